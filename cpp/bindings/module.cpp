@@ -1,0 +1,7 @@
+#include "common.h"
+
+NB_MODULE(_core, m) {
+  m.doc() = "conjunct's C++ core: kernels, classifiers, trainers and decoders";
+  conjunct::py::bind_kernel(m);
+  conjunct::py::bind_classify(m);
+}

@@ -1,0 +1,39 @@
+// The interface every compiled classifier implements: K margins for a binary
+// feature vector. Compiled classifiers are immutable; per-call scratch space
+// is thread-local, so one instance serves many threads.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "conjunct/features.h"
+
+namespace conjunct {
+
+class Classifier {
+ public:
+  Classifier(FeatureMap map, size_t n_outputs) : map_(map), n_outputs_(n_outputs) {}
+  virtual ~Classifier() = default;
+  Classifier(const Classifier&) = delete;
+  Classifier& operator=(const Classifier&) = delete;
+
+  size_t n_outputs() const { return n_outputs_; }
+  const FeatureMap& feature_map() const { return map_; }
+
+  // x: internal feature ids, ascending (= frequent to rare), no duplicates.
+  // Overwrites out[0 .. n_outputs).
+  virtual void margins_internal(Span<int32_t> x, double* out) const = 0;
+
+  // x: the caller's column ids in any order; unseen columns are dropped.
+  void margins(Span<int32_t> columns, double* out) const;
+
+  // Every row of X; out is rows x n_outputs, row-major. Rows are split across
+  // n_threads threads (<= 1: the calling thread only).
+  void margins_batch(const CsrView& X, double* out, int n_threads) const;
+
+ private:
+  FeatureMap map_;
+  size_t n_outputs_;
+};
+
+}  // namespace conjunct

@@ -1,0 +1,29 @@
+// PKI: the polynomial kernel over an inverted index from features to support
+// vectors (Kudo & Matsumoto 2003, Figure 1). Only support vectors sharing a
+// feature with x are visited; the rest contribute k(0) = coef0^d, folded into
+// a per-output constant once at construction.
+#pragma once
+#include "conjunct/classify/classifier.h"
+#include "conjunct/kernel.h"
+
+namespace conjunct {
+
+struct InvertedIndexView {
+  CsrView postings;  // row f: the support vectors that contain internal feature f
+  size_t n_sv = 0;
+  int64_t max_sv_length = 0;  // bounds the overlap, and so the kernel table
+};
+
+class Pki final : public Classifier {
+ public:
+  Pki(FeatureMap map, PolyKernel kernel, InvertedIndexView index, Span<double> alpha, Span<double> bias);
+  void margins_internal(Span<int32_t> x, double* out) const override;
+
+ private:
+  InvertedIndexView index_;
+  Span<double> alpha_;
+  std::vector<double> base_;   // bias + k(0) * sum_i alpha_i, per output
+  std::vector<double> delta_;  // k(m) - k(0), m = 0..max_sv_length
+};
+
+}  // namespace conjunct

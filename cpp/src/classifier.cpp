@@ -1,0 +1,33 @@
+#include "conjunct/classify/classifier.h"
+
+#include <algorithm>
+#include <thread>
+
+namespace conjunct {
+
+void Classifier::margins(Span<int32_t> columns, double* out) const {
+  thread_local std::vector<int32_t> mapped;
+  map_.apply(columns, mapped);
+  margins_internal(Span<int32_t>(mapped), out);
+}
+
+void Classifier::margins_batch(const CsrView& X, double* out, int n_threads) const {
+  const size_t n = X.rows();
+  auto run = [&](size_t begin, size_t end) {
+    for (size_t i = begin; i < end; ++i) margins(X.row(i), out + i * n_outputs_);
+  };
+  const size_t threads = std::min<size_t>(n_threads > 1 ? static_cast<size_t>(n_threads) : 1, n);
+  if (threads <= 1) {
+    run(0, n);
+    return;
+  }
+  std::vector<std::thread> pool;
+  const size_t chunk = (n + threads - 1) / threads;
+  for (size_t t = 0; t < threads; ++t) {
+    const size_t begin = t * chunk, end = std::min(n, begin + chunk);
+    if (begin < end) pool.emplace_back(run, begin, end);
+  }
+  for (auto& th : pool) th.join();
+}
+
+}  // namespace conjunct

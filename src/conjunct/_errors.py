@@ -1,0 +1,38 @@
+"""Exceptions raised by conjunct. All of them are ``ValueError`` subclasses."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+
+class ConjunctError(ValueError):
+    """Base class of conjunct's errors about bad input or bad files."""
+
+
+class DataFormatError(ConjunctError):
+    """A data file (or in-memory data) is malformed.
+
+    The message names the source, the 1-based line when known, and the problem.
+    """
+
+    def __init__(self, problem: str, source: Optional[str] = None, line: Optional[int] = None):
+        self.problem = problem
+        self.source = source
+        self.line = line
+        where = source or "<input>"
+        if line is not None:
+            where = f"{where}:{line}"
+        super().__init__(f"{where}: {problem}")
+
+
+class ModelFormatError(ConjunctError):
+    """A model file is foreign, corrupt, truncated, or of an unsupported kind."""
+
+    def __init__(self, problem: str, source: Optional[str] = None, line: Optional[int] = None):
+        self.problem = problem
+        self.source = source
+        self.line = line
+        where = source or "<model>"
+        if line is not None:
+            where = f"{where}:{line}"
+        super().__init__(f"{where}: {problem}")

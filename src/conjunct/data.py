@@ -1,0 +1,352 @@
+"""Reading, writing and normalising binary feature data.
+
+Formats
+-------
+svmlight / libsvm
+    ``label id:value id:value ...`` with integer ids; ``#`` starts a comment.
+    Column ``id`` of the matrix is feature ``id`` as written (no shift).
+strings (opal / TinySVM string format)
+    ``label feature feature ...``; a feature may carry a value, ``feature:1``.
+
+Features are binary: a value of 1 makes a feature active, 0 leaves it out, and
+any other value is an error unless ``binarize=True`` (non-zero -> active).
+Duplicate features are removed and rows are sorted.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import sys
+from contextlib import contextmanager
+from typing import IO, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
+
+import numpy as np
+import scipy.sparse as sp
+
+from ._errors import DataFormatError
+from .features import FeatureIndex, _csr_from_flat, rows_to_csr
+from .labels import labels_array, parse_label
+
+__all__ = [
+    "read_svmlight",
+    "write_svmlight",
+    "read_strings",
+    "write_strings",
+    "read_data",
+    "sniff_format",
+    "as_binary_csr",
+    "as_rows",
+]
+
+Source = Union[str, os.PathLike, IO[str]]
+
+
+@contextmanager
+def _open_text(source: Source, mode: str = "r") -> Iterator[Tuple[IO[str], str]]:
+    """(file, name) for a path, '-' (stdin/stdout) or an open text file."""
+    if isinstance(source, (str, os.PathLike)):
+        name = os.fspath(source)
+        if name == "-":
+            yield (sys.stdin if "r" in mode else sys.stdout), "<stdin>" if "r" in mode else "<stdout>"
+            return
+        try:
+            f = open(name, mode, encoding="utf-8", newline=None if "r" in mode else "\n")
+        except FileNotFoundError:
+            raise DataFormatError("no such file", name) from None
+        with f:
+            yield f, name
+    else:
+        yield source, getattr(source, "name", "<stream>")
+
+
+def _lines(f: IO[str], name: str) -> Iterator[Tuple[int, str]]:
+    """(line number, content without comment) of the non-blank lines."""
+    try:
+        for lineno, line in enumerate(f, 1):
+            cut = line.find("#")
+            if cut >= 0:
+                line = line[:cut]
+            line = line.strip()
+            if line:
+                yield lineno, line
+    except UnicodeDecodeError as e:
+        raise DataFormatError(f"not UTF-8 text ({e.reason} at byte {e.start})", name) from None
+
+
+def _binary_value(text: str, feature: str, binarize: bool, name: str, lineno: int) -> bool:
+    """Whether a feature with value ``text`` is active."""
+    if text in ("1", "1.0"):
+        return True
+    try:
+        value = float(text)
+    except ValueError:
+        raise DataFormatError(f"feature {feature!r} has a value {text!r} that is not a number", name, lineno) from None
+    if not np.isfinite(value):
+        raise DataFormatError(f"feature {feature!r} has a non-finite value {text!r}", name, lineno)
+    if value == 0.0:
+        return False
+    if value == 1.0 or binarize:
+        return True
+    raise DataFormatError(
+        f"feature {feature!r} has value {text}, but features must be binary (0 or 1); "
+        "pass binarize=True (--binarize) to treat non-zero values as 1",
+        name,
+        lineno,
+    )
+
+
+def read_svmlight(source: Source, *, binarize: bool = False, n_features: Optional[int] = None) -> Tuple[sp.csr_matrix, np.ndarray]:
+    """Read an svmlight/libsvm data file into a binary CSR matrix and labels.
+
+    Parameters
+    ----------
+    source : path, '-' or text file
+        The data; '-' reads standard input.
+    binarize : bool
+        Treat any non-zero value as 1 instead of raising.
+    n_features : int, optional
+        Number of columns (default: largest id + 1).
+
+    Returns
+    -------
+    X : scipy.sparse.csr_matrix
+        Binary matrix; column ``i`` is feature id ``i``.
+    y : numpy.ndarray
+        Labels (int when every label is an integer, else float or str).
+
+    Raises
+    ------
+    DataFormatError
+        On a malformed line (naming file and line), a non-binary value, or a
+        file without examples.
+    """
+    labels: List = []
+    flat: List[int] = []
+    lengths: List[int] = []
+    with _open_text(source) as (f, name):
+        for lineno, line in _lines(f, name):
+            tokens = line.split()
+            labels.append(parse_label(tokens[0]))
+            if ":" in tokens[0]:
+                raise DataFormatError(f"line starts with {tokens[0]!r}; expected a label before the features", name, lineno)
+            start = len(flat)
+            for tok in tokens[1:]:
+                fid_text, sep, value_text = tok.partition(":")
+                if not sep:
+                    raise DataFormatError(f"feature {tok!r} is not of the form id:value", name, lineno)
+                if fid_text == "qid":
+                    raise DataFormatError("qid is not supported (conjunct reads classification data)", name, lineno)
+                try:
+                    fid = int(fid_text)
+                except ValueError:
+                    raise DataFormatError(f"feature id {fid_text!r} is not an integer", name, lineno) from None
+                if fid < 0:
+                    raise DataFormatError(f"feature id {fid} is negative", name, lineno)
+                if fid > np.iinfo(np.int32).max - 1:
+                    raise DataFormatError(f"feature id {fid} is too large (ids must fit in 32 bits)", name, lineno)
+                if _binary_value(value_text, fid_text, binarize, name, lineno):
+                    flat.append(fid)
+            lengths.append(len(flat) - start)
+        if not labels:
+            raise DataFormatError("no examples (the file is empty or only has comments)", name)
+    X = _csr_from_flat(np.asarray(flat, dtype=np.int64), np.asarray(lengths, dtype=np.int64), n_features)
+    return X, labels_array(labels)
+
+
+def read_strings(source: Source, *, binarize: bool = False) -> Tuple[List[List[str]], np.ndarray]:
+    """Read the opal/TinySVM string format: ``label feature feature ...``.
+
+    A feature may be written ``feature:value``; the value follows the same binary
+    rules as :func:`read_svmlight`. A token whose text after the last ``:`` is not
+    a number is a feature name as a whole (``w=a:b`` stays ``w=a:b``).
+
+    Returns
+    -------
+    features : list of list of str
+        Active features of each example, duplicates removed, in file order.
+    y : numpy.ndarray
+        Labels.
+    """
+    labels: List = []
+    rows: List[List[str]] = []
+    with _open_text(source) as (f, name):
+        for lineno, line in _lines(f, name):
+            tokens = line.split()
+            labels.append(parse_label(tokens[0]))
+            row: List[str] = []
+            seen = set()
+            for tok in tokens[1:]:
+                feat, sep, value_text = tok.rpartition(":")
+                if sep and feat and _is_number(value_text):
+                    if not _binary_value(value_text, feat, binarize, name, lineno):
+                        continue
+                else:
+                    feat = tok
+                if feat not in seen:
+                    seen.add(feat)
+                    row.append(feat)
+            rows.append(row)
+        if not labels:
+            raise DataFormatError("no examples (the file is empty or only has comments)", name)
+    return rows, labels_array(labels)
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def sniff_format(source: Union[str, os.PathLike], n_lines: int = 50) -> str:
+    """'svmlight' when the first lines are all ``label id:value``, else 'strings'."""
+    with _open_text(source) as (f, name):
+        checked = 0
+        for _, line in _lines(f, name):
+            for tok in line.split()[1:]:
+                fid, sep, value = tok.partition(":")
+                if not (sep and fid.isdigit() and _is_number(value)):
+                    return "strings"
+            checked += 1
+            if checked >= n_lines:
+                break
+    return "svmlight"
+
+
+def read_data(source: Source, *, format: str = "auto", features: Optional[FeatureIndex] = None, binarize: bool = False):
+    """Read data for a model: ``(X, y)`` with X a binary CSR matrix.
+
+    String data are mapped through ``features`` (unknown features are dropped);
+    svmlight data keep their ids as columns.
+    """
+    if format == "auto":
+        if not isinstance(source, (str, os.PathLike)) or os.fspath(source) == "-":
+            format = "strings" if features is not None and not features.is_numeric else "svmlight"
+        else:
+            format = sniff_format(source)
+    if format == "svmlight":
+        return read_svmlight(source, binarize=binarize)
+    if format == "strings":
+        rows, y = read_strings(source, binarize=binarize)
+        if features is None:
+            raise DataFormatError("string features need a feature index (a model with named features)")
+        if features.is_numeric:
+            return _numeric_strings(rows, source), y
+        return features.transform(rows), y
+    raise DataFormatError(f"unknown data format {format!r}; expected 'svmlight', 'strings' or 'auto'")
+
+
+def _numeric_strings(rows: List[List[str]], source) -> sp.csr_matrix:
+    """Rows of digit strings as ids (a numeric model given string-format data)."""
+    try:
+        return rows_to_csr([[int(f) for f in r] for r in rows])
+    except ValueError as e:
+        raise DataFormatError(f"this model has numeric features but the data has non-numeric ones ({e})", str(source)) from None
+
+
+def write_svmlight(dest: Source, X, y: Sequence) -> None:
+    """Write a binary matrix and labels in svmlight format (values written as 1)."""
+    X = as_binary_csr(X)
+    if X.shape[0] != len(y):
+        raise DataFormatError(f"X has {X.shape[0]} rows but y has {len(y)} labels")
+    with _open_text(dest, "w") as (f, _):
+        for i in range(X.shape[0]):
+            feats = " ".join(f"{c}:1" for c in X.indices[X.indptr[i]:X.indptr[i + 1]])
+            f.write(f"{y[i]} {feats}".rstrip() + "\n")
+
+
+def write_strings(dest: Source, features: Sequence[Sequence[str]], y: Sequence) -> None:
+    """Write examples in the string format (``label feature feature ...``)."""
+    if len(features) != len(y):
+        raise DataFormatError(f"{len(features)} examples but {len(y)} labels")
+    with _open_text(dest, "w") as (f, _):
+        for label, feats in zip(y, features):
+            for feat in feats:
+                if not feat or any(c.isspace() for c in feat) or "#" in feat:
+                    raise DataFormatError(f"feature {feat!r} cannot be written: it is empty or has whitespace or '#'")
+            f.write(" ".join([str(label), *feats]) + "\n")
+
+
+def as_binary_csr(X, *, binarize: bool = False) -> sp.csr_matrix:
+    """A canonical binary CSR matrix (int32 indices, sorted, no duplicates or zeros).
+
+    Accepts any scipy sparse matrix or array (any index dtype) and dense 2-D
+    arrays. Values other than 0 and 1 raise unless ``binarize``.
+    """
+    if sp.issparse(X):
+        X = sp.csr_matrix(X, copy=True)
+    else:
+        arr = np.asarray(X)
+        if arr.ndim != 2:
+            raise DataFormatError(f"expected a 2-D matrix, got an array of shape {arr.shape}")
+        X = sp.csr_matrix(arr)
+    if X.shape[1] > np.iinfo(np.int32).max:
+        raise DataFormatError(f"{X.shape[1]} columns do not fit 32-bit feature ids")
+    X.sum_duplicates()
+    X.eliminate_zeros()
+    if X.data.size:
+        if not np.all(np.isfinite(X.data)):
+            raise DataFormatError("the matrix has non-finite values")
+        if not binarize:
+            bad = np.flatnonzero(X.data != 1)
+            if bad.size:
+                row = int(np.searchsorted(X.indptr, bad[0], side="right") - 1)
+                raise DataFormatError(
+                    f"row {row}, column {int(X.indices[bad[0]])} has value {X.data[bad[0]]!r}, but features must be "
+                    "binary (0 or 1); pass binarize=True to treat non-zero values as 1"
+                )
+    X.data = np.ones(X.indices.size, dtype=np.float64)
+    X.indices = X.indices.astype(np.int32, copy=False)
+    X.indptr = X.indptr.astype(np.int64, copy=False)
+    return X
+
+
+def as_rows(X, features: Optional[FeatureIndex] = None, *, binarize: bool = False, n_features: Optional[int] = None) -> Tuple[np.ndarray, np.ndarray]:
+    """(indptr int64, indices int32) of any supported input.
+
+    Accepts a scipy sparse matrix, a dense 2-D array (its width must be
+    ``n_features``), or a list of feature lists: strings go through
+    ``features``; integers are column ids.
+    """
+    if sp.issparse(X):
+        X = as_binary_csr(X, binarize=binarize)
+        return X.indptr, X.indices
+    if isinstance(X, np.ndarray):
+        if X.ndim != 2:
+            raise DataFormatError(f"expected a 2-D matrix or a list of feature lists, got an array of shape {X.shape}")
+        if n_features is not None and X.shape[1] != n_features:
+            raise DataFormatError(f"X has {X.shape[1]} columns, but the model expects {n_features}")
+        X = as_binary_csr(X, binarize=binarize)
+        return X.indptr, X.indices
+    if isinstance(X, (str, bytes)):
+        raise DataFormatError("expected a matrix or a list of feature lists, got a string")
+    rows = X if isinstance(X, list) else list(X)
+    kind = _row_kind(rows)
+    if kind == "str":
+        if features is None or features.is_numeric:
+            raise DataFormatError("string features need a model with named features (a FeatureIndex)")
+        M = features.transform(rows)
+    else:
+        M = rows_to_csr([[_int_feature(c) for c in r] for r in rows] if kind == "mixed" else rows)
+    return M.indptr, M.indices
+
+
+def _row_kind(rows: list) -> str:
+    for r in rows:
+        if isinstance(r, (str, bytes)):
+            raise DataFormatError("each example must be a list of features, not a single string")
+        for f in r:
+            if isinstance(f, str):
+                return "str"
+            if isinstance(f, (int, np.integer)) and not isinstance(f, bool):
+                return "int"
+            return "mixed"
+    return "int"
+
+
+def _int_feature(c) -> int:
+    if isinstance(c, (int, np.integer)) and not isinstance(c, bool):
+        return int(c)
+    raise DataFormatError(f"feature {c!r} is neither a string nor an integer id")

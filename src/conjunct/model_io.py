@@ -1,0 +1,220 @@
+"""conjunct's model file: one versioned, little-endian binary container.
+
+Layout (all integers little-endian)::
+
+    offset  size  field
+    0       8     magic b"CONJUNCT"
+    8       4     format version (uint32), currently 1
+    12      4     reserved, 0
+    16      8     header length H in bytes (uint64)
+    24      8     total file length in bytes (uint64)
+    32      32    BLAKE2b-256 digest of bytes [64, total length)
+    64      H     header: UTF-8 JSON object
+                    {"kind": str, "meta": {...}, "sections": [
+                       {"name": str, "dtype": "<f8"|"<i4"|..., "shape": [...],
+                        "offset": int, "nbytes": int}, ...]}
+    ...           sections: raw little-endian C-order arrays, each starting at an
+                  offset that is a multiple of 64 (zero padding in between)
+
+``kind`` says what the file holds (``"kernel_model"``, ``"classifier"``, ...);
+``meta`` holds that object's scalar parameters. Files are written to a temporary
+file in the same directory and renamed into place, so a failed save never
+leaves a half-written model behind. See ``docs/model-format.md``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import mmap as _mmap
+import os
+import struct
+import tempfile
+from typing import BinaryIO, Dict, Tuple, Union
+
+import numpy as np
+
+from ._errors import ModelFormatError
+
+__all__ = ["MAGIC", "FORMAT_VERSION", "write_container", "read_container", "dumps", "loads", "read_header"]
+
+MAGIC = b"CONJUNCT"
+FORMAT_VERSION = 1
+_PREAMBLE = struct.Struct("<8sIIQQ32s")  # 64 bytes
+_ALIGN = 64
+_ALLOWED_DTYPES = {"<f8", "<f4", "<i8", "<i4", "<i2", "<u8", "<u4", "<u2", "|u1", "|i1", "|b1"}
+
+Path = Union[str, os.PathLike]
+
+
+def _le_array(name: str, a: np.ndarray) -> np.ndarray:
+    a = np.ascontiguousarray(a)
+    if a.dtype.kind not in "fiub":
+        raise TypeError(f"section {name!r}: unsupported dtype {a.dtype}")
+    return a.astype(a.dtype.newbyteorder("<"), copy=False)
+
+
+def _layout(kind: str, meta: dict, arrays: Dict[str, np.ndarray]) -> Tuple[bytes, list]:
+    arrays = {k: _le_array(k, v) for k, v in arrays.items()}
+    sections = []
+    # The header's size depends on the offsets, which depend on the header's size.
+    header_guess = 0
+    while True:
+        offset = _round_up(_PREAMBLE.size + header_guess)
+        sections = []
+        for name, a in arrays.items():
+            sections.append({"name": name, "dtype": a.dtype.str, "shape": list(a.shape), "offset": offset, "nbytes": a.nbytes})
+            offset = _round_up(offset + a.nbytes)
+        header = json.dumps({"kind": kind, "meta": meta, "sections": sections}, separators=(",", ":"), sort_keys=True).encode()
+        if len(header) <= header_guess:
+            header = header.ljust(header_guess, b" ")
+            return header, [(s, arrays[s["name"]]) for s in sections]
+        header_guess = _round_up(len(header) + 256)
+
+
+def _round_up(n: int) -> int:
+    return (n + _ALIGN - 1) // _ALIGN * _ALIGN
+
+
+def _write(f: BinaryIO, kind: str, meta: dict, arrays: Dict[str, np.ndarray]) -> None:
+    header, sections = _layout(kind, meta, arrays)
+    total = _round_up(_PREAMBLE.size + len(header))
+    if sections:
+        last, a = sections[-1]
+        total = last["offset"] + a.nbytes
+    digest = hashlib.blake2b(digest_size=32)
+
+    def emit(chunk: bytes) -> None:
+        digest.update(chunk)
+        f.write(chunk)
+
+    f.write(b"\0" * _PREAMBLE.size)  # patched below once the digest is known
+    pos = _PREAMBLE.size
+    emit(header)
+    pos += len(header)
+    for s, a in sections:
+        emit(b"\0" * (s["offset"] - pos))
+        emit(a.tobytes() if a.nbytes < (1 << 26) else memoryview(a).cast("B"))
+        pos = s["offset"] + a.nbytes
+    f.seek(0)
+    f.write(_PREAMBLE.pack(MAGIC, FORMAT_VERSION, 0, len(header), total, digest.digest()))
+    f.seek(0, io.SEEK_END)
+
+
+def write_container(path: Path, kind: str, meta: dict, arrays: Dict[str, np.ndarray]) -> None:
+    """Write a model file atomically (temporary file + rename)."""
+    path = os.fspath(path)
+    directory = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(prefix=".conjunct-", suffix=".tmp", dir=directory)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            _write(f, kind, meta, arrays)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def dumps(kind: str, meta: dict, arrays: Dict[str, np.ndarray]) -> bytes:
+    """The model file as bytes (used by pickle)."""
+    buf = io.BytesIO()
+    _write(buf, kind, meta, arrays)
+    return buf.getvalue()
+
+
+def _parse(buf, name: str, verify: bool) -> Tuple[str, dict, Dict[str, np.ndarray]]:
+    size = len(buf)
+    if size < _PREAMBLE.size:
+        if bytes(buf[:len(MAGIC)]) != MAGIC[: min(size, len(MAGIC))] or size == 0:
+            raise ModelFormatError("not a conjunct model file (too short, no magic)", name)
+        raise ModelFormatError(f"truncated model file ({size} bytes)", name)
+    magic, version, _reserved, header_len, total, digest = _PREAMBLE.unpack_from(buf, 0)
+    if magic != MAGIC:
+        raise ModelFormatError(
+            "not a conjunct model file (bad magic); to import a LIBSVM, SVMlight, TinySVM or opal model use "
+            "`conjunct convert` or conjunct.import_model",
+            name,
+        )
+    if version != FORMAT_VERSION:
+        raise ModelFormatError(f"model format version {version} is not supported (this conjunct reads version {FORMAT_VERSION})", name)
+    if size < total:
+        raise ModelFormatError(f"truncated model file: {size} bytes, the header says {total}", name)
+    if size > total:
+        raise ModelFormatError(f"model file has {size - total} unexpected trailing bytes", name)
+    if _PREAMBLE.size + header_len > total:
+        raise ModelFormatError("corrupt model file: header length exceeds the file", name)
+    if verify:
+        h = hashlib.blake2b(digest_size=32)
+        view = memoryview(buf)
+        step = 1 << 24
+        for start in range(_PREAMBLE.size, total, step):
+            h.update(view[start:min(total, start + step)])
+        if h.digest() != digest:
+            raise ModelFormatError("corrupt model file: content hash mismatch", name)
+    try:
+        header = json.loads(bytes(buf[_PREAMBLE.size:_PREAMBLE.size + header_len]).decode("utf-8"))
+        kind, meta, sections = header["kind"], header["meta"], header["sections"]
+    except (ValueError, KeyError, TypeError) as e:
+        raise ModelFormatError(f"corrupt model file: unreadable header ({e})", name) from None
+    arrays: Dict[str, np.ndarray] = {}
+    for s in sections:
+        try:
+            dtype = np.dtype(s["dtype"])
+            if s["dtype"] not in _ALLOWED_DTYPES:
+                raise ValueError(f"dtype {s['dtype']}")
+            shape = tuple(int(d) for d in s["shape"])
+            count = int(np.prod(shape, dtype=np.int64))
+            offset, nbytes = int(s["offset"]), int(s["nbytes"])
+            if nbytes != count * dtype.itemsize or offset < 0 or offset + nbytes > total:
+                raise ValueError(f"section {s['name']!r} out of bounds")
+            arrays[s["name"]] = np.frombuffer(buf, dtype=dtype, count=count, offset=offset).reshape(shape)
+        except (ValueError, KeyError, TypeError) as e:
+            raise ModelFormatError(f"corrupt model file: bad section ({e})", name) from None
+    return kind, meta, arrays
+
+
+def read_container(path: Path, *, mmap: bool = False, verify: bool = True) -> Tuple[str, dict, Dict[str, np.ndarray]]:
+    """Read a model file: (kind, meta, arrays).
+
+    With ``mmap=True`` the arrays are read-only views of a memory map of the file
+    (shared between processes by the OS page cache); otherwise they are in memory.
+    ``verify`` checks the content hash (reads the whole file once).
+    """
+    name = os.fspath(path)
+    try:
+        f = open(name, "rb")
+    except FileNotFoundError:
+        raise ModelFormatError("no such file", name) from None
+    with f:
+        if mmap:
+            if os.fstat(f.fileno()).st_size == 0:
+                raise ModelFormatError("not a conjunct model file (empty file)", name)
+            buf = _mmap.mmap(f.fileno(), 0, access=_mmap.ACCESS_READ)
+        else:
+            buf = f.read()
+    return _parse(buf, name, verify)
+
+
+def loads(data: bytes, name: str = "<bytes>") -> Tuple[str, dict, Dict[str, np.ndarray]]:
+    """Parse model-file bytes."""
+    return _parse(data, name, True)
+
+
+def read_header(path: Path) -> dict:
+    """The JSON header of a model file (without reading the sections)."""
+    name = os.fspath(path)
+    with open(name, "rb") as f:
+        pre = f.read(_PREAMBLE.size)
+        if len(pre) < _PREAMBLE.size or pre[:8] != MAGIC:
+            raise ModelFormatError("not a conjunct model file", name)
+        _, version, _, header_len, total, _ = _PREAMBLE.unpack(pre)
+        header = json.loads(f.read(header_len).decode("utf-8"))
+    header["format_version"] = version
+    header["file_size"] = total
+    return header

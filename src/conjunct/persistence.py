@@ -1,0 +1,58 @@
+"""load / save for every kind of object a conjunct model file can hold."""
+
+from __future__ import annotations
+
+import os
+from typing import Union
+
+from . import model_io
+from ._errors import ModelFormatError
+
+__all__ = ["load", "save", "from_bytes"]
+
+
+def _kinds():
+    from .classifiers import Classifier
+    from .models import KernelModel
+
+    return {KernelModel.kind: KernelModel, Classifier.kind: Classifier}
+
+
+def _build(kind: str, meta: dict, arrays, name: str):
+    cls = _kinds().get(kind)
+    if cls is None:
+        raise ModelFormatError(f"unknown model kind {kind!r} (written by a newer conjunct?)", name)
+    return cls.from_container(meta, arrays, name)
+
+
+def load(path: Union[str, os.PathLike], *, mmap: bool = False, verify: bool = True):
+    """Load a model or compiled classifier from a conjunct model file.
+
+    Parameters
+    ----------
+    path : str or PathLike
+        The file.
+    mmap : bool
+        Memory-map the file instead of reading it: arrays are views of the map,
+        shared between processes that load the same file.
+    verify : bool
+        Check the file's content hash (reads the file once).
+
+    Raises
+    ------
+    ModelFormatError
+        For a missing, foreign, truncated or corrupt file.
+    """
+    kind, meta, arrays = model_io.read_container(path, mmap=mmap, verify=verify)
+    return _build(kind, meta, arrays, os.fspath(path))
+
+
+def save(obj, path: Union[str, os.PathLike]) -> None:
+    """Save a model or compiled classifier (atomically)."""
+    obj.save(path)
+
+
+def from_bytes(data: bytes):
+    """Rebuild an object from model-file bytes (the pickle path)."""
+    kind, meta, arrays = model_io.loads(data)
+    return _build(kind, meta, arrays, "<pickle>")
