@@ -323,14 +323,13 @@ def as_rows(X, features: Optional[FeatureIndex] = None, *, binarize: bool = Fals
     if isinstance(X, (str, bytes)):
         raise DataFormatError("expected a matrix or a list of feature lists, got a string")
     rows = X if isinstance(X, list) else list(X)
-    kind = _row_kind(rows)
-    if kind == "str":
+    if _row_kind(rows) == "str":
         if features is None or features.is_numeric:
             raise DataFormatError("string features need a model with named features (a FeatureIndex)")
         M = features.transform(rows)
     else:
-        M = rows_to_csr([[_int_feature(c) for c in r] for r in rows] if kind == "mixed" else rows)
-    return M.indptr, M.indices
+        M = rows_to_csr(rows)
+    return M.indptr.astype(np.int64, copy=False), M.indices.astype(np.int32, copy=False)
 
 
 def _row_kind(rows: list) -> str:
@@ -340,13 +339,5 @@ def _row_kind(rows: list) -> str:
         for f in r:
             if isinstance(f, str):
                 return "str"
-            if isinstance(f, (int, np.integer)) and not isinstance(f, bool):
-                return "int"
-            return "mixed"
+            return "int"
     return "int"
-
-
-def _int_feature(c) -> int:
-    if isinstance(c, (int, np.integer)) and not isinstance(c, bool):
-        return int(c)
-    raise DataFormatError(f"feature {c!r} is neither a string nor an integer id")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 import numpy as np
@@ -25,8 +26,12 @@ def rows_to_csr(rows: Sequence[Sequence[int]], n_features: Optional[int] = None)
         Number of columns; by default one more than the largest id.
     """
     lengths = np.fromiter((len(r) for r in rows), dtype=np.int64, count=len(rows))
-    total = int(lengths.sum())
-    flat = np.fromiter((c for r in rows for c in r), dtype=np.int64, count=total)
+    flat = np.asarray(list(itertools.chain.from_iterable(rows)))
+    if flat.size == 0:
+        flat = flat.astype(np.int64)
+    elif flat.dtype.kind not in "iu":
+        bad = next(c for c in itertools.chain.from_iterable(rows) if not isinstance(c, (int, np.integer)) or isinstance(c, bool))
+        raise DataFormatError(f"feature {bad!r} is neither a string nor an integer id")
     return _csr_from_flat(flat, lengths, n_features)
 
 

@@ -1,0 +1,62 @@
+"""Independent reference computations and assertions shared by the tests."""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+from hypothesis import strategies as st
+
+import conjunct
+
+
+def reference_margins(model: conjunct.KernelModel, X: sp.csr_matrix):
+    """Brute-force margins in numpy, independent of the C++ core.
+
+    Returns (margins (n, K), scale (n, K)): scale is sum_i |alpha_i| k(s_i, x) + |b|,
+    the magnitude against which floating-point summation error is judged.
+    """
+    S = model.support_vectors.toarray()
+    X = X.toarray()
+    width = max(S.shape[1], X.shape[1])
+    S = np.pad(S, ((0, 0), (0, width - S.shape[1])))
+    X = np.pad(X, ((0, 0), (0, width - X.shape[1])))
+    overlap = X @ S.T
+    k = (model.gamma * overlap + model.coef0) ** model.degree
+    margins = k @ model.dual_coef + model.intercept
+    scale = np.abs(k) @ np.abs(model.dual_coef) + np.abs(model.intercept)
+    return margins, scale
+
+
+def assert_margins_close(actual, expected, scale, rtol: float = 1e-9):
+    actual = np.asarray(actual).reshape(np.shape(expected))
+    err = np.abs(actual - expected)
+    bound = rtol * np.maximum(scale, 1e-300)
+    assert np.all(err <= bound), f"max error {err.max():.3e}, worst ratio {(err / bound).max():.3e}"
+
+
+def random_binary_csr(rng: np.random.Generator, rows: int, cols: int, density: float) -> sp.csr_matrix:
+    dense = rng.random((rows, cols)) < density
+    return sp.csr_matrix(dense.astype(np.float64))
+
+
+@st.composite
+def kernel_models(draw, max_sv: int = 40, max_features: int = 30, max_outputs: int = 4):
+    """A random KernelModel (d = 1..4, K = 1..max_outputs, assorted gamma/coef0)."""
+    seed = draw(st.integers(0, 2**32 - 1))
+    rng = np.random.default_rng(seed)
+    n_sv = draw(st.integers(0, max_sv))
+    n_features = draw(st.integers(1, max_features))
+    density = draw(st.sampled_from([0.05, 0.2, 0.5, 0.9]))
+    K = draw(st.integers(1, max_outputs))
+    degree = draw(st.integers(1, 4))
+    gamma = draw(st.sampled_from([1.0, 0.5, 2.0, 0.1]))
+    coef0 = draw(st.sampled_from([1.0, 0.0, 0.5, 3.0]))
+    S = random_binary_csr(rng, n_sv, n_features, density)
+    alpha = rng.normal(size=(n_sv, K))
+    bias = rng.normal(size=K)
+    decision = "sign" if K == 1 else "argmax"
+    model = conjunct.KernelModel(S, alpha, bias, degree=degree, gamma=gamma, coef0=coef0, decision=decision)
+    # Test inputs reach beyond the model's columns: unseen features must carry no weight.
+    n_rows = draw(st.integers(1, 12))
+    X = random_binary_csr(rng, n_rows, n_features + draw(st.integers(0, 10)), draw(st.sampled_from([0.1, 0.3, 0.7])))
+    return model, X
