@@ -53,9 +53,12 @@ def kernel_models(draw, max_sv: int = 40, max_features: int = 30, max_outputs: i
     coef0 = draw(st.sampled_from([1.0, 0.0, 0.5, 3.0]))
     S = random_binary_csr(rng, n_sv, n_features, density)
     alpha = rng.normal(size=(n_sv, K))
+    # Mostly-zero rows (as in one-vs-one models) take the sparse-alpha path.
+    alpha[rng.random(alpha.shape) < draw(st.sampled_from([0.0, 0.7, 1.0]))] = 0.0
     bias = rng.normal(size=K)
-    decision = "sign" if K == 1 else "argmax"
-    model = conjunct.KernelModel(S, alpha, bias, degree=degree, gamma=gamma, coef0=coef0, decision=decision)
+    decision = "sign" if K == 1 else ("ovo" if K == 3 and draw(st.booleans()) else "argmax")
+    classes = [0, 1, 2] if decision == "ovo" else None
+    model = conjunct.KernelModel(S, alpha, bias, degree=degree, gamma=gamma, coef0=coef0, decision=decision, classes=classes)
     # Test inputs reach beyond the model's columns: unseen features must carry no weight.
     n_rows = draw(st.integers(1, 12))
     X = random_binary_csr(rng, n_rows, n_features + draw(st.integers(0, 10)), draw(st.sampled_from([0.1, 0.3, 0.7])))

@@ -24,6 +24,10 @@ def test_methods_equal_reference(case):
         # The single-vector call computes the same margins as the batch call.
         for i in range(X.shape[0]):
             assert_margins_close(clf.decision_function_one(X[i].indices), expected[i], scale[i])
+        # The C++ decision rule agrees with the numpy one on the same margins.
+        labels = clf.predict(X)
+        np.testing.assert_array_equal(labels, clf.rule.predict(got))
+        assert [clf.predict_one(X[i].indices) for i in range(X.shape[0])] == labels.tolist()
 
 
 @given(kernel_models(max_outputs=1))

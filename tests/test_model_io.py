@@ -54,7 +54,7 @@ def test_classifier_roundtrip(tmp_path, model, X, method, mmap):
     np.testing.assert_array_equal(again.decision_function(X), clf.decision_function(X))
     assert again.predict_one(["f1", "f2"]) == clf.predict_one(["f1", "f2"])
     if mmap:
-        assert not again.arrays["alpha"].flags.writeable
+        assert not again.arrays["bias"].flags.writeable
 
 
 def test_pickle(model, X):

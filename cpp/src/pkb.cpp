@@ -5,8 +5,9 @@
 namespace conjunct {
 
 Pkb::Pkb(FeatureMap map, KernelModelView model) : Classifier(map, model.n_outputs()), model_(model) {
-  if (model_.alpha.size != model_.n_sv() * model_.n_outputs())
-    throw std::invalid_argument("pkb: alpha must have n_sv x n_outputs values");
+  if (model_.alpha.n_rows != model_.n_sv() || model_.alpha.n_outputs != model_.n_outputs())
+    throw std::invalid_argument("pkb: alpha must have n_sv rows of n_outputs");
+  model_.alpha.validate();
 }
 
 void Pkb::margins_internal(Span<int32_t> x, double* out) const {
@@ -20,9 +21,7 @@ void Pkb::margins_internal(Span<int32_t> x, double* out) const {
   for (size_t i = 0; i < model_.n_sv(); ++i) {
     int64_t m = 0;
     for (int32_t f : model_.support_vectors.row(i)) m += static_cast<size_t>(f) < width ? marker[f] : 0;
-    const double k = model_.kernel.value(m);
-    const double* a = model_.alpha.data + i * K;
-    for (size_t o = 0; o < K; ++o) out[o] += k * a[o];
+    model_.alpha.add_scaled(i, model_.kernel.value(m), out);
   }
   for (int32_t f : x) marker[f] = 0;
 }

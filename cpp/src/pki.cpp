@@ -4,14 +4,14 @@
 
 namespace conjunct {
 
-Pki::Pki(FeatureMap map, PolyKernel kernel, InvertedIndexView index, Span<double> alpha, Span<double> bias)
+Pki::Pki(FeatureMap map, PolyKernel kernel, InvertedIndexView index, AlphaRows alpha, Span<double> bias)
     : Classifier(map, bias.size), index_(index), alpha_(alpha) {
-  const size_t K = bias.size;
-  if (alpha.size != index.n_sv * K) throw std::invalid_argument("pki: alpha must have n_sv x n_outputs values");
+  if (alpha.n_rows != index.n_sv || alpha.n_outputs != bias.size)
+    throw std::invalid_argument("pki: alpha must have n_sv rows of n_outputs");
+  alpha.validate();
   const double k0 = kernel.value(0);
   base_.assign(bias.begin(), bias.end());
-  for (size_t i = 0; i < index.n_sv; ++i)
-    for (size_t o = 0; o < K; ++o) base_[o] += k0 * alpha[i * K + o];
+  for (size_t i = 0; i < index.n_sv; ++i) alpha.add_scaled(i, k0, base_.data());
   delta_ = kernel.table(index.max_sv_length);
   for (double& v : delta_) v -= k0;
 }
@@ -29,19 +29,17 @@ void Pki::margins_internal(Span<int32_t> x, double* out) const {
   }
   const size_t K = n_outputs();
   for (size_t o = 0; o < K; ++o) out[o] = base_[o];
-  if (K == 1) {
+  if (K == 1 && !alpha_.sparse()) {
     double sum = 0.0;
     for (int32_t s : touched) {
-      sum += delta_[count[s]] * alpha_[s];
+      sum += delta_[count[s]] * alpha_.dense[s];
       count[s] = 0;
     }
     out[0] += sum;
     return;
   }
   for (int32_t s : touched) {
-    const double k = delta_[count[s]];
-    const double* a = alpha_.data + static_cast<size_t>(s) * K;
-    for (size_t o = 0; o < K; ++o) out[o] += k * a[o];
+    alpha_.add_scaled(static_cast<size_t>(s), delta_[count[s]], out);
     count[s] = 0;
   }
 }

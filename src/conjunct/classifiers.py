@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Callable, Dict, Optional, Tuple
 
 import numpy as np
+import scipy.sparse as sp
 
 from . import _core, model_io
 from ._errors import ConjunctError, ModelFormatError
@@ -26,20 +27,35 @@ def _kernel_meta(model) -> dict:
     return {"gamma": model.gamma, "coef0": model.coef0, "degree": model.degree}
 
 
+def _alpha_arrays(alpha: np.ndarray) -> Arrays:
+    """Alpha rows, stored sparse when at most half the coefficients are non-zero
+    (one-vs-one models: a vector takes part in n-1 of n(n-1)/2 pairs)."""
+    empty_i64, empty_i32, empty_f64 = np.zeros(0, np.int64), np.zeros(0, np.int32), np.zeros(0, np.float64)
+    if alpha.shape[1] > 1 and np.count_nonzero(alpha) <= 0.5 * alpha.size:
+        A = sp.csr_matrix(alpha)
+        return {"alpha": np.zeros((0, alpha.shape[1])), "alpha_ptr": A.indptr.astype(np.int64),
+                "alpha_out": A.indices.astype(np.int32), "alpha_val": A.data.astype(np.float64)}
+    return {"alpha": np.ascontiguousarray(alpha, dtype=np.float64), "alpha_ptr": empty_i64, "alpha_out": empty_i32, "alpha_val": empty_f64}
+
+
+def _alpha_args(a: Arrays):
+    return a["alpha"], a["alpha_ptr"], a["alpha_out"], a["alpha_val"]
+
+
 def _build_pkb(model) -> Tuple[dict, Arrays]:
     col_map, M = model.internal_space()
     arrays = {
         "col_map": col_map,
         "sv_indptr": M.indptr.astype(np.int64),
         "sv_indices": M.indices.astype(np.int32),
-        "alpha": model.dual_coef,
+        **_alpha_arrays(model.dual_coef),
         "bias": model.intercept,
     }
     return _kernel_meta(model), arrays
 
 
 def _core_pkb(meta: dict, a: Arrays):
-    return _core.make_pkb(a["col_map"], meta["gamma"], meta["coef0"], meta["degree"], a["sv_indptr"], a["sv_indices"], a["alpha"], a["bias"])
+    return _core.make_pkb(a["col_map"], meta["gamma"], meta["coef0"], meta["degree"], a["sv_indptr"], a["sv_indices"], *_alpha_args(a), a["bias"])
 
 
 def _build_pki(model) -> Tuple[dict, Arrays]:
@@ -52,7 +68,7 @@ def _build_pki(model) -> Tuple[dict, Arrays]:
         "col_map": col_map,
         "inv_indptr": postings.indptr.astype(np.int64),
         "inv_indices": postings.indices.astype(np.int32),
-        "alpha": model.dual_coef,
+        **_alpha_arrays(model.dual_coef),
         "bias": model.intercept,
     }
     return meta, arrays
@@ -61,7 +77,7 @@ def _build_pki(model) -> Tuple[dict, Arrays]:
 def _core_pki(meta: dict, a: Arrays):
     return _core.make_pki(
         a["col_map"], meta["gamma"], meta["coef0"], meta["degree"], a["inv_indptr"], a["inv_indices"],
-        meta["n_sv"], meta["max_sv_length"], a["alpha"], a["bias"],
+        meta["n_sv"], meta["max_sv_length"], *_alpha_args(a), a["bias"],
     )
 
 
@@ -151,8 +167,9 @@ class Classifier:
 
     def predict(self, X, *, n_jobs: int = 1, binarize: bool = False) -> np.ndarray:
         """Predicted label of every row of X."""
-        margins = self.decision_function(X, n_jobs=n_jobs, binarize=binarize)
-        return self.rule.predict(margins)
+        indptr, indices = as_rows(X, self.features, binarize=binarize, n_features=self.n_columns)
+        index = self._core.predict_batch(indptr, indices, self.rule.kind, len(self.rule.classes), int(n_jobs))
+        return self.rule.classes[index]
 
     # -- single-vector calls (one decision of a parser) ---------------------------------
     def _columns(self, x) -> np.ndarray:
@@ -174,7 +191,7 @@ class Classifier:
 
     def predict_one(self, x):
         """Predicted label of one feature vector."""
-        return self.rule.predict(self._core.margins_one(self._columns(x)).reshape(1, -1))[0]
+        return self.rule.classes[self._core.predict_one(self._columns(x), self.rule.kind, len(self.rule.classes))]
 
     # -- persistence ---------------------------------------------------------------------
     def to_container(self):

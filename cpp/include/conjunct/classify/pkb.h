@@ -2,6 +2,7 @@
 // Eq. 5), O(|x| + |s|) per support vector. The oracle every other method is
 // tested against, so it evaluates the kernel directly and takes no shortcuts.
 #pragma once
+#include "conjunct/classify/alpha.h"
 #include "conjunct/classify/classifier.h"
 #include "conjunct/kernel.h"
 
@@ -10,7 +11,7 @@ namespace conjunct {
 struct KernelModelView {
   PolyKernel kernel;
   CsrView support_vectors;  // internal ids, ascending in each row
-  Span<double> alpha;       // n_sv x n_outputs, row-major
+  AlphaRows alpha;          // n_sv rows of n_outputs
   Span<double> bias;        // n_outputs
   size_t n_sv() const { return support_vectors.rows(); }
   size_t n_outputs() const { return bias.size; }

@@ -3,6 +3,7 @@
 // feature with x are visited; the rest contribute k(0) = coef0^d, folded into
 // a per-output constant once at construction.
 #pragma once
+#include "conjunct/classify/alpha.h"
 #include "conjunct/classify/classifier.h"
 #include "conjunct/kernel.h"
 
@@ -16,12 +17,12 @@ struct InvertedIndexView {
 
 class Pki final : public Classifier {
  public:
-  Pki(FeatureMap map, PolyKernel kernel, InvertedIndexView index, Span<double> alpha, Span<double> bias);
+  Pki(FeatureMap map, PolyKernel kernel, InvertedIndexView index, AlphaRows alpha, Span<double> bias);
   void margins_internal(Span<int32_t> x, double* out) const override;
 
  private:
   InvertedIndexView index_;
-  Span<double> alpha_;
+  AlphaRows alpha_;
   std::vector<double> base_;   // bias + k(0) * sum_i alpha_i, per output
   std::vector<double> delta_;  // k(m) - k(0), m = 0..max_sv_length
 };

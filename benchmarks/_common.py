@@ -1,0 +1,79 @@
+"""Shared pieces of the benchmark scripts: data paths, environment, result files."""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import shlex
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Dict, List, Sequence
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = ROOT / "benchmarks" / "results"
+SHARED_DATA = Path(os.environ.get("CONJUNCT_SHARED_DATA", ROOT.parent / "shared" / "data"))
+
+
+def require_shared_data() -> Path:
+    if not SHARED_DATA.is_dir():
+        sys.exit(f"benchmark data not found at {SHARED_DATA} (set CONJUNCT_SHARED_DATA)")
+    return SHARED_DATA
+
+
+def environment() -> Dict[str, str]:
+    cpu = platform.processor() or ""
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    cpu = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    import numpy
+
+    import conjunct
+
+    versions = {"python": platform.python_version(), "numpy": numpy.__version__, "conjunct": conjunct.__version__}
+    for mod in ("sklearn", "scipy", "libsvm", "vowpalwabbit", "pycrfsuite"):
+        try:
+            versions[mod] = getattr(__import__(mod), "__version__", "installed")
+        except ImportError:
+            pass
+    try:
+        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
+    except OSError:
+        commit = ""
+    return {"cpu": cpu, "cores": str(os.cpu_count()), "platform": platform.platform(), "git_commit": commit, **versions}
+
+
+def command_line() -> str:
+    return "python " + " ".join(shlex.quote(a) for a in [os.path.relpath(sys.argv[0], ROOT), *sys.argv[1:]])
+
+
+def markdown_table(header: Sequence[str], rows: List[Sequence]) -> str:
+    def fmt(v):
+        if isinstance(v, float):
+            return f"{v:,.3f}" if abs(v) < 100 else f"{v:,.1f}"
+        return str(v)
+
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---:" if i else "---" for i in range(len(header))) + "|"]
+    lines += ["| " + " | ".join(fmt(v) for v in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def write_results(name: str, results: dict, markdown: str) -> None:
+    """Write results/<name>.json and results/<name>.md, both naming the command."""
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    payload = {"command": command_line(), "date": time.strftime("%Y-%m-%d %H:%M:%S"), "environment": environment(), **results}
+    (RESULTS / f"{name}.json").write_text(json.dumps(payload, indent=2, default=str) + "\n")
+    env = payload["environment"]
+    md = (
+        f"# {name}\n\nCommand: `{payload['command']}`  \nDate: {payload['date']}  \n"
+        f"Machine: {env['cpu']} ({env['cores']} cores), Python {env['python']}, commit {env['git_commit']}\n\n{markdown}\n"
+    )
+    (RESULTS / f"{name}.md").write_text(md)
+    print(md)
