@@ -57,3 +57,15 @@ def test_count_matrix():
     idx = FeatureIndex.numeric(2)
     idx.count(sp.csr_matrix(np.array([[1, 0, 1], [0, 0, 1]])))
     assert idx.counts.tolist() == [1, 0, 2]
+
+
+def test_save_load_pickle(tmp_path):
+    import pickle
+
+    import conjunct
+
+    idx = FeatureIndex.from_data([["a", "b"], ["b"]])
+    idx.save(tmp_path / "f.cjt")
+    assert conjunct.load(tmp_path / "f.cjt") == idx
+    assert pickle.loads(pickle.dumps(idx)) == idx
+    assert idx.info()["most_frequent"][0] == "b"

@@ -225,6 +225,40 @@ class FeatureIndex:
             self.counts = np.concatenate([self.counts, np.zeros(width - len(self), dtype=np.int64)])
         self.counts += np.bincount(X.indices, minlength=len(self)).astype(np.int64)
 
+    kind = "feature_index"
+
+    def save(self, path) -> None:
+        """Write the index to ``path`` (conjunct's model file format, atomically)."""
+        from . import model_io
+
+        model_io.write_container(path, self.kind, *self.to_arrays())
+
+    def to_container(self):
+        return (self.kind, *self.to_arrays())
+
+    @classmethod
+    def from_container(cls, meta: dict, arrays: Dict[str, np.ndarray], name: str = "<model>") -> "FeatureIndex":
+        try:
+            return cls.from_arrays(meta, arrays)
+        except (KeyError, ValueError, TypeError) as e:
+            from ._errors import ModelFormatError
+
+            raise ModelFormatError(f"corrupt feature index ({e})", name) from None
+
+    def __reduce__(self):
+        from . import model_io, persistence
+
+        return (persistence.from_bytes, (model_io.dumps(*self.to_container()),))
+
+    def info(self) -> dict:
+        return {
+            "kind": "feature index",
+            "features": len(self),
+            "named": not self.is_numeric,
+            "total_count": int(self.counts.sum()),
+            "most_frequent": [self.name(int(i)) for i in self.order()[:10]],
+        }
+
     def to_arrays(self) -> Tuple[dict, Dict[str, np.ndarray]]:
         """(metadata, arrays) for the model file format."""
         arrays = {"counts": self.counts}

@@ -13,9 +13,10 @@ __all__ = ["load", "save", "from_bytes"]
 
 def _kinds():
     from .classifiers import Classifier
+    from .features import FeatureIndex
     from .models import KernelModel
 
-    return {KernelModel.kind: KernelModel, Classifier.kind: Classifier}
+    return {KernelModel.kind: KernelModel, Classifier.kind: Classifier, FeatureIndex.kind: FeatureIndex}
 
 
 def _build(kind: str, meta: dict, arrays, name: str):
