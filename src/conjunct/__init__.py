@@ -11,6 +11,7 @@ from .classifiers import Classifier
 from .data import as_binary_csr, read_data, read_strings, read_svmlight, write_strings, write_svmlight
 from .features import FeatureIndex, rows_to_csr
 from .labels import DecisionRule
+from .linear import ConjunctiveLinearModel
 from .models import KernelModel
 from .persistence import load, save
 
@@ -19,6 +20,7 @@ __version__ = "0.1.0"
 __all__ = [
     "Classifier",
     "ConjunctError",
+    "ConjunctiveLinearModel",
     "DataFormatError",
     "DecisionRule",
     "FeatureIndex",

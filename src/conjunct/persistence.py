@@ -14,9 +14,11 @@ __all__ = ["load", "save", "from_bytes"]
 def _kinds():
     from .classifiers import Classifier
     from .features import FeatureIndex
+    from .linear import ConjunctiveLinearModel
     from .models import KernelModel
 
-    return {KernelModel.kind: KernelModel, Classifier.kind: Classifier, FeatureIndex.kind: FeatureIndex}
+    return {KernelModel.kind: KernelModel, Classifier.kind: Classifier, FeatureIndex.kind: FeatureIndex,
+            ConjunctiveLinearModel.kind: ConjunctiveLinearModel}
 
 
 def _build(kind: str, meta: dict, arrays, name: str):

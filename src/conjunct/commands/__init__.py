@@ -1,0 +1,5 @@
+"""The subcommands of the ``conjunct`` command line: one module per command,
+each with ``register(subparsers)`` and ``run(args)``."""
+
+# Order of appearance in ``conjunct --help``.
+COMMANDS = ["convert", "predict", "info", "demo"]

@@ -1,0 +1,26 @@
+"""conjunct convert: import a foreign model into a conjunct model file."""
+
+from __future__ import annotations
+
+import sys
+
+
+def register(sub) -> None:
+    c = sub.add_parser("convert", help="import a LIBSVM / SVMlight / TinySVM / opal model into a conjunct model file")
+    c.add_argument("model", help="the source model file")
+    c.add_argument("output", help="the conjunct model file to write")
+    c.add_argument("--from", dest="source_format", default="auto",
+                   choices=["auto", "libsvm", "svmlight", "tinysvm", "opal"], help="source format (default: detect)")
+    c.add_argument("--binarize", action="store_true", help="treat non-zero feature values as 1 instead of failing")
+    c.set_defaults(func=run)
+
+
+def run(args) -> int:
+    from ..importers import import_model
+
+    model = import_model(args.model, args.source_format, binarize=args.binarize)
+    model.save(args.output)
+    info = model.info()
+    print(f"wrote {args.output}: {info['kind']}, {info.get('support_vectors', '?')} support vectors, "
+          f"{info.get('outputs')} output(s), decision {info.get('decision')}", file=sys.stderr)
+    return 0

@@ -1,0 +1,19 @@
+"""conjunct demo: the main job end to end on generated data."""
+
+from __future__ import annotations
+
+
+def register(sub) -> None:
+    d = sub.add_parser("demo", help="the main job end to end on generated Zipfian data")
+    d.add_argument("--n-train", type=int, default=4000)
+    d.add_argument("--n-test", type=int, default=2000)
+    d.add_argument("--degree", type=int, default=3)
+    d.add_argument("--classes", type=int, default=2)
+    d.add_argument("--seed", type=int, default=0)
+    d.set_defaults(func=run)
+
+
+def run(args) -> int:
+    from ..demo import run_demo
+
+    return run_demo(n_train=args.n_train, n_test=args.n_test, degree=args.degree, n_classes=args.classes, seed=args.seed)

@@ -1,0 +1,327 @@
+"""Conjunctive linear models: explicit weights of feature conjunctions.
+
+The margin of output ``o`` for an input set ``x`` is
+
+    intercept[o] + sum over stored conjunctions t with t ⊆ x of weights[t, o]
+
+as produced by an l1-regularised log-linear model over conjunctions of up to d
+primitive features (seed 000's "l1-LLM"). The fast classifiers of kernel models
+(PKE storage, the feature sequence trie) apply to these models unchanged.
+
+Text format (``from_text`` / ``to_text``)::
+
+    # conjunct conjunctive linear model
+    # classes: B-NP I-NP O            (optional; default -1 1 with one output)
+    # decision: argmax                (optional: sign for one output, else argmax)
+    <TAB>0.1 -0.2 0.3                 (empty conjunction: the intercept; optional)
+    w=the<TAB>0.5 -0.1 0.0
+    w=the t=DT<TAB>1.25 0 -3e-2
+
+One conjunction per line: its features separated by spaces, a TAB, then K
+weights. A conjunction may not repeat a feature or appear twice.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+from typing import Dict, Iterable, List, Optional, Sequence, Tuple
+
+import numpy as np
+import scipy.sparse as sp
+
+from . import model_io
+from ._errors import ConjunctError, DataFormatError, ModelFormatError
+from .data import as_rows
+from .features import FeatureIndex, rows_to_csr
+from .labels import DecisionRule, parse_label
+
+__all__ = ["ConjunctiveLinearModel", "brute_force_margins"]
+
+
+class ConjunctiveLinearModel:
+    """Explicit weights (rows of K outputs) of conjunctions of binary features.
+
+    Parameters
+    ----------
+    conjunctions : sequence of sequences of int, or sparse matrix (n_conj, n_features)
+        Each conjunction is a set of 1..d column ids.
+    weights : array, shape (n_conj,) or (n_conj, K)
+        Weight row of each conjunction.
+    intercept : float or array (K,)
+        Bias (the weight of the empty conjunction).
+    classes, decision, features, source
+        As for :class:`~conjunct.models.KernelModel`.
+    """
+
+    kind = "conjunctive_linear_model"
+
+    def __init__(self, conjunctions, weights, intercept=0.0, *, classes: Optional[Sequence] = None,
+                 decision: Optional[str] = None, features: Optional[FeatureIndex] = None, source: Optional[str] = None):
+        if sp.issparse(conjunctions):
+            C = sp.csr_matrix(conjunctions, copy=True)
+            C.sum_duplicates()
+            C.eliminate_zeros()
+            if C.data.size and np.any(C.data != 1):
+                raise ConjunctError("conjunctions must be binary sets of features")
+            C.data[:] = 1
+        else:
+            rows = [list(t) for t in conjunctions]
+            for t in rows:
+                if len(set(t)) != len(t):
+                    raise ConjunctError(f"conjunction {t} repeats a feature")
+            C = rows_to_csr(rows)
+        W = np.array(weights, dtype=np.float64)
+        if W.ndim == 1:
+            W = W.reshape(-1, 1)
+        if W.ndim != 2 or W.shape[0] != C.shape[0]:
+            raise ConjunctError(f"weights have shape {np.shape(weights)} but there are {C.shape[0]} conjunctions")
+        K = W.shape[1]
+        bias = np.array(intercept, dtype=np.float64).reshape(-1)
+        if bias.size == 1 and K > 1:
+            bias = np.full(K, bias[0])
+        if bias.shape != (K,):
+            raise ConjunctError(f"intercept has {bias.size} values but weights have {K} outputs")
+        if not (np.all(np.isfinite(W)) and np.all(np.isfinite(bias))):
+            raise ConjunctError("weights and intercept must be finite")
+        sizes = np.diff(C.indptr)
+        if sizes.size and sizes.min() == 0:
+            raise ConjunctError("an empty conjunction must be given as the intercept, not as a row")
+        # Each conjunction once: duplicates would silently double a weight.
+        C.sort_indices()
+        keys = {}
+        for i in range(C.shape[0]):
+            key = C.indices[C.indptr[i]:C.indptr[i + 1]].tobytes()
+            if key in keys:
+                raise ConjunctError(f"conjunction {C.indices[C.indptr[i]:C.indptr[i + 1]].tolist()} appears twice (rows {keys[key]} and {i})")
+            keys[key] = i
+        if decision is None:
+            decision = "sign" if K == 1 else "argmax"
+        if classes is None:
+            classes = [-1, 1] if decision == "sign" else list(range(K))
+        rule = DecisionRule(decision, classes)
+        if rule.n_outputs != K:
+            raise ConjunctError(f"decision rule {decision!r} with {len(rule.classes)} classes needs {rule.n_outputs} outputs, got {K}")
+        if features is not None and not features.is_numeric and len(features) < C.shape[1]:
+            raise ConjunctError(f"conjunctions use {C.shape[1]} columns but the feature index has {len(features)} features")
+        self.conjunctions = C
+        self.weights = W
+        self.intercept = bias
+        self.rule = rule
+        self.features = features
+        self.source = source
+        self._compiled: Dict[str, object] = {}
+
+    # -- properties -------------------------------------------------------------
+    @property
+    def degree(self) -> int:
+        """The largest conjunction size d."""
+        sizes = np.diff(self.conjunctions.indptr)
+        return int(sizes.max()) if sizes.size else 1
+
+    @property
+    def classes(self) -> np.ndarray:
+        return self.rule.classes
+
+    @property
+    def n_outputs(self) -> int:
+        return self.weights.shape[1]
+
+    @property
+    def n_conjunctions(self) -> int:
+        return self.conjunctions.shape[0]
+
+    @property
+    def n_columns(self) -> int:
+        width = self.conjunctions.shape[1]
+        return max(width, len(self.features)) if self.features is not None else width
+
+    def feature_counts(self) -> np.ndarray:
+        """Per-column frequency used for ranking: training counts when known, else
+        the number of stored conjunctions a feature occurs in."""
+        n = self.n_columns
+        if self.features is not None and self.features.counts.any():
+            counts = np.zeros(n, dtype=np.int64)
+            counts[: len(self.features)] = self.features.counts
+            return counts
+        return np.bincount(self.conjunctions.indices, minlength=n).astype(np.int64)
+
+    # -- classification -------------------------------------------------------------
+    def compile(self, method: str = "pke", **params):
+        """An immutable fast classifier for this model (see ``conjunct.classifiers``)."""
+        from .classifiers import compile_model
+
+        return compile_model(self, method, **params)
+
+    def decision_function(self, X, *, n_jobs: int = 1) -> np.ndarray:
+        clf = self._compiled.get("default")
+        if clf is None:
+            clf = self._compiled["default"] = self.compile()
+        return clf.decision_function(X, n_jobs=n_jobs)
+
+    def predict(self, X, *, n_jobs: int = 1) -> np.ndarray:
+        clf = self._compiled.get("default")
+        if clf is None:
+            clf = self._compiled["default"] = self.compile()
+        return clf.predict(X, n_jobs=n_jobs)
+
+    # -- text format ---------------------------------------------------------------------
+    @classmethod
+    def from_text(cls, path, *, numeric: Optional[bool] = None) -> "ConjunctiveLinearModel":
+        """Read the text format (see the module docstring).
+
+        Features are strings (a named feature index) unless ``numeric`` is true,
+        or ``numeric`` is None and every feature is a non-negative integer.
+        """
+        name = os.fspath(path)
+        classes, decision = None, None
+        conj: List[List[str]] = []
+        weights: List[List[float]] = []
+        intercept = None
+        try:
+            f = open(name, encoding="utf-8")
+        except FileNotFoundError:
+            raise ModelFormatError("no such file", name) from None
+        with f:
+            for lineno, line in enumerate(f, 1):
+                line = line.rstrip("\r\n")
+                if line.startswith("#"):
+                    body = line[1:].strip()
+                    if body.startswith("classes:"):
+                        classes = [parse_label(t) for t in body[len("classes:"):].split()]
+                    elif body.startswith("decision:"):
+                        decision = body[len("decision:"):].strip()
+                    continue
+                if not line.strip():
+                    continue
+                if "\t" not in line:
+                    raise ModelFormatError("expected 'features<TAB>weights'", name, lineno)
+                feats_text, weights_text = line.split("\t", 1)
+                try:
+                    w = [float(v) for v in weights_text.split()]
+                except ValueError:
+                    raise ModelFormatError(f"weights {weights_text!r} are not numbers", name, lineno) from None
+                if not w or not all(np.isfinite(w)):
+                    raise ModelFormatError("missing or non-finite weights", name, lineno)
+                if weights and len(w) != len(weights[0]) or intercept is not None and len(w) != len(intercept):
+                    raise ModelFormatError(f"{len(w)} weights; earlier lines have {len((weights or [intercept])[0])}", name, lineno)
+                feats = feats_text.split()
+                if not feats:
+                    if intercept is not None:
+                        raise ModelFormatError("the intercept (empty conjunction) appears twice", name, lineno)
+                    intercept = w
+                    continue
+                if len(set(feats)) != len(feats):
+                    raise ModelFormatError(f"conjunction {feats_text!r} repeats a feature", name, lineno)
+                conj.append(feats)
+                weights.append(w)
+        if not conj and intercept is None:
+            raise ModelFormatError("no conjunctions", name)
+        K = len(weights[0]) if weights else len(intercept)
+        if numeric is None:
+            numeric = all(t.isdigit() for c in conj for t in c)
+        if numeric:
+            try:
+                rows = [[int(t) for t in c] for c in conj]
+            except ValueError as e:
+                raise ModelFormatError(f"numeric model with a non-numeric feature ({e})", name) from None
+            C = rows_to_csr(rows)
+            features = None
+        else:
+            features = FeatureIndex(names=[])
+            C = features.transform(conj, add=True)
+        try:
+            return cls(C if conj else sp.csr_matrix((0, C.shape[1])), np.asarray(weights).reshape(len(conj), K),
+                       intercept if intercept is not None else 0.0, classes=classes, decision=decision,
+                       features=features, source=f"text:{name}")
+        except ConjunctError as e:
+            raise ModelFormatError(str(e), name) from None
+
+    def to_text(self, path) -> None:
+        """Write the text format."""
+        C = self.conjunctions
+        with open(os.fspath(path), "w", encoding="utf-8", newline="\n") as f:
+            f.write("# conjunct conjunctive linear model\n")
+            f.write("# classes: " + " ".join(str(c) for c in self.classes) + "\n")
+            f.write(f"# decision: {self.rule.kind}\n")
+            f.write("\t" + " ".join(f"{v:.17g}" for v in self.intercept) + "\n")
+            for i in range(C.shape[0]):
+                ids = C.indices[C.indptr[i]:C.indptr[i + 1]]
+                names = [self.features.name(int(j)) if self.features is not None else str(int(j)) for j in ids]
+                for n in names:
+                    if not n or any(ch.isspace() for ch in n):
+                        raise ConjunctError(f"feature {n!r} cannot be written in the text format (empty or whitespace)")
+                f.write(" ".join(names) + "\t" + " ".join(f"{v:.17g}" for v in self.weights[i]) + "\n")
+
+    # -- persistence -----------------------------------------------------------------------
+    def to_container(self):
+        meta = {"rule": self.rule.to_meta(), "n_columns": int(self.conjunctions.shape[1]), "source": self.source}
+        arrays = {
+            "conj_indptr": self.conjunctions.indptr.astype(np.int64),
+            "conj_indices": self.conjunctions.indices.astype(np.int32),
+            "weights": self.weights,
+            "intercept": self.intercept,
+        }
+        if self.features is not None:
+            fmeta, farrays = self.features.to_arrays()
+            meta["features"] = fmeta
+            arrays.update({f"features.{k}": v for k, v in farrays.items()})
+        return self.kind, meta, arrays
+
+    @classmethod
+    def from_container(cls, meta: dict, arrays, name: str = "<model>") -> "ConjunctiveLinearModel":
+        from .models import _features_from
+
+        try:
+            indptr, indices = arrays["conj_indptr"], arrays["conj_indices"]
+            C = sp.csr_matrix((np.ones(len(indices)), indices, indptr), shape=(len(indptr) - 1, int(meta["n_columns"])))
+            rule = meta["rule"]
+            return cls(C, arrays["weights"], arrays["intercept"], classes=rule["classes"], decision=rule["kind"],
+                       features=_features_from(meta, arrays), source=meta.get("source"))
+        except (KeyError, ValueError, TypeError) as e:
+            raise ModelFormatError(f"corrupt conjunctive linear model ({e})", name) from None
+
+    def save(self, path) -> None:
+        """Write the model to ``path`` (atomically) in conjunct's model format."""
+        model_io.write_container(path, *self.to_container())
+
+    def __reduce__(self):
+        from . import persistence
+
+        return (persistence.from_bytes, (model_io.dumps(*self.to_container()),))
+
+    def info(self) -> dict:
+        sizes = np.bincount(np.diff(self.conjunctions.indptr), minlength=self.degree + 1)
+        return {
+            "kind": "conjunctive linear model",
+            "conjunctions": self.n_conjunctions,
+            "conjunctions_by_size": {int(k): int(v) for k, v in enumerate(sizes) if k and v},
+            "degree": self.degree,
+            "outputs": self.n_outputs,
+            "decision": self.rule.kind,
+            "classes": self.classes.tolist(),
+            "source": self.source,
+        }
+
+    def __repr__(self) -> str:
+        return f"ConjunctiveLinearModel(n_conj={self.n_conjunctions}, K={self.n_outputs}, degree={self.degree}, decision={self.rule.kind!r})"
+
+
+def brute_force_margins(model: ConjunctiveLinearModel, X) -> np.ndarray:
+    """Reference margins by enumerating every subset (size <= d) of every input.
+
+    Exponential in d and slow; for tests and checks, not for production.
+    """
+    C = model.conjunctions
+    table = {tuple(C.indices[C.indptr[i]:C.indptr[i + 1]].tolist()): i for i in range(C.shape[0])}
+    indptr, indices = as_rows(X, model.features)
+    d = model.degree
+    out = np.tile(model.intercept, (len(indptr) - 1, 1))
+    for r in range(len(indptr) - 1):
+        x = sorted(set(indices[indptr[r]:indptr[r + 1]].tolist()))
+        for k in range(1, d + 1):
+            for t in itertools.combinations(x, k):
+                i = table.get(t)
+                if i is not None:
+                    out[r] += model.weights[i]
+    return out
