@@ -4,6 +4,7 @@
 #include <nanobind/ndarray.h>
 
 #include <cstdint>
+#include <string>
 #include <memory>
 #include <vector>
 
@@ -25,12 +26,34 @@ auto span_of(const A& a) {
   return Span<T>(a.data(), a.size());
 }
 
-// Keeps the arrays a compiled object views alive for as long as the object.
+// Keeps the arrays (and other Python objects) a compiled object views alive
+// for as long as the object.
 struct KeepAlive {
   std::vector<std::shared_ptr<void>> held;
+  std::vector<nb::object> objects;
   template <class A>
   void hold(const A& a) { held.push_back(std::make_shared<A>(a)); }
 };
+
+// A 1-D numpy array that takes ownership of `v`.
+template <class T>
+nb::ndarray<nb::numpy, T> to_numpy(std::vector<T>&& v) {
+  auto* heap = new std::vector<T>(std::move(v));
+  nb::capsule owner(heap, [](void* p) noexcept { delete static_cast<std::vector<T>*>(p); });
+  size_t shape[1] = {heap->size()};
+  return nb::ndarray<nb::numpy, T>(heap->data(), 1, shape, owner);
+}
+
+// A typed 1-D array from a dict entry (a clear error when it is missing or of the wrong type).
+template <class T>
+Array1<T> array_from(const nb::dict& d, const char* key) {
+  if (!d.contains(key)) throw nb::value_error((std::string("missing array: ") + key).c_str());
+  try {
+    return nb::cast<Array1<T>>(d[key]);
+  } catch (const nb::cast_error&) {
+    throw nb::value_error((std::string("array has the wrong type or layout: ") + key).c_str());
+  }
+}
 
 // A numpy array of shape (rows, cols) (or (rows,) if cols == 0) owning `data`.
 inline OutArray owned_array(std::vector<double>&& data, size_t rows, size_t cols) {

@@ -7,6 +7,7 @@ those arrays without copying them.
 
 from __future__ import annotations
 
+import os
 from typing import Callable, Dict, Optional, Tuple
 
 import numpy as np
@@ -14,13 +15,77 @@ import scipy.sparse as sp
 
 from . import _core, model_io
 from ._errors import ConjunctError, ModelFormatError
-from .data import as_rows
+from .data import as_rows, read_data
 from .features import FeatureIndex
 from .labels import DecisionRule
 
-__all__ = ["Classifier", "compile_model", "METHODS"]
+__all__ = ["Classifier", "compile_model", "approximation_report", "METHODS", "DEFAULT_DENSE_BYTES"]
+
+# Budget of the dense table for conjunctions among the most frequent features.
+DEFAULT_DENSE_BYTES = 4 << 20
 
 Arrays = Dict[str, np.ndarray]
+
+
+def rank_space(matrix: sp.csr_matrix, counts: np.ndarray, n_columns: int):
+    """(col_map, matrix in internal ids) with the features used by ``matrix``
+    renumbered by descending ``counts`` (ties by column id); unused columns map to -1."""
+    used = np.unique(matrix.indices)
+    order = used[np.lexsort((used, -counts[used]))]
+    col_map = np.full(n_columns, -1, dtype=np.int32)
+    col_map[order] = np.arange(order.size, dtype=np.int32)
+    internal = col_map[matrix.indices]
+    row_of = np.repeat(np.arange(matrix.shape[0]), np.diff(matrix.indptr))
+    perm = np.lexsort((internal, row_of))
+    M = sp.csr_matrix(
+        (np.ones(internal.size), internal[perm].astype(np.int32), matrix.indptr.astype(np.int64)),
+        shape=(matrix.shape[0], order.size),
+    )
+    return col_map, M
+
+
+def _is_kernel(model) -> bool:
+    return hasattr(model, "support_vectors")
+
+
+def _require_kernel(model, method: str) -> None:
+    if not _is_kernel(model):
+        raise ConjunctError(f"method {method!r} needs a kernel model (support vectors); this is a {type(model).__name__}")
+
+
+def _n_dense(degree: int, n_outputs: int, n_features: int, dense_bytes: Optional[int], dense_features: Optional[int]) -> int:
+    """How many of the most frequent features get the dense table."""
+    if degree > 4:
+        return 0
+    if dense_features is not None:
+        if dense_features < 0:
+            raise ConjunctError("dense_features must be >= 0")
+        return int(min(dense_features, n_features))
+    budget = DEFAULT_DENSE_BYTES if dense_bytes is None else int(dense_bytes)
+    n = 0
+    lo, hi = 0, n_features
+    while lo < hi:  # largest n whose table fits the budget
+        mid = (lo + hi + 1) // 2
+        if _core_dense_entries(mid, degree) * n_outputs * 8 <= budget:
+            lo = mid
+        else:
+            hi = mid - 1
+    n = lo
+    return n
+
+
+def _core_dense_entries(n: int, degree: int) -> int:
+    from math import comb
+
+    return sum(comb(n, r) for r in range(1, degree + 1))
+
+
+def _store_arrays(store: dict) -> Arrays:
+    return {f"store.{k}": np.asarray(v) for k, v in store.items() if k != "count_by_size"}
+
+
+def _store_of(a: Arrays) -> dict:
+    return {k[len("store."):]: v for k, v in a.items() if k.startswith("store.")}
 
 
 def _kernel_meta(model) -> dict:
@@ -81,10 +146,152 @@ def _core_pki(meta: dict, a: Arrays):
     )
 
 
+def _constant_bias(model) -> np.ndarray:
+    """Margin of the empty vector: b + c_d(0) * sum_i alpha_i for kernel models."""
+    if _is_kernel(model):
+        c0 = model.kernel.subset_weights()[0]
+        return (model.intercept + c0 * model.dual_coef.sum(axis=0)).astype(np.float64)
+    return model.intercept.astype(np.float64)
+
+
+def _build_pke(model, sigma: float = 0.0, min_support: int = 1, dense_bytes: Optional[int] = None,
+               dense_features: Optional[int] = None) -> Tuple[dict, Arrays]:
+    if sigma < 0 or not np.isfinite(sigma):
+        raise ConjunctError(f"sigma must be >= 0, got {sigma}")
+    if int(min_support) < 1:
+        raise ConjunctError(f"min_support must be >= 1, got {min_support}")
+    K = model.n_outputs
+    if _is_kernel(model):
+        col_map, M = model.internal_space()
+        F = M.shape[1]
+        degree = model.degree
+        n_dense = _n_dense(degree, K, F, dense_bytes, dense_features)
+        alpha = _alpha_arrays(model.dual_coef)
+        store = _core.expand_kernel(model.gamma, model.coef0, degree, M.indptr.astype(np.int64), M.indices.astype(np.int32),
+                                    *_alpha_args(alpha), K, F, float(sigma), int(min_support), n_dense, F)
+    else:
+        if sigma != 0.0 or min_support != 1:
+            raise ConjunctError("sigma and min_support apply to kernel expansions; a conjunctive linear model is stored as is")
+        col_map, M = rank_space(model.conjunctions, model.feature_counts(), model.n_columns)
+        F = M.shape[1]
+        degree = model.degree
+        n_dense = _n_dense(degree, K, F, dense_bytes, dense_features)
+        store = _core.build_conjunction_store(M.indptr.astype(np.int64), M.indices.astype(np.int32),
+                                              np.ascontiguousarray(model.weights), K, F, n_dense)
+    counts = np.asarray(store["count_by_size"]).tolist()
+    meta = {"degree": int(degree), "n_dense": int(n_dense), "sigma": float(sigma), "min_support": int(min_support),
+            "n_features": int(F), "n_conjunctions": int(sum(counts)), "conjunctions_by_size": counts}
+    arrays = {"col_map": col_map, "bias": _constant_bias(model), **_store_arrays(store)}
+    return meta, arrays
+
+
+def _core_pke(meta: dict, a: Arrays):
+    return _core.make_pke(a["col_map"], _store_of(a), meta["degree"], meta["n_dense"], a["bias"])
+
+
+def _build_split(model, common_features: Optional[int] = None, min_support: Optional[float] = None,
+                 dense_bytes: Optional[int] = None, dense_features: Optional[int] = None) -> Tuple[dict, Arrays]:
+    _require_kernel(model, "split")
+    if common_features is not None and min_support is not None:
+        raise ConjunctError("give either common_features or min_support, not both")
+    col_map, M = model.internal_space()
+    F = M.shape[1]
+    support = np.bincount(M.indices, minlength=F)
+    if common_features is not None:
+        if common_features < 0:
+            raise ConjunctError("common_features must be >= 0")
+        n_common = int(min(common_features, F))
+    else:
+        # Goldberg & Elhadad: a feature is common when it occurs in at least
+        # min_support support vectors (an int) or that share of them (a float < 1);
+        # default 0.5%. The common set is then the top ranks of that size.
+        threshold = 0.005 if min_support is None else min_support
+        if threshold < 1:
+            threshold = threshold * M.shape[0]
+        n_common = int(np.count_nonzero(support >= max(threshold, 1)))
+    K = model.n_outputs
+    degree = model.degree
+    n_dense = min(_n_dense(degree, K, F, dense_bytes, dense_features), n_common)
+    alpha = _alpha_arrays(model.dual_coef)
+    store = _core.expand_kernel(model.gamma, model.coef0, degree, M.indptr.astype(np.int64), M.indices.astype(np.int32),
+                                *_alpha_args(alpha), K, F, 0.0, 1, n_dense, n_common)
+    postings = M.T.tocsr()
+    postings.sort_indices()
+    rare = postings[n_common:]
+    lengths = np.diff(M.indptr)
+    counts = np.asarray(store["count_by_size"]).tolist()
+    meta = {"degree": int(degree), "gamma": model.gamma, "coef0": model.coef0, "n_dense": int(n_dense),
+            "n_common": n_common, "n_features": int(F), "max_sv_length": int(lengths.max()) if lengths.size else 0,
+            "n_conjunctions": int(sum(counts)), "conjunctions_by_size": counts}
+    arrays = {"col_map": col_map, "bias": _constant_bias(model), **_store_arrays(store),
+              "sv_indptr": M.indptr.astype(np.int64), "sv_indices": M.indices.astype(np.int32),
+              "rare_indptr": rare.indptr.astype(np.int64), "rare_indices": rare.indices.astype(np.int32), **alpha}
+    return meta, arrays
+
+
+def _core_split(meta: dict, a: Arrays):
+    return _core.make_split(a["col_map"], _store_of(a), meta["n_dense"], meta["n_common"], meta["gamma"], meta["coef0"],
+                            meta["degree"], a["sv_indptr"], a["sv_indices"], a["rare_indptr"], a["rare_indices"],
+                            *_alpha_args(a), meta["max_sv_length"], a["bias"])
+
+
+def _events_rows(model, col_map: np.ndarray, events) -> Tuple[np.ndarray, np.ndarray]:
+    """Events as CSR rows of internal ids (-1 for features the model does not know)."""
+    if events is None:
+        if not _is_kernel(model):
+            raise ConjunctError("an fstrie for a conjunctive linear model needs events (feature vectors from the task)")
+        S = model.support_vectors
+        indptr, indices = S.indptr.astype(np.int64), S.indices.astype(np.int32)
+    elif isinstance(events, (str, os.PathLike)):
+        X, _ = read_data(events, features=model.features)
+        indptr, indices = X.indptr.astype(np.int64), X.indices.astype(np.int32)
+    else:
+        indptr, indices = as_rows(events, model.features)
+    inside = indices < col_map.size
+    internal = np.full(indices.size, -1, dtype=np.int32)
+    internal[inside] = col_map[indices[inside]]
+    return indptr, internal
+
+
+def _build_fstrie(model, events=None, max_nodes: Optional[int] = None, max_bytes: Optional[int] = None,
+                  base: str = "pke", **base_params) -> Tuple[dict, Arrays]:
+    if base not in ("pke", "split"):
+        raise ConjunctError(f"the fstrie's base must be 'pke' or 'split', got {base!r}")
+    if max_nodes is not None and max_bytes is not None:
+        raise ConjunctError("give either max_nodes or max_bytes, not both")
+    base_meta, base_arrays = METHODS[base][0](model, **base_params)
+    base_core = METHODS[base][1](base_meta, base_arrays)
+    col_map = base_arrays["col_map"]
+    indptr, internal = _events_rows(model, col_map, events)
+    K = model.n_outputs
+    if max_bytes is not None:
+        max_nodes = max(int(max_bytes) // (8 + 8 * K), 0)
+    limit = -1 if max_nodes is None else int(max_nodes)
+    if max_nodes is not None and max_nodes < 0:
+        raise ConjunctError("max_nodes must be >= 0")
+    built = _core.build_fstrie(base_core, indptr, internal, int(base_meta["degree"]), int(base_meta["n_features"]), limit)
+    stats = {k: int(built[k]) for k in ("events", "distinct_events", "nodes_before_pruning", "nodes")}
+    trie = {f"trie.{k}": np.asarray(built[k]) for k in ("child_begin", "label", "root_map", "weight")}
+    meta = {"degree": base_meta["degree"], "base": base, "base_params": base_meta, "max_nodes": max_nodes, **stats}
+    arrays = {"col_map": col_map, **trie, **{f"base.{k}": v for k, v in base_arrays.items()}}
+    return meta, arrays
+
+
+def _core_fstrie(meta: dict, a: Arrays):
+    base = meta["base"]
+    base_arrays = {k[len("base."):]: v for k, v in a.items() if k.startswith("base.")}
+    base_core = METHODS[base][1](meta["base_params"], base_arrays)
+    trie = {k[len("trie."):]: v for k, v in a.items() if k.startswith("trie.")}
+    return _core.make_fstrie(a["col_map"], trie, base_core)
+
+
 # method -> (builder from a model, constructor of the core object from its arrays)
 METHODS: Dict[str, Tuple[Callable, Callable]] = {
     "pkb": (_build_pkb, _core_pkb),
     "pki": (_build_pki, _core_pki),
+    "pke": (_build_pke, _core_pke),
+    "split": (_build_split, _core_split),
+    "fstrie": (_build_fstrie, _core_fstrie),
 }
 
 
@@ -92,11 +299,33 @@ def compile_model(model, method: str, **params) -> "Classifier":
     """Compile ``model`` with ``method`` (see :data:`METHODS`)."""
     if method not in METHODS:
         raise ConjunctError(f"unknown classification method {method!r}; expected one of {', '.join(METHODS)}")
-    if params:
-        raise ConjunctError(f"method {method!r} takes no parameters, got {', '.join(params)}")
+    if method in ("pkb", "pki"):
+        _require_kernel(model, method)
     build, _ = METHODS[method]
-    meta, arrays = build(model)
+    try:
+        meta, arrays = build(model, **params)
+    except TypeError as e:
+        if "unexpected keyword" in str(e):
+            raise ConjunctError(f"method {method!r}: {e}") from None
+        raise
     return Classifier(method, meta, arrays, model.rule, model.features, model.n_columns)
+
+
+def approximation_report(approximate: "Classifier", exact: "Classifier", X, *, n_jobs: int = 1) -> dict:
+    """How an approximate classifier (PKE with sigma > 0 or min_support > 1)
+    deviates from an exact one on X: decisions changed and the largest margin error."""
+    a = approximate.decision_function(X, n_jobs=n_jobs)
+    b = exact.decision_function(X, n_jobs=n_jobs)
+    da, db = approximate.predict(X, n_jobs=n_jobs), exact.predict(X, n_jobs=n_jobs)
+    n = int(np.shape(a)[0])
+    err = np.abs(np.asarray(a) - np.asarray(b))
+    return {
+        "examples": n,
+        "changed_decisions": int(np.sum(da != db)),
+        "changed_share": float(np.mean(da != db)) if n else 0.0,
+        "max_margin_error": float(err.max()) if err.size else 0.0,
+        "mean_margin_error": float(err.mean()) if err.size else 0.0,
+    }
 
 
 class Classifier:

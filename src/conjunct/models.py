@@ -149,20 +149,9 @@ class KernelModel:
         features that occur in a support vector) or -1 when the column carries no
         weight. Rows of the returned matrix are sorted internal ids.
         """
-        S = self.support_vectors
-        used = np.unique(S.indices)
-        counts = self.feature_counts()
-        order = used[np.lexsort((used, -counts[used]))]
-        col_map = np.full(self.n_columns, -1, dtype=np.int32)
-        col_map[order] = np.arange(order.size, dtype=np.int32)
-        internal = col_map[S.indices]
-        row_of = np.repeat(np.arange(S.shape[0]), np.diff(S.indptr))
-        perm = np.lexsort((internal, row_of))
-        M = sp.csr_matrix(
-            (np.ones(internal.size), internal[perm].astype(np.int32), S.indptr.astype(np.int64)),
-            shape=(S.shape[0], order.size),
-        )
-        return col_map, M
+        from .classifiers import rank_space
+
+        return rank_space(self.support_vectors, self.feature_counts(), self.n_columns)
 
     # -- classification -------------------------------------------------------------
     def compile(self, method: str = "pki", **params):
@@ -170,9 +159,16 @@ class KernelModel:
 
         Parameters
         ----------
-        method : {"pkb", "pki"}
+        method : {"pkb", "pki", "pke", "split", "fstrie"}
             ``"pkb"``: brute force over every support vector (the reference);
-            ``"pki"``: inverted index over the support vectors.
+            ``"pki"``: inverted index over the support vectors;
+            ``"pke"``: expanded conjunction weights (``sigma``, ``min_support``
+            for the approximate HKE; ``dense_bytes`` / ``dense_features`` for the
+            dense table of frequent features);
+            ``"split"``: kernel splitting (``common_features`` = top-N ranks, or
+            ``min_support``);
+            ``"fstrie"``: feature sequence trie (``events``, ``max_nodes`` or
+            ``max_bytes``, ``base`` = "pke" | "split" and its parameters).
         **params
             Method parameters.
         """

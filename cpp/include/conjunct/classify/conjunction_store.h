@@ -1,0 +1,112 @@
+// The weights w(t) of stored conjunctions t (sets of 1..d features), K outputs
+// each, arranged for summing every stored t ⊆ x quickly:
+//  - conjunctions whose features are all among the n_dense most frequent
+//    (internal ids < n_dense) sit in a dense table indexed by the
+//    combinatorial number system, one level per size;
+//  - the others sit in a trie keyed from the rarest member down (descending
+//    internal id), so a missing edge prunes every extension, and an unseen
+//    rare feature costs one lookup.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "conjunct/features.h"
+#include "conjunct/util/trie.h"
+
+namespace conjunct {
+
+// C(a, r) for 0 <= r <= 4 and a < n, as a flat table (r-major).
+struct Binomials {
+  std::vector<int64_t> table;  // table[r * n + a]
+  int64_t n = 0;
+  void init(int64_t n_values, int max_r);
+  int64_t operator()(int64_t a, int r) const { return table[static_cast<size_t>(r * n + a)]; }
+};
+
+struct ConjunctionStoreView {
+  size_t n_outputs = 1;
+  int degree = 1;
+  int32_t n_dense = 0;
+  Span<double> dense;   // levels 1..degree, C(n_dense, r) entries of K each
+  TrieView trie;
+  Span<double> weight;  // n_nodes x K (the root's row is unused)
+};
+
+class ConjunctionStore {
+ public:
+  explicit ConjunctionStore(ConjunctionStoreView view);
+  size_t n_outputs() const { return v_.n_outputs; }
+  int degree() const { return v_.degree; }
+  int32_t n_dense() const { return v_.n_dense; }
+
+  // out += sum of w(t) over stored t ⊆ x whose rarest member is x[j], for every
+  // j in [j_begin, j_end). x ascending (frequent to rare).
+  void add_rarest(Span<int32_t> x, size_t j_begin, size_t j_end, double* out) const;
+
+  // Entry count of dense level r (1-based) and its offset (in entries).
+  static int64_t dense_entries(int32_t n_dense, int degree);
+
+ private:
+  void add_dense(Span<int32_t> x, size_t j, double* out) const;
+  void descend(int32_t node, const int32_t* xs, size_t n_xs, int level, double* out) const;
+  void add_row(const double* w, double* out) const {
+    for (size_t o = 0; o < v_.n_outputs; ++o) out[o] += w[o];
+  }
+
+  ConjunctionStoreView v_;
+  Binomials binom_;
+  int64_t level_offset_[6] = {0, 0, 0, 0, 0, 0};  // dense offset of level r, in entries
+};
+
+// Owned arrays of a store, as produced by the builders.
+struct ConjunctionStoreArrays {
+  size_t n_outputs = 1;
+  int degree = 1;
+  int32_t n_dense = 0;
+  std::vector<double> dense;
+  TrieArrays trie;
+  std::vector<double> weight;
+  std::vector<int64_t> count_by_size;  // stored (non-zero) conjunctions per size 0..degree
+  ConjunctionStoreView view() const {
+    return ConjunctionStoreView{n_outputs, degree, n_dense, Span<double>(dense), trie.view(), Span<double>(weight)};
+  }
+};
+
+// Dense levels support conjunctions of up to this many features.
+constexpr int kMaxDenseDegree = 4;
+
+}  // namespace conjunct
+
+namespace conjunct {
+
+// Collects dense entries and trie nodes (created parent first, in any order),
+// then lays the trie out breadth-first.
+class ConjunctionStoreBuilder {
+ public:
+  ConjunctionStoreBuilder(size_t n_outputs, int degree, int32_t n_dense, int32_t n_features);
+  // The K-row of the dense entry of `asc` (r ascending ids, all < n_dense).
+  double* dense_row(const int32_t* asc, int r);
+  // A new child of `parent` (0 = root) labelled `label`, with a zero row.
+  int32_t add_node(int32_t parent, int32_t label);
+  double* node_row(int32_t node) { return weight_.data() + static_cast<size_t>(node) * K_; }
+  size_t n_nodes() const { return label_.size(); }
+  ConjunctionStoreArrays finish();
+
+ private:
+  size_t K_;
+  int degree_;
+  int32_t n_dense_, n_features_;
+  Binomials binom_;
+  int64_t level_offset_[6] = {0, 0, 0, 0, 0, 0};
+  std::vector<double> dense_;
+  std::vector<int32_t> parent_, label_;
+  std::vector<uint8_t> depth_;
+  std::vector<double> weight_;
+};
+
+// A store of explicit conjunctions: row t of `conjunctions` (internal ids,
+// ascending, distinct rows) has weight row t of `weights` (n x K, row-major).
+ConjunctionStoreArrays build_conjunction_store(const CsrView& conjunctions, Span<double> weights, size_t n_outputs,
+                                               int32_t n_features, int32_t n_dense);
+
+}  // namespace conjunct

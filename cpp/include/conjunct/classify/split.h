@@ -1,0 +1,43 @@
+// Kernel splitting (Goldberg & Elhadad 2008; Yoshinaga & Kitsuregawa 2010
+// §2.2.3): conjunctions of the common features (internal ids < n_common, the
+// top ranks) are expanded; support vectors that share a rare feature with x
+// are handled by the kernel through an inverted index over rare features:
+//   m(x) = b' + sum_{t ⊆ x~} w~(t) + sum_{s ∋ some rare f ∈ x} alpha_s (k(|s ∩ x|) - k(|s ∩ x~|)),
+// where x~ is x's common part and b' includes c_d(0) * sum alpha. Exact at
+// every split point: n_common = 0 is PKI, n_common = all features is PKE.
+#pragma once
+#include <vector>
+
+#include "conjunct/classify/alpha.h"
+#include "conjunct/classify/classifier.h"
+#include "conjunct/classify/conjunction_store.h"
+#include "conjunct/classify/conjunctive_base.h"
+#include "conjunct/kernel.h"
+
+namespace conjunct {
+
+struct SplitView {
+  ConjunctionStoreView common;  // conjunctions of features < n_common
+  int32_t n_common = 0;
+  PolyKernel kernel;
+  CsrView support_vectors;      // internal ids, ascending
+  CsrView rare_postings;        // row f - n_common: support vectors that contain rare feature f
+  AlphaRows alpha;
+  int64_t max_sv_length = 0;
+};
+
+class Split final : public Classifier, public ConjunctiveBase {
+ public:
+  Split(FeatureMap map, SplitView view, Span<double> bias);
+  void margins_internal(Span<int32_t> x, double* out) const override;
+  const double* constant() const override { return bias_.data; }
+  void add_remainder(Span<int32_t> x, size_t p, double* out) const override;
+
+ private:
+  SplitView v_;
+  ConjunctionStore store_;
+  Span<double> bias_;  // b' = b + c_d(0) * sum_i alpha_i
+  std::vector<double> ktable_;
+};
+
+}  // namespace conjunct

@@ -1,0 +1,196 @@
+#include "conjunct/classify/conjunction_store.h"
+
+#include <stdexcept>
+
+namespace conjunct {
+
+void Binomials::init(int64_t n_values, int max_r) {
+  n = n_values;
+  table.assign(static_cast<size_t>((max_r + 1) * n), 0);
+  for (int r = 0; r <= max_r; ++r)
+    for (int64_t a = 0; a < n; ++a) {
+      // C(a, r) by the multiplicative formula; exact for the small r used here.
+      int64_t c = 1;
+      if (a < r) c = 0;
+      else
+        for (int k = 1; k <= r; ++k) c = c * (a - r + k) / k;
+      table[static_cast<size_t>(r * n + a)] = c;
+    }
+}
+
+int64_t ConjunctionStore::dense_entries(int32_t n_dense, int degree) {
+  Binomials b;
+  b.init(static_cast<int64_t>(n_dense) + 1, degree);
+  int64_t total = 0;
+  for (int r = 1; r <= degree; ++r) total += b(n_dense, r);
+  return total;
+}
+
+ConjunctionStore::ConjunctionStore(ConjunctionStoreView view) : v_(view) {
+  if (v_.degree < 1) throw std::invalid_argument("conjunction store: degree must be >= 1");
+  if (v_.n_dense > 0 && v_.degree > kMaxDenseDegree)
+    throw std::invalid_argument("conjunction store: the dense table supports degree <= 4");
+  if (v_.weight.size != v_.trie.n_nodes() * v_.n_outputs)
+    throw std::invalid_argument("conjunction store: weights do not match the trie");
+  if (v_.trie.child_begin.size != v_.trie.n_nodes() + 1)
+    throw std::invalid_argument("conjunction store: malformed trie");
+  binom_.init(static_cast<int64_t>(v_.n_dense) + 1, std::min(v_.degree, kMaxDenseDegree));
+  int64_t offset = 0;
+  for (int r = 1; r <= std::min(v_.degree, kMaxDenseDegree); ++r) {
+    level_offset_[r] = offset;
+    offset += v_.n_dense > 0 ? binom_(v_.n_dense, r) : 0;
+  }
+  if (v_.dense.size != static_cast<size_t>(offset) * v_.n_outputs)
+    throw std::invalid_argument("conjunction store: dense table has the wrong size");
+}
+
+void ConjunctionStore::add_dense(Span<int32_t> x, size_t j, double* out) const {
+  const size_t K = v_.n_outputs;
+  const int64_t a = x[j];
+  const double* d = v_.dense.data;
+  add_row(d + (level_offset_[1] + a) * K, out);
+  if (v_.degree < 2) return;
+  const int64_t ca2 = binom_(a, 2);
+  for (size_t i = 0; i < j; ++i) {
+    const int64_t b = x[i];
+    add_row(d + (level_offset_[2] + ca2 + b) * K, out);
+    if (v_.degree < 3) continue;
+    const int64_t cab3 = binom_(a, 3) + binom_(b, 2);
+    for (size_t k = 0; k < i; ++k) {
+      const int64_t c = x[k];
+      add_row(d + (level_offset_[3] + cab3 + c) * K, out);
+      if (v_.degree < 4) continue;
+      const int64_t cabc4 = binom_(a, 4) + binom_(b, 3) + binom_(c, 2);
+      for (size_t l = 0; l < k; ++l) add_row(d + (level_offset_[4] + cabc4 + x[l]) * K, out);
+    }
+  }
+}
+
+void ConjunctionStore::descend(int32_t node, const int32_t* xs, size_t n_xs, int level, double* out) const {
+  const size_t K = v_.n_outputs;
+  v_.trie.for_each_child_in(node, xs, n_xs, [&](int32_t child, size_t i) {
+    add_row(v_.weight.data + static_cast<size_t>(child) * K, out);
+    if (level < v_.degree && v_.trie.has_children(child)) descend(child, xs, i, level + 1, out);
+  });
+}
+
+void ConjunctionStore::add_rarest(Span<int32_t> x, size_t j_begin, size_t j_end, double* out) const {
+  const size_t K = v_.n_outputs;
+  for (size_t j = j_begin; j < j_end; ++j) {
+    const int32_t f = x[j];
+    if (f < v_.n_dense) {
+      add_dense(x, j, out);
+      continue;
+    }
+    const int32_t node = v_.trie.root_child(f);
+    if (node < 0) continue;
+    add_row(v_.weight.data + static_cast<size_t>(node) * K, out);
+    if (v_.degree >= 2 && v_.trie.has_children(node)) descend(node, x.data, j, 2, out);
+  }
+}
+
+}  // namespace conjunct
+
+#include <limits>
+#include <unordered_map>
+
+namespace conjunct {
+
+ConjunctionStoreBuilder::ConjunctionStoreBuilder(size_t n_outputs, int degree, int32_t n_dense, int32_t n_features)
+    : K_(n_outputs), degree_(degree), n_dense_(n_dense), n_features_(n_features) {
+  if (n_dense_ > 0 && degree_ > kMaxDenseDegree) throw std::invalid_argument("dense table supports degree <= 4");
+  binom_.init(static_cast<int64_t>(n_dense_) + 1, std::min(degree_, kMaxDenseDegree));
+  int64_t offset = 0;
+  for (int r = 1; r <= std::min(degree_, kMaxDenseDegree); ++r) {
+    level_offset_[r] = offset;
+    offset += n_dense_ > 0 ? binom_(n_dense_, r) : 0;
+  }
+  dense_.assign(static_cast<size_t>(offset) * K_, 0.0);
+  parent_.push_back(0);
+  label_.push_back(-1);
+  depth_.push_back(0);
+  weight_.assign(K_, 0.0);
+}
+
+double* ConjunctionStoreBuilder::dense_row(const int32_t* asc, int r) {
+  int64_t index = level_offset_[r];
+  for (int k = 0; k < r; ++k) index += binom_(asc[k], k + 1);
+  return dense_.data() + static_cast<size_t>(index) * K_;
+}
+
+int32_t ConjunctionStoreBuilder::add_node(int32_t parent, int32_t label) {
+  if (label_.size() >= static_cast<size_t>(std::numeric_limits<int32_t>::max()))
+    throw std::length_error("conjunction store: more than 2^31 trie nodes");
+  const int32_t id = static_cast<int32_t>(label_.size());
+  parent_.push_back(parent);
+  label_.push_back(label);
+  depth_.push_back(static_cast<uint8_t>(depth_[parent] + 1));
+  weight_.resize(weight_.size() + K_, 0.0);
+  return id;
+}
+
+static bool nonzero_row(const double* w, size_t K) {
+  for (size_t o = 0; o < K; ++o)
+    if (w[o] != 0.0) return true;
+  return false;
+}
+
+ConjunctionStoreArrays ConjunctionStoreBuilder::finish() {
+  ConjunctionStoreArrays out;
+  out.n_outputs = K_;
+  out.degree = degree_;
+  out.n_dense = n_dense_;
+  out.count_by_size.assign(static_cast<size_t>(degree_) + 1, 0);
+  for (int r = 1; r <= std::min(degree_, kMaxDenseDegree) && n_dense_ > 0; ++r) {
+    const int64_t begin = level_offset_[r], end = begin + binom_(n_dense_, r);
+    for (int64_t e = begin; e < end; ++e) out.count_by_size[r] += nonzero_row(dense_.data() + e * K_, K_);
+  }
+  for (size_t n = 1; n < label_.size(); ++n) out.count_by_size[depth_[n]] += nonzero_row(weight_.data() + n * K_, K_);
+  out.dense = std::move(dense_);
+  std::vector<int32_t> new_id;
+  out.trie = layout_bfs(parent_, label_, n_features_, new_id);
+  out.weight.assign(weight_.size(), 0.0);
+  for (size_t n = 0; n < label_.size(); ++n)
+    std::copy(weight_.begin() + n * K_, weight_.begin() + (n + 1) * K_, out.weight.begin() + static_cast<size_t>(new_id[n]) * K_);
+  std::vector<int32_t>().swap(parent_);
+  std::vector<int32_t>().swap(label_);
+  std::vector<double>().swap(weight_);
+  return out;
+}
+
+ConjunctionStoreArrays build_conjunction_store(const CsrView& conjunctions, Span<double> weights, size_t n_outputs,
+                                               int32_t n_features, int32_t n_dense) {
+  const size_t n = conjunctions.rows();
+  if (weights.size != n * n_outputs) throw std::invalid_argument("weights do not match the conjunctions");
+  int degree = 1;
+  for (size_t t = 0; t < n; ++t) degree = std::max<int>(degree, static_cast<int>(conjunctions.row(t).size));
+  if (degree > kMaxDenseDegree) n_dense = 0;
+  ConjunctionStoreBuilder builder(n_outputs, degree, n_dense, n_features);
+  std::unordered_map<uint64_t, int32_t> edges;  // (parent << 32 | label) -> node
+  std::vector<int32_t> asc;
+  for (size_t t = 0; t < n; ++t) {
+    Span<int32_t> row = conjunctions.row(t);
+    if (row.empty()) throw std::invalid_argument("empty conjunction (use the intercept)");
+    asc.assign(row.begin(), row.end());
+    for (size_t k = 1; k < asc.size(); ++k)
+      if (asc[k] <= asc[k - 1]) throw std::invalid_argument("conjunction features must be ascending and distinct");
+    if (asc.front() < 0 || asc.back() >= n_features) throw std::invalid_argument("conjunction feature out of range");
+    double* row_out;
+    if (asc.back() < n_dense) {
+      row_out = builder.dense_row(asc.data(), static_cast<int>(asc.size()));
+    } else {
+      int32_t node = 0;
+      for (size_t k = asc.size(); k-- > 0;) {  // rarest member first
+        const uint64_t key = (static_cast<uint64_t>(node) << 32) | static_cast<uint32_t>(asc[k]);
+        auto it = edges.find(key);
+        if (it == edges.end()) it = edges.emplace(key, builder.add_node(node, asc[k])).first;
+        node = it->second;
+      }
+      row_out = builder.node_row(node);
+    }
+    for (size_t o = 0; o < n_outputs; ++o) row_out[o] += weights[t * n_outputs + o];
+  }
+  return builder.finish();
+}
+
+}  // namespace conjunct

@@ -1,0 +1,172 @@
+#include "conjunct/classify/fstrie.h"
+
+#include <algorithm>
+#include <limits>
+#include <numeric>
+#include <queue>
+#include <stdexcept>
+
+namespace conjunct {
+
+Fstrie::Fstrie(FeatureMap map, TrieView trie, Span<double> weight, const ConjunctiveBase& base, size_t n_outputs)
+    : Classifier(map, n_outputs), trie_(trie), weight_(weight), base_(base) {
+  if (weight.size != trie.n_nodes() * n_outputs) throw std::invalid_argument("fstrie: weights do not match the trie");
+  if (trie.child_begin.size != trie.n_nodes() + 1) throw std::invalid_argument("fstrie: malformed trie");
+}
+
+size_t Fstrie::prefix_length(Span<int32_t> x) const {
+  int32_t node = 0;
+  size_t p = 0;
+  while (p < x.size) {
+    const int32_t c = trie_.child(node, x[p]);
+    if (c < 0) break;
+    node = c;
+    ++p;
+  }
+  return p;
+}
+
+void Fstrie::margins_internal(Span<int32_t> x, double* out) const {
+  int32_t node = 0;
+  size_t p = 0;
+  while (p < x.size) {
+    const int32_t c = trie_.child(node, x[p]);
+    if (c < 0) break;
+    node = c;
+    ++p;
+  }
+  const size_t K = n_outputs();
+  const double* w = weight_.data + static_cast<size_t>(node) * K;
+  for (size_t o = 0; o < K; ++o) out[o] = w[o];
+  if (p < x.size) base_.add_remainder(x, p, out);
+}
+
+namespace {
+
+// Computation reduction of a prefix of length L: sum_{k=2..d} C(L-1, k-1).
+double delta_d(int64_t L, int degree) {
+  double total = 0.0, c = 1.0;  // c = C(L-1, k-1), starting at k = 1
+  for (int k = 2; k <= degree; ++k) {
+    c = c * static_cast<double>(L - 1 - (k - 2)) / static_cast<double>(k - 1);
+    if (c <= 0) break;
+    total += c;
+  }
+  return total;
+}
+
+}  // namespace
+
+FstrieArrays build_fstrie(const CsrView& events, const ConjunctiveBase& base, size_t n_outputs, int degree,
+                          int32_t n_features, int64_t max_nodes) {
+  FstrieArrays out;
+  // Map, sort and deduplicate each event; then sort events and merge duplicates.
+  std::vector<int64_t> ptr{0};
+  std::vector<int32_t> ids;
+  for (size_t r = 0; r < events.rows(); ++r) {
+    const size_t begin = ids.size();
+    for (int32_t f : events.row(r))
+      if (f >= 0 && f < n_features) ids.push_back(f);
+    std::sort(ids.begin() + begin, ids.end());
+    ids.erase(std::unique(ids.begin() + begin, ids.end()), ids.end());
+    ptr.push_back(static_cast<int64_t>(ids.size()));
+  }
+  const size_t n_events = events.rows();
+  out.stats.events = static_cast<int64_t>(n_events);
+  std::vector<int64_t> order(n_events);
+  std::iota(order.begin(), order.end(), 0);
+  auto seq = [&](int64_t r) { return std::make_pair(ids.data() + ptr[r], ids.data() + ptr[r + 1]); };
+  std::sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
+    auto [a0, a1] = seq(a);
+    auto [b0, b1] = seq(b);
+    return std::lexicographical_compare(a0, a1, b0, b1);
+  });
+
+  // Insert every prefix; nodes are created in lexicographic (preorder) order.
+  std::vector<int32_t> parent{0}, label{-1}, depth{0};
+  std::vector<int64_t> count{0};
+  std::vector<int32_t> path{0};  // node of each prefix length of the previous event
+  const int32_t* prev_begin = nullptr;
+  const int32_t* prev_end = nullptr;
+  for (size_t k = 0; k < n_events; ++k) {
+    auto [b, e] = seq(order[k]);
+    size_t lcp = 0;
+    if (prev_begin != nullptr)
+      while (prev_begin + lcp < prev_end && b + lcp < e && prev_begin[lcp] == b[lcp]) ++lcp;
+    if (prev_begin == nullptr || lcp < static_cast<size_t>(e - b) || static_cast<size_t>(prev_end - prev_begin) != lcp)
+      ++out.stats.distinct_events;
+    path.resize(lcp + 1);
+    for (const int32_t* f = b + lcp; f < e; ++f) {
+      if (parent.size() >= static_cast<size_t>(std::numeric_limits<int32_t>::max()))
+        throw std::length_error("fstrie: more than 2^31 nodes");
+      parent.push_back(path.back());
+      label.push_back(*f);
+      depth.push_back(depth[path.back()] + 1);
+      count.push_back(0);
+      path.push_back(static_cast<int32_t>(label.size() - 1));
+    }
+    for (int32_t node : path) ++count[node];
+    prev_begin = b;
+    prev_end = e;
+  }
+  const size_t n_nodes = label.size();
+  out.stats.nodes_before = static_cast<int64_t>(n_nodes) - 1;
+
+  // Algorithm 1: remove the lowest-utility leaf until at most max_nodes prefixes remain.
+  std::vector<uint8_t> alive(n_nodes, 1);
+  int64_t n_alive = static_cast<int64_t>(n_nodes) - 1;
+  if (max_nodes >= 0 && n_alive > max_nodes) {
+    std::vector<int32_t> live_children(n_nodes, 0);
+    for (size_t v = 1; v < n_nodes; ++v) ++live_children[parent[v]];
+    // Heap of (utility, node): smallest utility first; ties: largest preorder (= node id) first.
+    using Entry = std::pair<double, int32_t>;
+    auto worse = [](const Entry& a, const Entry& b) { return a.first != b.first ? a.first > b.first : a.second < b.second; };
+    std::priority_queue<Entry, std::vector<Entry>, decltype(worse)> heap(worse);
+    auto utility = [&](int32_t v) { return static_cast<double>(count[v]) * delta_d(depth[v], degree); };
+    for (size_t v = 1; v < n_nodes; ++v)
+      if (live_children[v] == 0) heap.emplace(utility(static_cast<int32_t>(v)), static_cast<int32_t>(v));
+    while (n_alive > max_nodes && !heap.empty()) {
+      const int32_t v = heap.top().second;
+      heap.pop();
+      alive[v] = 0;
+      --n_alive;
+      const int32_t p = parent[v];
+      if (p != 0 && --live_children[p] == 0) heap.emplace(utility(p), p);
+    }
+  }
+  out.stats.nodes = n_alive;
+
+  // Compact the survivors and lay them out breadth-first.
+  std::vector<int32_t> old_to_kept(n_nodes, -1), kept_parent, kept_label;
+  for (size_t v = 0; v < n_nodes; ++v) {
+    if (!alive[v]) continue;
+    old_to_kept[v] = static_cast<int32_t>(kept_label.size());
+    kept_parent.push_back(v == 0 ? 0 : old_to_kept[parent[v]]);
+    kept_label.push_back(label[v]);
+  }
+  std::vector<int32_t> new_id;
+  out.trie = layout_bfs(kept_parent, kept_label, n_features, new_id);
+
+  // Margins of every prefix, parents first: W(x_c) = W(x_c-) + the base's remainder.
+  const size_t n_kept = kept_label.size();
+  const TrieView view = out.trie.view();
+  std::vector<int32_t> bfs_parent(n_kept, 0), bfs_depth(n_kept, 0);
+  for (size_t n = 0; n < n_kept; ++n)
+    for (int32_t c = view.first_child(static_cast<int32_t>(n)); c < view.end_child(static_cast<int32_t>(n)); ++c) {
+      bfs_parent[c] = static_cast<int32_t>(n);
+      bfs_depth[c] = bfs_depth[n] + 1;
+    }
+  out.weight.assign(n_kept * n_outputs, 0.0);
+  std::copy(base.constant(), base.constant() + n_outputs, out.weight.begin());
+  std::vector<int32_t> prefix;
+  for (size_t n = 1; n < n_kept; ++n) {
+    prefix.assign(static_cast<size_t>(bfs_depth[n]), 0);
+    for (int32_t v = static_cast<int32_t>(n), k = bfs_depth[n] - 1; v != 0; v = bfs_parent[v], --k) prefix[k] = view.label[v];
+    double* w = out.weight.data() + n * n_outputs;
+    std::copy(out.weight.begin() + static_cast<size_t>(bfs_parent[n]) * n_outputs,
+              out.weight.begin() + static_cast<size_t>(bfs_parent[n] + 1) * n_outputs, w);
+    base.add_remainder(Span<int32_t>(prefix), prefix.size() - 1, w);
+  }
+  return out;
+}
+
+}  // namespace conjunct
