@@ -63,3 +63,32 @@ def kernel_models(draw, max_sv: int = 40, max_features: int = 30, max_outputs: i
     n_rows = draw(st.integers(1, 12))
     X = random_binary_csr(rng, n_rows, n_features + draw(st.integers(0, 10)), draw(st.sampled_from([0.1, 0.3, 0.7])))
     return model, X
+
+
+@st.composite
+def linear_models(draw, max_conj: int = 60, max_features: int = 20, max_outputs: int = 3):
+    """A random ConjunctiveLinearModel (conjunctions of 1..4 features) and inputs."""
+    seed = draw(st.integers(0, 2**32 - 1))
+    rng = np.random.default_rng(seed)
+    n_features = draw(st.integers(1, max_features))
+    degree = draw(st.integers(1, 4))
+    K = draw(st.integers(1, max_outputs))
+    seen = set()
+    for _ in range(draw(st.integers(0, max_conj))):
+        size = int(rng.integers(1, min(degree, n_features) + 1))
+        seen.add(tuple(sorted(rng.choice(n_features, size=size, replace=False).tolist())))
+    conj = sorted(seen)
+    W = rng.normal(size=(len(conj), K))
+    model = conjunct.ConjunctiveLinearModel(conj if conj else sp.csr_matrix((0, n_features)), W.reshape(len(conj), K),
+                                            rng.normal(size=K), decision="sign" if K == 1 else "argmax")
+    X = random_binary_csr(rng, draw(st.integers(1, 10)), n_features + 3, draw(st.sampled_from([0.2, 0.5, 0.8])))
+    return model, X
+
+
+def linear_scale(model, X) -> np.ndarray:
+    """Sum of |w(t)| over stored t ⊆ x plus |b|: the scale of a linear model's margin."""
+    from conjunct.linear import brute_force_margins
+
+    absolute = conjunct.ConjunctiveLinearModel(model.conjunctions, np.abs(model.weights), np.abs(model.intercept),
+                                               decision=model.rule.kind, classes=model.classes)
+    return brute_force_margins(absolute, X)

@@ -62,16 +62,13 @@ Decision decision_of(const CompiledClassifier& c, const std::string& kind, size_
 
 nb::ndarray<nb::numpy, int64_t> predict_batch(const CompiledClassifier& c, const Array1<int64_t>& indptr,
                                                 const Array1<int32_t>& indices, const std::string& kind,
-                                                size_t n_classes, int n_threads) {
+                                                size_t n_classes, int n_threads, bool early_exit) {
   const Decision d = decision_of(c, kind, n_classes);
   const CsrView X = csr_of(indptr, indices);
-  const size_t K = c.impl->n_outputs();
   auto* labels = new std::vector<int64_t>(X.rows());
   {
     nb::gil_scoped_release release;
-    std::vector<double> margins(X.rows() * K);
-    c.impl->margins_batch(X, margins.data(), n_threads);
-    for (size_t i = 0; i < X.rows(); ++i) (*labels)[i] = d.decide(margins.data() + i * K);
+    c.impl->predict_batch(X, d, early_exit, labels->data(), n_threads);
   }
   nb::capsule owner(labels, [](void* p) noexcept { delete static_cast<std::vector<int64_t>*>(p); });
   size_t shape[1] = {labels->size()};
@@ -79,13 +76,10 @@ nb::ndarray<nb::numpy, int64_t> predict_batch(const CompiledClassifier& c, const
 }
 
 int64_t predict_one(const CompiledClassifier& c, const Array1<int32_t>& columns, const std::string& kind,
-                    size_t n_classes) {
+                    size_t n_classes, bool early_exit) {
   const Decision d = decision_of(c, kind, n_classes);
   nb::gil_scoped_release release;
-  thread_local std::vector<double> margins;
-  margins.resize(c.impl->n_outputs());
-  c.impl->margins(span_of(columns), margins.data());
-  return d.decide(margins.data());
+  return c.impl->predict(span_of(columns), d, early_exit);
 }
 
 // A store's view from a dict of its arrays (kept alive by `keep`).
@@ -157,9 +151,10 @@ void bind_classify(nb::module_& m) {
            "Margins of every CSR row (column ids), shape (rows, n_outputs).")
       .def("margins_one", &margins_one, nb::arg("columns"), "Margins of one vector of column ids, shape (n_outputs,).")
       .def("predict_batch", &predict_batch, nb::arg("indptr"), nb::arg("indices"), nb::arg("rule"), nb::arg("n_classes"),
-           nb::arg("n_threads") = 1, "Class index of every CSR row under a decision rule (sign, argmax, ovo).")
+           nb::arg("n_threads") = 1, nb::arg("early_exit") = false,
+           "Class index of every CSR row under a decision rule (sign, argmax, ovo).")
       .def("predict_one", &predict_one, nb::arg("columns"), nb::arg("rule"), nb::arg("n_classes"),
-           "Class index of one vector of column ids under a decision rule.");
+           nb::arg("early_exit") = false, "Class index of one vector of column ids under a decision rule.");
 
   m.def(
       "make_pkb",
@@ -335,6 +330,14 @@ void bind_classify(nb::module_& m) {
         return c;
       },
       nb::arg("col_map"), nb::arg("trie"), nb::arg("base"));
+
+  m.def(
+      "early_exit_counters",
+      [](bool reset) {
+        const EarlyExitCounters c = early_exit_counters(reset);
+        return nb::make_tuple(c.stops, c.positions_skipped);
+      },
+      nb::arg("reset") = false, "(decisions settled early, remainder positions skipped) since the last reset.");
 
   m.def(
       "prefix_lengths",

@@ -11,6 +11,39 @@ void Classifier::margins(Span<int32_t> columns, double* out) const {
   margins_internal(Span<int32_t>(mapped), out);
 }
 
+int64_t Classifier::decide_internal(Span<int32_t> x, const Decision& decision, bool) const {
+  thread_local std::vector<double> m;
+  m.resize(n_outputs_);
+  margins_internal(x, m.data());
+  return decision.decide(m.data());
+}
+
+int64_t Classifier::predict(Span<int32_t> columns, const Decision& decision, bool early_exit) const {
+  thread_local std::vector<int32_t> mapped;
+  map_.apply(columns, mapped);
+  return decide_internal(Span<int32_t>(mapped), decision, early_exit);
+}
+
+void Classifier::predict_batch(const CsrView& X, const Decision& decision, bool early_exit, int64_t* out,
+                               int n_threads) const {
+  const size_t n = X.rows();
+  auto run = [&](size_t begin, size_t end) {
+    for (size_t i = begin; i < end; ++i) out[i] = predict(X.row(i), decision, early_exit);
+  };
+  const size_t threads = std::min<size_t>(n_threads > 1 ? static_cast<size_t>(n_threads) : 1, n);
+  if (threads <= 1) {
+    run(0, n);
+    return;
+  }
+  std::vector<std::thread> pool;
+  const size_t chunk = (n + threads - 1) / threads;
+  for (size_t t = 0; t < threads; ++t) {
+    const size_t begin = t * chunk, end = std::min(n, begin + chunk);
+    if (begin < end) pool.emplace_back(run, begin, end);
+  }
+  for (auto& th : pool) th.join();
+}
+
 void Classifier::margins_batch(const CsrView& X, double* out, int n_threads) const {
   const size_t n = X.rows();
   auto run = [&](size_t begin, size_t end) {

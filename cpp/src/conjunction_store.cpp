@@ -44,49 +44,142 @@ ConjunctionStore::ConjunctionStore(ConjunctionStoreView view) : v_(view) {
     throw std::invalid_argument("conjunction store: dense table has the wrong size");
 }
 
+template <bool Single>
 void ConjunctionStore::add_dense(Span<int32_t> x, size_t j, double* out) const {
   const size_t K = v_.n_outputs;
   const int64_t a = x[j];
   const double* d = v_.dense.data;
-  add_row(d + (level_offset_[1] + a) * K, out);
+  add_row<Single>(d + (level_offset_[1] + a) * K, out);
   if (v_.degree < 2) return;
-  const int64_t ca2 = binom_(a, 2);
+  const double* level2 = d + (level_offset_[2] + binom_(a, 2)) * K;
+  if (v_.degree == 2) {
+    for (size_t i = 0; i < j; ++i) add_row<Single>(level2 + static_cast<int64_t>(x[i]) * K, out);
+    return;
+  }
+  const int64_t ca3 = binom_(a, 3);
   for (size_t i = 0; i < j; ++i) {
     const int64_t b = x[i];
-    add_row(d + (level_offset_[2] + ca2 + b) * K, out);
-    if (v_.degree < 3) continue;
-    const int64_t cab3 = binom_(a, 3) + binom_(b, 2);
+    add_row<Single>(level2 + b * K, out);
+    const double* level3 = d + (level_offset_[3] + ca3 + binom_(b, 2)) * K;
+    if (v_.degree == 3) {
+      for (size_t k = 0; k < i; ++k) add_row<Single>(level3 + static_cast<int64_t>(x[k]) * K, out);
+      continue;
+    }
     for (size_t k = 0; k < i; ++k) {
       const int64_t c = x[k];
-      add_row(d + (level_offset_[3] + cab3 + c) * K, out);
-      if (v_.degree < 4) continue;
-      const int64_t cabc4 = binom_(a, 4) + binom_(b, 3) + binom_(c, 2);
-      for (size_t l = 0; l < k; ++l) add_row(d + (level_offset_[4] + cabc4 + x[l]) * K, out);
+      add_row<Single>(level3 + c * K, out);
+      const double* level4 = d + (level_offset_[4] + binom_(a, 4) + binom_(b, 3) + binom_(c, 2)) * K;
+      for (size_t l = 0; l < k; ++l) add_row<Single>(level4 + static_cast<int64_t>(x[l]) * K, out);
     }
   }
 }
 
-void ConjunctionStore::descend(int32_t node, const int32_t* xs, size_t n_xs, int level, double* out) const {
+// Children are more frequent (smaller ids) than their parent, so a child whose
+// label is in x sits at an earlier position of x than the parent: a marker of
+// x's positions finds matches without bounds checks. Nodes with far more
+// children than candidates binary-search instead.
+template <bool Single>
+void ConjunctionStore::descend(int32_t node, const uint16_t* pos_of, const int32_t* xs, size_t n_xs, int level,
+                               double* out) const {
   const size_t K = v_.n_outputs;
-  v_.trie.for_each_child_in(node, xs, n_xs, [&](int32_t child, size_t i) {
-    add_row(v_.weight.data + static_cast<size_t>(child) * K, out);
-    if (level < v_.degree && v_.trie.has_children(child)) descend(child, xs, i, level + 1, out);
-  });
+  const int32_t* label = v_.trie.label.data;
+  const int32_t begin = v_.trie.child_begin[node], end = v_.trie.child_begin[node + 1];
+  if (static_cast<size_t>(end - begin) <= 16 * n_xs) {
+    for (int32_t c = begin; c < end; ++c) {
+      const uint16_t pos = pos_of[label[c]];
+      if (pos == 0) continue;
+      add_row<Single>(v_.weight.data + static_cast<size_t>(c) * K, out);
+      if (level < v_.degree && v_.trie.has_children(c)) descend<Single>(c, pos_of, xs, pos - 1u, level + 1, out);
+    }
+    return;
+  }
+  const int32_t* lo = label + begin;
+  const int32_t* stop = label + end;
+  for (size_t i = 0; i < n_xs && lo != stop; ++i) {
+    lo = std::lower_bound(lo, stop, xs[i]);
+    if (lo == stop || *lo != xs[i]) continue;
+    const int32_t c = static_cast<int32_t>(lo - label);
+    add_row<Single>(v_.weight.data + static_cast<size_t>(c) * K, out);
+    if (level < v_.degree && v_.trie.has_children(c)) descend<Single>(c, pos_of, xs, i, level + 1, out);
+  }
 }
 
-void ConjunctionStore::add_rarest(Span<int32_t> x, size_t j_begin, size_t j_end, double* out) const {
+template <bool Single>
+void ConjunctionStore::add_rarest_impl(Span<int32_t> x, size_t j_begin, size_t j_end, double* out) const {
   const size_t K = v_.n_outputs;
+  // Position (1-based) of each of x's features; 0 = absent. Zero on entry and exit.
+  thread_local std::vector<uint16_t> pos_of;
+  const size_t width = v_.trie.root_map.size;
+  if (pos_of.size() < width) pos_of.resize(width, 0);
+  const bool use_marker = x.size < 65535 && v_.degree >= 2;
+  if (use_marker)
+    for (size_t k = 0; k < x.size; ++k)
+      if (static_cast<size_t>(x[k]) < width) pos_of[x[k]] = static_cast<uint16_t>(k + 1);
   for (size_t j = j_begin; j < j_end; ++j) {
     const int32_t f = x[j];
     if (f < v_.n_dense) {
-      add_dense(x, j, out);
+      add_dense<Single>(x, j, out);
       continue;
     }
     const int32_t node = v_.trie.root_child(f);
     if (node < 0) continue;
-    add_row(v_.weight.data + static_cast<size_t>(node) * K, out);
-    if (v_.degree >= 2 && v_.trie.has_children(node)) descend(node, x.data, j, 2, out);
+    add_row<Single>(v_.weight.data + static_cast<size_t>(node) * K, out);
+    if (v_.degree < 2 || !v_.trie.has_children(node)) continue;
+    if (use_marker) {
+      descend<Single>(node, pos_of.data(), x.data, j, 2, out);
+    } else {
+      // Very long inputs: merge children with x (positions do not fit the marker).
+      descend_merge(node, x.data, j, 2, out);
+    }
   }
+  if (use_marker)
+    for (size_t k = 0; k < x.size; ++k)
+      if (static_cast<size_t>(x[k]) < width) pos_of[x[k]] = 0;
+}
+
+void ConjunctionStore::rarest_bounds(std::vector<double>& lo, std::vector<double>& hi) const {
+  const size_t K = v_.n_outputs;
+  const size_t F = v_.trie.root_map.size;
+  lo.assign(F * K, 0.0);
+  hi.assign(F * K, 0.0);
+  auto add = [&](size_t f, const double* w) {
+    for (size_t o = 0; o < K; ++o) (w[o] < 0 ? lo : hi)[f * K + o] += w[o];
+  };
+  // Dense entries: the rarest member is the largest id of the combination.
+  const int d = std::min(v_.degree, kMaxDenseDegree);
+  for (int64_t a = 0; a < v_.n_dense; ++a) {
+    add(static_cast<size_t>(a), v_.dense.data + (level_offset_[1] + a) * K);
+    if (d >= 2)
+      for (int64_t e = 0; e < binom_(a, 1); ++e)
+        add(static_cast<size_t>(a), v_.dense.data + (level_offset_[2] + binom_(a, 2) + e) * K);
+    if (d >= 3)
+      for (int64_t e = 0; e < binom_(a, 2); ++e)
+        add(static_cast<size_t>(a), v_.dense.data + (level_offset_[3] + binom_(a, 3) + e) * K);
+    if (d >= 4)
+      for (int64_t e = 0; e < binom_(a, 3); ++e)
+        add(static_cast<size_t>(a), v_.dense.data + (level_offset_[4] + binom_(a, 4) + e) * K);
+  }
+  // Trie nodes: the rarest member is the label of the depth-1 ancestor.
+  const size_t n = v_.trie.n_nodes();
+  std::vector<int32_t> rarest(n, -1);
+  for (size_t v = 0; v < n; ++v)
+    for (int32_t c = v_.trie.child_begin[v]; c < v_.trie.child_begin[v + 1]; ++c) {
+      rarest[c] = v == 0 ? v_.trie.label[c] : rarest[v];
+      add(static_cast<size_t>(rarest[c]), v_.weight.data + static_cast<size_t>(c) * K);
+    }
+}
+
+void ConjunctionStore::add_rarest(Span<int32_t> x, size_t j_begin, size_t j_end, double* out) const {
+  if (v_.n_outputs == 1) add_rarest_impl<true>(x, j_begin, j_end, out);
+  else add_rarest_impl<false>(x, j_begin, j_end, out);
+}
+
+void ConjunctionStore::descend_merge(int32_t node, const int32_t* xs, size_t n_xs, int level, double* out) const {
+  const size_t K = v_.n_outputs;
+  v_.trie.for_each_child_in(node, xs, n_xs, [&](int32_t child, size_t i) {
+    add_row<false>(v_.weight.data + static_cast<size_t>(child) * K, out);
+    if (level < v_.degree && v_.trie.has_children(child)) descend_merge(child, xs, i, level + 1, out);
+  });
 }
 
 }  // namespace conjunct

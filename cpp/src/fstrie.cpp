@@ -14,7 +14,7 @@ Fstrie::Fstrie(FeatureMap map, TrieView trie, Span<double> weight, const Conjunc
   if (trie.child_begin.size != trie.n_nodes() + 1) throw std::invalid_argument("fstrie: malformed trie");
 }
 
-size_t Fstrie::prefix_length(Span<int32_t> x) const {
+int32_t Fstrie::walk(Span<int32_t> x, size_t* p_out) const {
   int32_t node = 0;
   size_t p = 0;
   while (p < x.size) {
@@ -23,18 +23,32 @@ size_t Fstrie::prefix_length(Span<int32_t> x) const {
     node = c;
     ++p;
   }
+  *p_out = p;
+  return node;
+}
+
+size_t Fstrie::prefix_length(Span<int32_t> x) const {
+  size_t p = 0;
+  walk(x, &p);
   return p;
 }
 
-void Fstrie::margins_internal(Span<int32_t> x, double* out) const {
-  int32_t node = 0;
+int64_t Fstrie::decide_internal(Span<int32_t> x, const Decision& decision, bool early_exit) const {
   size_t p = 0;
-  while (p < x.size) {
-    const int32_t c = trie_.child(node, x[p]);
-    if (c < 0) break;
-    node = c;
-    ++p;
+  const int32_t node = walk(x, &p);
+  const size_t K = n_outputs();
+  thread_local std::vector<double> m;
+  m.assign(weight_.data + static_cast<size_t>(node) * K, weight_.data + static_cast<size_t>(node + 1) * K);
+  if (!early_exit) {
+    if (p < x.size) base_.add_remainder(x, p, m.data());
+    return decision.decide(m.data());
   }
+  return decide_with_bounds(base_, x, p, m.data(), decision);
+}
+
+void Fstrie::margins_internal(Span<int32_t> x, double* out) const {
+  size_t p = 0;
+  const int32_t node = walk(x, &p);
   const size_t K = n_outputs();
   const double* w = weight_.data + static_cast<size_t>(node) * K;
   for (size_t o = 0; o < K; ++o) out[o] = w[o];

@@ -394,10 +394,15 @@ class Classifier:
         out = self._core.margins_batch(indptr, indices, int(n_jobs))
         return out[:, 0] if out.shape[1] == 1 else out
 
-    def predict(self, X, *, n_jobs: int = 1, binarize: bool = False) -> np.ndarray:
-        """Predicted label of every row of X."""
+    def predict(self, X, *, n_jobs: int = 1, binarize: bool = False, early_exit: bool = True) -> np.ndarray:
+        """Predicted label of every row of X.
+
+        With ``early_exit`` (the default), pke, split and fstrie classifiers stop
+        adding conjunction weights as soon as bounds on what is left prove the
+        decision (seed 001 §3.2.2); decisions are the same as without it.
+        """
         indptr, indices = as_rows(X, self.features, binarize=binarize, n_features=self.n_columns)
-        index = self._core.predict_batch(indptr, indices, self.rule.kind, len(self.rule.classes), int(n_jobs))
+        index = self._core.predict_batch(indptr, indices, self.rule.kind, len(self.rule.classes), int(n_jobs), bool(early_exit))
         return self.rule.classes[index]
 
     # -- single-vector calls (one decision of a parser) ---------------------------------
@@ -418,9 +423,9 @@ class Classifier:
         """Margins (shape (K,)) of one feature vector: strings, ids, or an int32 array."""
         return self._core.margins_one(self._columns(x))
 
-    def predict_one(self, x):
-        """Predicted label of one feature vector."""
-        return self.rule.classes[self._core.predict_one(self._columns(x), self.rule.kind, len(self.rule.classes))]
+    def predict_one(self, x, *, early_exit: bool = True):
+        """Predicted label of one feature vector (see ``predict`` for ``early_exit``)."""
+        return self.rule.classes[self._core.predict_one(self._columns(x), self.rule.kind, len(self.rule.classes), bool(early_exit))]
 
     # -- persistence ---------------------------------------------------------------------
     def to_container(self):

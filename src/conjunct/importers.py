@@ -45,7 +45,7 @@ __all__ = [
     "MODEL_FORMATS",
 ]
 
-MODEL_FORMATS = ("libsvm", "svmlight", "tinysvm", "opal", "conjunct")
+MODEL_FORMATS = ("libsvm", "svmlight", "tinysvm", "opal", "linear", "conjunct")
 
 
 class _Lines:
@@ -402,8 +402,11 @@ def sniff_model_format(path) -> str:
         return "tinysvm"
     if first.startswith(b"opal"):
         return "opal"
+    if first.startswith(b"# conjunct conjunctive linear model"):
+        return "linear"
     raise ModelFormatError(
-        f"unknown model format (first line {first[:40]!r}); expected a conjunct, LIBSVM, SVMlight, TinySVM or opal model",
+        f"unknown model format (first line {first[:40]!r}); expected a conjunct, LIBSVM, SVMlight, TinySVM, opal or "
+        "conjunctive linear (text) model",
         name,
     )
 
@@ -416,6 +419,10 @@ def import_model(path, format: str = "auto", *, binarize: bool = False):
         from .persistence import load
 
         return load(path)
+    if format == "linear":
+        from .linear import ConjunctiveLinearModel
+
+        return ConjunctiveLinearModel.from_text(path)
     readers = {"libsvm": from_libsvm, "svmlight": from_svmlight, "tinysvm": from_tinysvm, "opal": from_opal}
     if format not in readers:
         raise ModelFormatError(f"unknown model format {format!r}; expected one of {', '.join(MODEL_FORMATS)}", os.fspath(path))

@@ -6,11 +6,11 @@ import sys
 
 
 def register(sub) -> None:
-    c = sub.add_parser("convert", help="import a LIBSVM / SVMlight / TinySVM / opal model into a conjunct model file")
+    c = sub.add_parser("convert", help="import a LIBSVM / SVMlight / TinySVM / opal / conjunctive linear (text) model into a conjunct model file")
     c.add_argument("model", help="the source model file")
     c.add_argument("output", help="the conjunct model file to write")
     c.add_argument("--from", dest="source_format", default="auto",
-                   choices=["auto", "libsvm", "svmlight", "tinysvm", "opal"], help="source format (default: detect)")
+                   choices=["auto", "libsvm", "svmlight", "tinysvm", "opal", "linear"], help="source format (default: detect)")
     c.add_argument("--binarize", action="store_true", help="treat non-zero feature values as 1 instead of failing")
     c.set_defaults(func=run)
 
@@ -21,6 +21,7 @@ def run(args) -> int:
     model = import_model(args.model, args.source_format, binarize=args.binarize)
     model.save(args.output)
     info = model.info()
-    print(f"wrote {args.output}: {info['kind']}, {info.get('support_vectors', '?')} support vectors, "
-          f"{info.get('outputs')} output(s), decision {info.get('decision')}", file=sys.stderr)
+    size = f"{info['support_vectors']} support vectors" if "support_vectors" in info else f"{info.get('conjunctions')} conjunctions"
+    print(f"wrote {args.output}: {info['kind']}, {size}, {info.get('outputs')} output(s), decision {info.get('decision')}",
+          file=sys.stderr)
     return 0

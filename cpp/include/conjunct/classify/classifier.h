@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "conjunct/classify/decision.h"
 #include "conjunct/features.h"
 
 namespace conjunct {
@@ -26,6 +27,12 @@ class Classifier {
 
   // x: the caller's column ids in any order; unseen columns are dropped.
   void margins(Span<int32_t> columns, double* out) const;
+
+  // The class index of x under `decision`. Classifiers that can bound what is
+  // left of a margin override decide_internal to stop early (early_exit).
+  int64_t predict(Span<int32_t> columns, const Decision& decision, bool early_exit) const;
+  virtual int64_t decide_internal(Span<int32_t> x, const Decision& decision, bool early_exit) const;
+  void predict_batch(const CsrView& X, const Decision& decision, bool early_exit, int64_t* out, int n_threads) const;
 
   // Every row of X; out is rows x n_outputs, row-major. Rows are split across
   // n_threads threads (<= 1: the calling thread only).

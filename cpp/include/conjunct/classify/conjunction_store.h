@@ -43,14 +43,27 @@ class ConjunctionStore {
   // j in [j_begin, j_end). x ascending (frequent to rare).
   void add_rarest(Span<int32_t> x, size_t j_begin, size_t j_end, double* out) const;
 
+  // Per feature f (n_features x K): the sums of the negative (lo) and positive
+  // (hi) weights of every stored conjunction whose rarest member is f.
+  void rarest_bounds(std::vector<double>& lo, std::vector<double>& hi) const;
+  int32_t n_features() const { return static_cast<int32_t>(v_.trie.root_map.size); }
+
   // Entry count of dense level r (1-based) and its offset (in entries).
   static int64_t dense_entries(int32_t n_dense, int degree);
 
  private:
+  template <bool Single>
+  void add_rarest_impl(Span<int32_t> x, size_t j_begin, size_t j_end, double* out) const;
+  template <bool Single>
   void add_dense(Span<int32_t> x, size_t j, double* out) const;
-  void descend(int32_t node, const int32_t* xs, size_t n_xs, int level, double* out) const;
+  template <bool Single>
+  void descend(int32_t node, const uint16_t* pos_of, const int32_t* xs, size_t n_xs, int level, double* out) const;
+  void descend_merge(int32_t node, const int32_t* xs, size_t n_xs, int level, double* out) const;
+  template <bool Single>
   void add_row(const double* w, double* out) const {
-    for (size_t o = 0; o < v_.n_outputs; ++o) out[o] += w[o];
+    if (Single) out[0] += w[0];
+    else
+      for (size_t o = 0; o < v_.n_outputs; ++o) out[o] += w[o];
   }
 
   ConjunctionStoreView v_;

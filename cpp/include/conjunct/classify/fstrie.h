@@ -23,10 +23,14 @@ class Fstrie final : public Classifier {
  public:
   Fstrie(FeatureMap map, TrieView trie, Span<double> weight, const ConjunctiveBase& base, size_t n_outputs);
   void margins_internal(Span<int32_t> x, double* out) const override;
+  int64_t decide_internal(Span<int32_t> x, const Decision& decision, bool early_exit) const override;
   // Length of x's longest stored prefix.
   size_t prefix_length(Span<int32_t> x) const;
 
  private:
+  // The node of x's longest stored prefix and its length.
+  int32_t walk(Span<int32_t> x, size_t* p) const;
+
   TrieView trie_;
   Span<double> weight_;  // n_nodes x K: margin of each stored prefix
   const ConjunctiveBase& base_;

@@ -3,6 +3,7 @@
 // model (Kudo & Matsumoto 2003 §4.2, Eq. 7; seed 000's SVM-KE / SVM-HKE /
 // l1-LLM). margin(x) = bias + sum of w(t) over stored t ⊆ x.
 #pragma once
+#include <mutex>
 #include <vector>
 
 #include "conjunct/classify/classifier.h"
@@ -15,12 +16,24 @@ class Pke final : public Classifier, public ConjunctiveBase {
  public:
   Pke(FeatureMap map, ConjunctionStoreView store, Span<double> bias);
   void margins_internal(Span<int32_t> x, double* out) const override;
+  int64_t decide_internal(Span<int32_t> x, const Decision& decision, bool early_exit) const override;
+
+  size_t base_outputs() const override { return n_outputs(); }
   const double* constant() const override { return bias_.data; }
   void add_remainder(Span<int32_t> x, size_t p, double* out) const override { store_.add_rarest(x, p, x.size, out); }
+  size_t add_step(Span<int32_t> x, size_t, size_t j, double* out) const override {
+    store_.add_rarest(x, j, j + 1, out);
+    return j + 1;
+  }
+  bool has_bounds() const override { return true; }
+  void position_bounds(Span<int32_t> x, size_t j, double* lo, double* hi) const override;
 
  private:
   ConjunctionStore store_;
   Span<double> bias_;
+  // Bounds per rarest feature, computed on first use (early exit only).
+  mutable std::once_flag bounds_once_;
+  mutable std::vector<double> bound_lo_, bound_hi_;
 };
 
 }  // namespace conjunct

@@ -6,6 +6,7 @@
 // where x~ is x's common part and b' includes c_d(0) * sum alpha. Exact at
 // every split point: n_common = 0 is PKI, n_common = all features is PKE.
 #pragma once
+#include <mutex>
 #include <vector>
 
 #include "conjunct/classify/alpha.h"
@@ -30,14 +31,28 @@ class Split final : public Classifier, public ConjunctiveBase {
  public:
   Split(FeatureMap map, SplitView view, Span<double> bias);
   void margins_internal(Span<int32_t> x, double* out) const override;
+  int64_t decide_internal(Span<int32_t> x, const Decision& decision, bool early_exit) const override;
+
+  size_t base_outputs() const override { return n_outputs(); }
   const double* constant() const override { return bias_.data; }
   void add_remainder(Span<int32_t> x, size_t p, double* out) const override;
+  size_t add_step(Span<int32_t> x, size_t p, size_t j, double* out) const override;
+  bool has_bounds() const override { return bounded_; }
+  void position_bounds(Span<int32_t> x, size_t j, double* lo, double* hi) const override;
 
  private:
+  // The kernel part for the rare features at positions P.. given the prefix x[0..P).
+  void add_rare(Span<int32_t> x, size_t P, double* out) const;
+  size_t common_end(Span<int32_t> x) const;
+
   SplitView v_;
   ConjunctionStore store_;
   Span<double> bias_;  // b' = b + c_d(0) * sum_i alpha_i
   std::vector<double> ktable_;
+  bool bounded_ = false;  // kernel increments are non-negative and non-decreasing
+  mutable std::once_flag bounds_once_;
+  // Per common feature: store bounds; per rare feature: sums of positive / negative alpha.
+  mutable std::vector<double> bound_lo_, bound_hi_, rare_pos_, rare_neg_;
 };
 
 }  // namespace conjunct

@@ -1,0 +1,95 @@
+"""conjunct compile: turn a model into a fast, immutable classifier file."""
+
+from __future__ import annotations
+
+import sys
+import time
+
+from .._errors import ConjunctError
+from ._common import load_any
+
+
+def register(sub) -> None:
+    c = sub.add_parser(
+        "compile",
+        help="compile a model into a fast classifier (pkb, pki, pke, split, fstrie)",
+        description="Compile a model (a conjunct file or any importable model file) into a classifier file "
+        "that `conjunct predict` runs. Exact unless --sigma or --min-support ask for the approximate expansion.",
+    )
+    c.add_argument("model", help="model file: conjunct, LIBSVM, SVMlight, TinySVM, opal, or conjunctive linear text")
+    c.add_argument("output", help="the classifier file to write")
+    c.add_argument("--method", default="fstrie", choices=["pkb", "pki", "pke", "split", "fstrie"],
+                   help="classification method (default fstrie)")
+    c.add_argument("--events", help="fstrie: data file of feature vectors from the task (default: the support vectors)")
+    c.add_argument("--max-nodes", type=int, help="fstrie: keep at most this many prefixes (Algorithm 1)")
+    c.add_argument("--max-bytes", type=int, help="fstrie: size budget instead of --max-nodes")
+    c.add_argument("--base", choices=["pke", "split"], help="fstrie: the classifier under the trie (default pke)")
+    c.add_argument("--sigma", type=float, help="pke: drop expanded weights below this threshold (approximate)")
+    c.add_argument("--min-support", type=float,
+                   help="pke: drop conjunctions in fewer support vectors (approximate); split: common-feature threshold")
+    c.add_argument("--common-features", type=int, help="split: the number of top-ranked features to expand")
+    c.add_argument("--dense-bytes", type=int, help="pke/split: budget of the dense table of frequent features")
+    c.add_argument("--report", metavar="DATA", help="compare with the exact classifier on DATA (decisions changed, margin error)")
+    c.add_argument("--binarize", action="store_true", help="treat non-zero feature values as 1 instead of failing")
+    c.set_defaults(func=run)
+
+
+def _params(args) -> dict:
+    p = {}
+    method, base = args.method, args.base or "pke"
+    expansion = method == "pke" or (method == "fstrie" and base == "pke")
+    splitting = method == "split" or (method == "fstrie" and base == "split")
+    if method == "fstrie":
+        if args.base:
+            p["base"] = args.base
+        if args.events:
+            p["events"] = args.events
+        if args.max_nodes is not None:
+            p["max_nodes"] = args.max_nodes
+        if args.max_bytes is not None:
+            p["max_bytes"] = args.max_bytes
+    elif args.events or args.max_nodes is not None or args.max_bytes is not None or args.base:
+        raise ConjunctError("--events, --max-nodes, --max-bytes and --base apply to --method fstrie")
+    if args.sigma is not None:
+        if not expansion:
+            raise ConjunctError("--sigma applies to pke (or fstrie over pke)")
+        p["sigma"] = args.sigma
+    if args.min_support is not None:
+        if not (expansion or splitting):
+            raise ConjunctError("--min-support applies to pke, split, or fstrie over them")
+        p["min_support"] = int(args.min_support) if expansion else args.min_support
+    if args.common_features is not None:
+        if not splitting:
+            raise ConjunctError("--common-features applies to split (or fstrie --base split)")
+        p["common_features"] = args.common_features
+    if args.dense_bytes is not None:
+        if method in ("pkb", "pki"):
+            raise ConjunctError("--dense-bytes applies to pke, split and fstrie")
+        p["dense_bytes"] = args.dense_bytes
+    return p
+
+
+def run(args) -> int:
+    from ..classifiers import Classifier, approximation_report
+    from ..data import read_data
+
+    model = load_any(args.model, binarize=args.binarize)
+    if isinstance(model, Classifier):
+        raise ConjunctError(f"{args.model} is already a compiled {model.method} classifier; compile the model it came from")
+    params = _params(args)
+    start = time.perf_counter()
+    clf = model.compile(args.method, **params)
+    elapsed = time.perf_counter() - start
+    clf.save(args.output)
+    info = clf.info()
+    shown = {k: v for k, v in info.items() if k not in ("classes", "base_params")}
+    print(f"wrote {args.output} in {elapsed:.2f} s", file=sys.stderr)
+    for k, v in shown.items():
+        print(f"  {k.replace('_', ' ')}: {v}", file=sys.stderr)
+    if args.report:
+        X, _ = read_data(args.report, features=model.features, binarize=args.binarize)
+        exact = model.compile("pki" if hasattr(model, "support_vectors") else "pke")
+        rep = approximation_report(clf, exact, X)
+        print(f"  against the exact classifier on {args.report}: {rep['changed_decisions']} of {rep['examples']} decisions "
+              f"changed, max margin error {rep['max_margin_error']:.3g}", file=sys.stderr)
+    return 0

@@ -1,0 +1,1 @@
+"""Task pipelines that call conjunct's classifiers once per decision."""

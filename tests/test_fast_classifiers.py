@@ -1,0 +1,237 @@
+"""PKE, kernel splitting and the feature sequence trie equal the brute-force reference."""
+
+import itertools
+import pickle
+from math import comb
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from hypothesis import given, strategies as st
+
+import conjunct
+from conjunct.classifiers import approximation_report
+from conjunct.linear import brute_force_margins
+from helpers import assert_margins_close, kernel_models, linear_models, linear_scale, random_binary_csr, reference_margins
+
+
+def check(clf, X, expected, scale):
+    got = clf.decision_function(X)
+    assert_margins_close(got, expected, scale)
+    for i in range(X.shape[0]):
+        assert_margins_close(clf.decision_function_one(X[i].indices), expected[i], scale[i])
+    np.testing.assert_array_equal(clf.predict(X), clf.rule.predict(got))
+
+
+@given(kernel_models(), st.sampled_from([0, 3, None]))
+def test_pke_exact(case, dense_features):
+    model, X = case
+    expected, scale = reference_margins(model, X)
+    check(model.compile("pke", dense_features=dense_features), X, expected, scale)
+
+
+@given(kernel_models(), st.integers(0, 40), st.sampled_from([0, 2, None]))
+def test_split_exact_at_every_point(case, n_common, dense_features):
+    model, X = case
+    expected, scale = reference_margins(model, X)
+    check(model.compile("split", common_features=n_common, dense_features=dense_features), X, expected, scale)
+
+
+@given(kernel_models(), st.sampled_from([0, 1, 5, 40, None]), st.sampled_from(["pke", "split"]), st.booleans())
+def test_fstrie_exact(case, max_nodes, base, own_events):
+    model, X = case
+    expected, scale = reference_margins(model, X)
+    params = {"common_features": 4} if base == "split" else {}
+    events = X if own_events else None  # None: the support vectors
+    clf = model.compile("fstrie", events=events, max_nodes=max_nodes, base=base, **params)
+    if max_nodes is not None:
+        assert clf.meta["nodes"] <= max_nodes
+    check(clf, X, expected, scale)
+
+
+@given(linear_models(), st.sampled_from([0, 4, None]), st.sampled_from([0, 3, None]))
+def test_linear_model_pke_and_fstrie(case, dense_features, max_nodes):
+    model, X = case
+    expected = brute_force_margins(model, X)
+    scale = linear_scale(model, X)
+    check(model.compile("pke", dense_features=dense_features), X, expected, scale)
+    check(model.compile("fstrie", events=X, max_nodes=max_nodes, dense_features=dense_features), X, expected, scale)
+
+
+# -- the thresholded expansion (HKE) against its definition -----------------------------------
+def thresholded_reference(model, X, sigma, min_support):
+    """w_o(t) = c(|t|) * (P_o(t) [c P_o >= s+_o] + N_o(t) [c N_o <= s-_o]) for t with support >= min_support."""
+    c = model.kernel.subset_weights()
+    A = model.dual_coef
+    K = A.shape[1]
+    n_pos, n_neg = (A > 0).sum(0), (A < 0).sum(0)
+    nz = np.maximum(n_pos + n_neg, 1)
+    th_pos, th_neg = sigma * n_pos / nz, -sigma * n_neg / nz
+    table = {}
+    S = model.support_vectors
+    for i in range(S.shape[0]):
+        s = S.indices[S.indptr[i]:S.indptr[i + 1]].tolist()
+        for r in range(1, model.degree + 1):
+            for t in itertools.combinations(sorted(s), r):
+                entry = table.setdefault(t, [np.zeros(K), np.zeros(K), 0])
+                entry[0] += np.where(A[i] > 0, A[i], 0)
+                entry[1] += np.where(A[i] < 0, A[i], 0)
+                entry[2] += 1
+    out = np.tile(model.intercept + c[0] * A.sum(0), (X.shape[0], 1))
+    for row in range(X.shape[0]):
+        x = sorted(X.indices[X.indptr[row]:X.indptr[row + 1]].tolist())
+        for r in range(1, model.degree + 1):
+            for t in itertools.combinations(x, r):
+                entry = table.get(t)
+                if entry is None or entry[2] < min_support:
+                    continue
+                P, N = entry[0] * c[r], entry[1] * c[r]
+                out[row] += np.where((entry[0] > 0) & (P >= th_pos), P, 0) + np.where((entry[1] < 0) & (N <= th_neg), N, 0)
+    return out
+
+
+@given(kernel_models(max_sv=15, max_features=12), st.sampled_from([0.0, 0.05, 0.5, 2.0, 50.0]), st.integers(1, 3))
+def test_hke_matches_definition(case, sigma, min_support):
+    model, X = case
+    X = X[:, : model.support_vectors.shape[1]]
+    expected = thresholded_reference(model, X, sigma, min_support)
+    _, scale = reference_margins(model, X)
+    clf = model.compile("pke", sigma=sigma, min_support=min_support)
+    assert_margins_close(clf.decision_function(X), expected, scale)
+    # The fstrie is exact with respect to its (approximate) base.
+    trie = model.compile("fstrie", events=X, sigma=sigma, min_support=min_support)
+    assert_margins_close(trie.decision_function(X), expected, scale)
+
+
+def test_hke_shrinks_and_reports():
+    rng = np.random.default_rng(1)
+    S = random_binary_csr(rng, 200, 40, 0.2)
+    model = conjunct.KernelModel(S, rng.normal(size=200), 0.1, degree=3)
+    X = random_binary_csr(rng, 300, 40, 0.2)
+    exact = model.compile("pke", dense_features=0)
+    approx = model.compile("pke", sigma=1.0, dense_features=0)
+    assert approx.meta["n_conjunctions"] < exact.meta["n_conjunctions"]
+    assert approx.nbytes < exact.nbytes
+    report = approximation_report(approx, model.compile("pki"), X)
+    assert report["examples"] == 300 and report["max_margin_error"] > 0
+    assert approximation_report(exact, model.compile("pki"), X)["changed_decisions"] == 0
+
+
+# -- Algorithm 1 against a direct simulation ------------------------------------------------------
+def trie_prefixes(clf):
+    """Every stored prefix of a compiled fstrie, as tuples of internal ids."""
+    begin, label = clf.arrays["trie.child_begin"], clf.arrays["trie.label"]
+    paths = {0: ()}
+    for n in range(len(label)):
+        for ch in range(begin[n], begin[n + 1]):
+            paths[ch] = paths[n] + (int(label[ch]),)
+    return set(p for n, p in paths.items() if n != 0)
+
+
+def algorithm1(events, degree, max_nodes):
+    counts = {}
+    for e in events:
+        for L in range(1, len(e) + 1):
+            counts[e[:L]] = counts.get(e[:L], 0) + 1
+    alive = set(counts)
+    delta = lambda L: sum(comb(L - 1, k - 1) for k in range(2, degree + 1))
+    while len(alive) > max_nodes:
+        leaves = [p for p in alive if not any(q[:-1] == p for q in alive)]
+        # lowest utility first; ties: numerically (lexicographically) largest prefix first
+        victim = min(leaves, key=lambda p: counts[p] * delta(len(p)))
+        tied = [p for p in leaves if counts[p] * delta(len(p)) == counts[victim] * delta(len(victim))]
+        alive.remove(max(tied))
+    return alive
+
+
+@given(st.integers(0, 2**32 - 1), st.integers(2, 4), st.integers(0, 30))
+def test_algorithm1_pruning(seed, degree, max_nodes):
+    rng = np.random.default_rng(seed)
+    S = random_binary_csr(rng, 30, 8, 0.4)
+    model = conjunct.KernelModel(S, rng.normal(size=30), degree=degree)
+    X = random_binary_csr(rng, 25, 8, 0.35)
+    clf = model.compile("fstrie", events=X, max_nodes=max_nodes)
+    col_map = clf.arrays["col_map"]
+    events = []
+    for i in range(X.shape[0]):
+        ids = [int(col_map[c]) for c in X.indices[X.indptr[i]:X.indptr[i + 1]] if c < len(col_map) and col_map[c] >= 0]
+        events.append(tuple(sorted(ids)))
+    assert trie_prefixes(clf) == algorithm1(events, degree, max_nodes)
+
+
+# -- persistence, parameters, errors ---------------------------------------------------------------
+@pytest.mark.parametrize("method, params", [("pke", {}), ("pke", {"sigma": 0.3}), ("split", {"common_features": 6}),
+                                            ("fstrie", {"max_nodes": 20}), ("fstrie", {"base": "split", "common_features": 3})])
+def test_persistence(tmp_path, method, params):
+    rng = np.random.default_rng(2)
+    S = random_binary_csr(rng, 50, 20, 0.25)
+    model = conjunct.KernelModel(S, rng.normal(size=(50, 3)), rng.normal(size=3), degree=3)
+    X = random_binary_csr(rng, 30, 22, 0.25)
+    clf = model.compile(method, **params)
+    expected = clf.decision_function(X)
+    clf.save(tmp_path / "c.cjt")
+    for again in (conjunct.load(tmp_path / "c.cjt"), conjunct.load(tmp_path / "c.cjt", mmap=True), pickle.loads(pickle.dumps(clf))):
+        assert again.method == method
+        np.testing.assert_array_equal(again.decision_function(X), expected)
+
+
+def test_bad_parameters():
+    rng = np.random.default_rng(3)
+    model = conjunct.KernelModel(random_binary_csr(rng, 10, 5, 0.5), rng.normal(size=10), degree=2)
+    with pytest.raises(conjunct.ConjunctError, match="unexpected keyword"):
+        model.compile("pke", sigmaa=1)
+    with pytest.raises(conjunct.ConjunctError, match="sigma"):
+        model.compile("pke", sigma=-1)
+    with pytest.raises(conjunct.ConjunctError, match="base"):
+        model.compile("fstrie", base="pki")
+    linear = conjunct.ConjunctiveLinearModel([[0, 1]], [1.0])
+    with pytest.raises(conjunct.ConjunctError, match="kernel model"):
+        linear.compile("split")
+    with pytest.raises(conjunct.ConjunctError, match="needs events"):
+        linear.compile("fstrie")
+    with pytest.raises(conjunct.ConjunctError, match="kernel model"):
+        linear.compile("pki")
+
+
+def test_fstrie_events_from_file(tmp_path):
+    rows = [["a", "b", "c"], ["a", "c"], ["b", "d"]]
+    index = conjunct.FeatureIndex.from_data(rows)
+    model = conjunct.KernelModel(index.transform(rows), [1.0, -0.5, 0.25], degree=3, features=index)
+    events = tmp_path / "events.txt"
+    conjunct.write_strings(events, [["a", "b", "c", "zzz"], ["a", "b"]], [0, 0])
+    clf = model.compile("fstrie", events=events)
+    assert clf.meta["distinct_events"] == 2 and clf.meta["nodes"] == 3
+    np.testing.assert_allclose(clf.decision_function(rows), model.compile("pkb").decision_function(rows), rtol=1e-12)
+
+
+# -- early exit never changes a decision ----------------------------------------------------------------
+@given(kernel_models(), st.sampled_from(["pke", "split", "fstrie"]), st.sampled_from([0.0, 3.0, 50.0]))
+def test_early_exit_keeps_decisions(case, method, shift):
+    model, X = case
+    # Shifting the bias moves margins away from zero, so that bounds settle decisions early.
+    model = conjunct.KernelModel(model.support_vectors, model.dual_coef, model.intercept + shift * np.sign(model.intercept),
+                                 degree=model.degree, gamma=model.gamma, coef0=model.coef0, decision=model.rule.kind,
+                                 classes=model.classes)
+    params = {"common_features": 3} if method == "split" else ({"events": X, "max_nodes": 4} if method == "fstrie" else {})
+    clf = model.compile(method, **params)
+    full = clf.rule.predict(clf.decision_function(X))
+    np.testing.assert_array_equal(clf.predict(X, early_exit=True), full)
+    np.testing.assert_array_equal(clf.predict(X, early_exit=False), full)
+    assert [clf.predict_one(X[i].indices) for i in range(X.shape[0])] == full.tolist()
+
+
+def test_early_exit_triggers():
+    from conjunct import _core
+
+    rng = np.random.default_rng(5)
+    S = random_binary_csr(rng, 100, 30, 0.2)
+    model = conjunct.KernelModel(S, rng.normal(size=100) * 1e-3, 5.0, degree=3)
+    X = random_binary_csr(rng, 200, 30, 0.3)
+    for method in ("pke", "split", "fstrie"):
+        clf = model.compile(method)
+        _core.early_exit_counters(True)
+        clf.predict(X)
+        stops, skipped = _core.early_exit_counters(True)
+        assert stops == 200 and skipped > 0
+        clf.predict(X, early_exit=False)
+        assert _core.early_exit_counters(True) == (0, 0)
