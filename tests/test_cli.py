@@ -80,3 +80,33 @@ def test_demo_runs(capsys):
     assert main(["demo", "--n-train", "600", "--n-test", "300", "--degree", "2"]) == 0
     out = capsys.readouterr().out
     assert "demo passed" in out and "PKI" in out
+
+
+def test_compile_and_predict_every_method(tmp_path, libsvm_model, capsys):
+    path, data, pred = libsvm_model
+    for method, extra in [("pki", []), ("pke", ["--dense-bytes", "0"]), ("split", ["--common-features", "5"]),
+                          ("fstrie", ["--events", str(data), "--max-nodes", "50"]), ("fstrie", ["--base", "split", "--max-bytes", "4000"])]:
+        out = tmp_path / f"{method}.cjt"
+        assert main(["compile", str(path), str(out), "--method", method, *extra]) == 0
+        assert main(["predict", str(out), str(data)]) == 0
+        assert [int(v) for v in capsys.readouterr().out.split()] == pred
+    # Approximate expansion with a report against the exact classifier.
+    assert main(["compile", str(path), str(tmp_path / "hke.cjt"), "--method", "pke", "--sigma", "0.5", "--report", str(data)]) == 0
+    assert "decisions changed" in capsys.readouterr().err
+    # A compiled classifier cannot be run as another method or compiled again.
+    assert main(["predict", str(tmp_path / "pki.cjt"), str(data), "--method", "pkb"]) == 2
+    assert main(["compile", str(tmp_path / "pki.cjt"), str(tmp_path / "again.cjt")]) == 2
+    assert main(["compile", str(path), str(tmp_path / "x.cjt"), "--method", "pki", "--sigma", "1"]) == 2
+    assert "--sigma applies" in capsys.readouterr().err
+
+
+def test_linear_text_model_cli(tmp_path, capsys):
+    text = tmp_path / "llm.txt"
+    text.write_text("# conjunct conjunctive linear model\n# classes: neg pos\n# decision: sign\n\t-0.5\nw=a\t1\nw=a t=b\t2\n")
+    data = tmp_path / "data.txt"
+    data.write_text("pos w=a t=b\nneg t=b\npos w=a\n")
+    assert main(["convert", str(text), str(tmp_path / "llm.cjt")]) == 0
+    assert main(["compile", str(tmp_path / "llm.cjt"), str(tmp_path / "llm-fstrie.cjt"), "--events", str(data)]) == 0
+    capsys.readouterr()
+    assert main(["predict", str(tmp_path / "llm-fstrie.cjt"), str(data), "--output", "accuracy"]) == 0
+    assert capsys.readouterr().out.startswith("accuracy 1.000000")

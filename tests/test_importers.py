@@ -198,3 +198,21 @@ def test_binarize_option(tmp_path):
     with pytest.raises(conjunct.ModelFormatError, match="binarize"):
         from_tinysvm(p)
     assert from_tinysvm(p, binarize=True).n_support_vectors == 3
+
+
+@pytest.mark.parametrize("n_class", [2, 4])
+def test_export_to_libsvm_roundtrip(tmp_path, data, n_class):
+    """An exported model predicts like the original in LIBSVM itself and imports back unchanged."""
+    from conjunct.importers import to_libsvm
+
+    X, y = data
+    svc = SVC(kernel="poly", degree=2, gamma=0.5, coef0=1.0, decision_function_shape="ovo").fit(X, y % n_class)
+    model = from_sklearn(svc)
+    path = tmp_path / "exported.libsvm"
+    to_libsvm(model, path, id_offset=1)
+    m = svmutil.svm_load_model(str(path))
+    pred, _, _ = svmutil.svm_predict([0] * X.shape[0], X, m, "-q")  # CSR column j is LIBSVM id j + 1
+    np.testing.assert_array_equal(np.asarray(pred).astype(int), svc.predict(X))
+    to_libsvm(model, path)
+    again = from_libsvm(path)
+    np.testing.assert_allclose(again.decision_function(X), model.decision_function(X), rtol=1e-12, atol=1e-12)

@@ -27,3 +27,18 @@ def median_seconds(fn: Callable[[], object], *, repeats: int = 5, warmup: int = 
                 break
         times.append(elapsed / calls)
     return statistics.median(times)
+
+
+def interleaved_medians(fns, *, repeats: int = 5, warmup: int = 1) -> dict:
+    """Median wall time of each function, measured in rounds that run every
+    function once, so that drifting machine load affects all of them alike."""
+    for _ in range(warmup):
+        for fn in fns.values():
+            fn()
+    times = {name: [] for name in fns}
+    for _ in range(repeats):
+        for name, fn in fns.items():
+            start = time.perf_counter()
+            fn()
+            times[name].append(time.perf_counter() - start)
+    return {name: statistics.median(t) for name, t in times.items()}

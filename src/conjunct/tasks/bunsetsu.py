@@ -41,6 +41,9 @@ __all__ = [
     "sassano_parse",
     "sassano_oracle",
     "is_head_final_projective",
+    "BunsetsuParser",
+    "dependency_accuracy",
+    "training_examples",
 ]
 
 # UniDic top-level POS of function words and punctuation.
@@ -422,3 +425,83 @@ def sassano_oracle(heads: Sequence[int]) -> List[Tuple[int, int, bool]]:
     if list(got) != list(heads):
         raise ValueError("the tree is not head-final and projective; Sassano's algorithm cannot produce it")
     return asked
+
+
+# -- parsing with a compiled classifier ------------------------------------------------------------------
+class BunsetsuParser:
+    """Sassano's shift-reduce parser calling a binary classifier once per decision.
+
+    ``classifier`` is a compiled :class:`~conjunct.classifiers.Classifier` (or a
+    model) over the pair features; its positive class means "depends". With
+    ``collect=True`` the feature vectors of every decision are kept in
+    ``events`` (as feature-string lists), e.g. to build an fstrie from parsing
+    raw text.
+    """
+
+    def __init__(self, classifier, *, early_exit: bool = True):
+        self.classifier = classifier
+        self.early_exit = early_exit
+        self.positive = classifier.classes[1] if classifier.rule.kind == "sign" else None
+        if self.positive is None:
+            raise ValueError("the bunsetsu parser needs a binary (sign) classifier")
+        index = classifier.features
+        if index is None or index.is_numeric:
+            raise ValueError("the classifier needs a named feature index (pair feature strings)")
+        self._get = index.get
+        self.decisions = 0
+
+    def _ids(self, feats: List[str]):
+        import numpy as np
+
+        get = self._get
+        return np.fromiter((i for i in map(get, feats) if i >= 0), dtype=np.int32)
+
+    def parse(self, sentence: BunsetsuSentence, events: Optional[list] = None) -> List[int]:
+        """Heads of ``sentence`` (bunsetsu indices, -1 for the root)."""
+        n = len(sentence)
+        if n == 0:
+            return []
+        features = SentenceFeatures(sentence)
+        clf, positive, early = self.classifier, self.positive, self.early_exit
+
+        def depends(i: int, j: int) -> bool:
+            feats = features.pair(i, j)
+            if events is not None:
+                events.append(feats)
+            self.decisions += 1
+            return clf.predict_one(self._ids(feats), early_exit=early) == positive
+
+        return sassano_parse(n, depends)
+
+
+def dependency_accuracy(gold: Sequence[BunsetsuSentence], predicted: Sequence[Sequence[int]]) -> Tuple[float, float]:
+    """(dependency accuracy over non-final bunsetsu, sentence accuracy), as in Kudo & Matsumoto."""
+    correct = total = sentences_ok = 0
+    for s, heads in zip(gold, predicted):
+        ok = True
+        for k in range(len(s) - 1):
+            total += 1
+            if heads[k] == s.bunsetsu[k].head:
+                correct += 1
+            else:
+                ok = False
+        sentences_ok += ok
+    return (correct / total if total else 0.0, sentences_ok / len(gold) if gold else 0.0)
+
+
+def training_examples(sentences: Iterable[BunsetsuSentence]) -> Tuple[List[List[str]], List[int], int]:
+    """(pair features, labels +1/-1, skipped sentences) of the decisions Sassano's
+    algorithm asks on the gold trees; sentences that are not head-final and
+    projective are skipped."""
+    feats: List[List[str]] = []
+    labels: List[int] = []
+    skipped = 0
+    for s in sentences:
+        if not is_head_final_projective(s.heads):
+            skipped += 1
+            continue
+        f = SentenceFeatures(s)
+        for i, j, dep in sassano_oracle(s.heads):
+            feats.append(f.pair(i, j))
+            labels.append(1 if dep else -1)
+    return feats, labels, skipped

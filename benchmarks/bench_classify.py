@@ -1,0 +1,299 @@
+"""Fast classification with conjunctive features: the shape of seed 000 Tables 3-4 and Figure 3.
+
+Workload: the classifier of a Japanese bunsetsu dependency parser (Sassano's
+shift-reduce algorithm, "does bunsetsu i depend on j", the features of seed 000
+Table 1) on UD Japanese GSD r2.8 made bunsetsu-level (conjunct.tasks.bunsetsu).
+A polynomial-kernel SVM per degree is trained with scikit-learn's SVC
+(gamma=1, coef0=1) on the training decisions and imported into conjunct; the
+same model is exported to LIBSVM for the LIBSVM peer.
+
+Classification inputs are the feature vectors the parser asks about while
+parsing the test split with the model; the fstrie is built from the vectors the
+parser produces on the training split (fstrie L: every prefix; M and S: 1/32
+and 1/1024 of L's prefixes, pruned by Algorithm 1, as in the paper).
+
+Reported per method: model memory, build time, µs per classification (one
+batch call over all test vectors; medians of interleaved repeats), µs per
+single decision call (with early exit), ms of classification per sentence,
+and the speed-ups the paper reports. Table 4's shape: the approximate
+expansion (HKE, sigma > 0) with |F^d|, decisions changed and its fstrie.
+Figure 3: classification time against fstrie size.
+
+    python benchmarks/bench_classify.py                 # d = 2, 3
+    python benchmarks/bench_classify.py --degrees 2 3 4 --train-examples 30000
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import scipy.sparse as sp
+
+from _common import RESULTS, markdown_table, require_shared_data, write_results
+
+import conjunct
+from conjunct import _core
+from conjunct._timing import interleaved_medians
+from conjunct.classifiers import approximation_report
+from conjunct.importers import from_sklearn, to_libsvm
+from conjunct.tasks.bunsetsu import BunsetsuParser, dependency_accuracy, load_gsd_bunsetsu, training_examples
+
+CACHE = RESULTS / "tmp"
+
+
+def say(msg: str) -> None:
+    print(msg, flush=True)
+
+
+def train_model(index, X, y, degree: int, C: float, n: int):
+    """(conjunct model, the SVC it came from, training seconds or None when cached)
+    for an SVC(poly) over the first n training decisions."""
+    import pickle
+
+    from sklearn.svm import SVC
+
+    CACHE.mkdir(parents=True, exist_ok=True)
+    key = hashlib.sha1(f"{degree}-{C}-{n}-{X.shape}-{X.nnz}-{int(X.indices.sum())}".encode()).hexdigest()[:12]
+    path = CACHE / f"bunsetsu_svc_d{degree}_{key}.pkl"
+    if path.exists():
+        with open(path, "rb") as f:
+            svc = pickle.load(f)
+        seconds = None
+    else:
+        start = time.perf_counter()
+        svc = SVC(kernel="poly", degree=degree, gamma=1.0, coef0=1.0, C=C, cache_size=1000).fit(X[:n], y[:n])
+        seconds = time.perf_counter() - start
+        with open(path, "wb") as f:
+            pickle.dump(svc, f)
+    return from_sklearn(svc, features=index), svc, seconds
+
+
+def parse_all(model_or_clf, sentences, collect: bool):
+    clf = model_or_clf if isinstance(model_or_clf, conjunct.Classifier) else model_or_clf.compile("pki")
+    parser = BunsetsuParser(clf, early_exit=False)
+    events = [] if collect else None
+    heads = [parser.parse(s, events) for s in sentences]
+    return heads, events, parser.decisions
+
+
+def run_degree(degree, C, n_train, index, X, y, train, test, repeats, sweep):
+    say(f"== d = {degree}: training SVC(poly) on {n_train} decisions (C = {C})")
+    model, svc, train_seconds = train_model(index, X, y, degree, C, n_train)
+    say(f"   {model.n_support_vectors} support vectors" + (f", trained in {train_seconds:.0f} s" if train_seconds else " (cached)"))
+    heads, test_events, n_dec = parse_all(model, test, collect=True)
+    dep_acc, sent_acc = dependency_accuracy(test, heads)
+    _, train_events, _ = parse_all(model, train, collect=True)
+    Xt = index.transform(test_events)
+    E = index.transform(train_events)
+    n = Xt.shape[0]
+    per_sentence = n / len(test)
+    say(f"   test: {n} classifications ({per_sentence:.1f} per sentence), dependency accuracy {dep_acc:.4f}; "
+        f"{E.shape[0]} events from parsing the training split")
+
+    built = {}
+
+    def build(name, method, **kw):
+        start = time.perf_counter()
+        clf = model.compile(method, **kw)
+        built[name] = (clf, time.perf_counter() - start)
+        return clf
+
+    build("PKB", "pkb")
+    build("PKI", "pki")
+    build("PKE", "pke")
+    build("split", "split")
+    L = build("fstrie L (pke)", "fstrie", events=E)
+    n_L = L.meta["nodes"]
+    build("fstrie M (pke)", "fstrie", events=E, max_nodes=max(n_L // 32, 1))
+    build("fstrie S (pke)", "fstrie", events=E, max_nodes=max(n_L // 1024, 1))
+    build("fstrie L (split)", "fstrie", events=E, base="split")
+    build("fstrie M (split)", "fstrie", events=E, base="split", max_nodes=max(n_L // 32, 1))
+    build("fstrie S (split)", "fstrie", events=E, base="split", max_nodes=max(n_L // 1024, 1))
+
+    reference = built["PKB"][0].decision_function(Xt)
+    scale = np.abs(reference).max()
+    for name, (clf, _) in built.items():
+        err = np.abs(clf.decision_function(Xt) - reference).max() / scale
+        if err > 1e-9:
+            raise SystemExit(f"{name} is not exact: relative error {err:.2e}")
+
+    # Peers on the very same model: the SVC itself, and LIBSVM given the exported model.
+    from libsvm import svmutil
+
+    with tempfile.TemporaryDirectory() as tmp:
+        to_libsvm(model, Path(tmp) / "m.libsvm", id_offset=1)
+        libsvm_model = svmutil.svm_load_model(str(Path(tmp) / "m.libsvm"))
+    lib_pred = np.asarray(svmutil.svm_predict([0] * n, Xt, libsvm_model, "-q")[0]).astype(int)
+    agree = float(np.mean(lib_pred == built["PKI"][0].predict(Xt)))
+    sk_err = float(np.abs(svc.decision_function(Xt) - reference).max() / scale)
+
+    fns = {name: (lambda c=clf: c.decision_function(Xt)) for name, (clf, _) in built.items()}
+    fns["scikit-learn SVC.decision_function"] = lambda: svc.decision_function(Xt)
+    fns["LIBSVM svm_predict"] = lambda: svmutil.svm_predict([0] * n, Xt, libsvm_model, "-q")
+    say("   timing batch classification ...")
+    batch = interleaved_medians(fns, repeats=repeats)
+    rows_single = [Xt.indices[Xt.indptr[i]:Xt.indptr[i + 1]].copy() for i in range(n)]
+    single = {}
+    for name in ("PKI", "PKE", "split", "fstrie L (pke)", "fstrie L (split)"):
+        clf = built[name][0]
+
+        def loop(c=clf):
+            for r in rows_single:
+                c.predict_one(r)
+
+        single[name] = loop
+    say("   timing one call per decision ...")
+    one = interleaved_medians(single, repeats=max(3, repeats // 2))
+    _core.early_exit_counters(True)
+    built["fstrie L (split)"][0].predict(Xt)
+    stops, _ = _core.early_exit_counters(True)
+
+    methods = []
+    for name, (clf, seconds) in built.items():
+        us = batch[name] / n * 1e6
+        methods.append({
+            "method": name, "memory_mb": clf.nbytes / 1e6, "build_seconds": seconds, "us_per_classification": us,
+            "ms_per_sentence": us * per_sentence / 1000, "us_per_decision_call": one.get(name, float("nan")) / n * 1e6 if name in one else None,
+            "conjunctions": clf.meta.get("n_conjunctions"), "fstrie_nodes": clf.meta.get("nodes"),
+        })
+    for name in ("scikit-learn SVC.decision_function", "LIBSVM svm_predict"):
+        us = batch[name] / n * 1e6
+        methods.append({"method": name, "memory_mb": None, "build_seconds": None, "us_per_classification": us,
+                        "ms_per_sentence": us * per_sentence / 1000, "us_per_decision_call": None, "conjunctions": None, "fstrie_nodes": None})
+
+    result = {
+        "degree": degree, "C": C, "train_decisions": n_train, "support_vectors": model.n_support_vectors,
+        "train_seconds_sklearn": train_seconds, "test_classifications": n, "classifications_per_sentence": per_sentence,
+        "dependency_accuracy": dep_acc, "sentence_accuracy": sent_acc, "fstrie_events": E.shape[0],
+        "libsvm_agreement": agree, "sklearn_max_relative_error": sk_err,
+        "early_exit_share_fstrie_split": stops / n, "methods": methods,
+    }
+    if sweep:
+        result["fstrie_size_sweep"] = size_sweep(model, E, Xt, n_L, repeats)
+    if degree == 3:
+        result["hke"] = hke_table(model, E, Xt, built["PKI"][0], repeats, reference)
+    return result
+
+
+def size_sweep(model, E, Xt, n_L, repeats):
+    sizes = sorted({max(n_L >> k, 0) for k in range(0, 12)} | {0})
+    fns, info = {}, {}
+    for size in sizes:
+        clf = model.compile("fstrie", events=E, max_nodes=size)
+        fns[size] = lambda c=clf: c.decision_function(Xt)
+        info[size] = sum(v.nbytes for k, v in clf.arrays.items() if k.startswith("trie."))
+    times = interleaved_medians(fns, repeats=repeats)
+    return [{"max_nodes": s, "trie_mb": info[s] / 1e6, "us_per_classification": times[s] / Xt.shape[0] * 1e6} for s in sizes]
+
+
+def hke_table(model, E, Xt, exact, repeats, reference):
+    rows = []
+    fns = {}
+    for sigma in (0.0, 0.001, 0.002, 0.003, 0.005, 0.01):
+        pke = model.compile("pke", sigma=sigma)
+        trie = model.compile("fstrie", events=E, sigma=sigma)
+        rep = approximation_report(pke, exact, Xt)
+        rows.append({"sigma": sigma, "conjunctions": pke.meta["n_conjunctions"], "memory_mb": pke.nbytes / 1e6,
+                     "changed_decisions": rep["changed_decisions"], "max_margin_error": rep["max_margin_error"]})
+        fns[(sigma, "pke")] = lambda c=pke: c.decision_function(Xt)
+        fns[(sigma, "fstrie")] = lambda c=trie: c.decision_function(Xt)
+    times = interleaved_medians(fns, repeats=repeats)
+    for r in rows:
+        r["pke_us"] = times[(r["sigma"], "pke")] / Xt.shape[0] * 1e6
+        r["fstrie_L_us"] = times[(r["sigma"], "fstrie")] / Xt.shape[0] * 1e6
+    return rows
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--degrees", type=int, nargs="+", default=[2, 3])
+    ap.add_argument("--train-examples", type=int, default=None, help="training decisions (default: all)")
+    ap.add_argument("--C", type=float, nargs="+", default=None, help="SVC C per degree (default 0.05 for d=2, 0.01 above)")
+    ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--no-sweep", action="store_true", help="skip the fstrie size sweep (Figure 3)")
+    ap.add_argument("--name", default="classify")
+    args = ap.parse_args()
+    data = require_shared_data() / "ud_japanese_gsd"
+    say("loading UD Japanese GSD r2.8 as bunsetsu sentences ...")
+    train = load_gsd_bunsetsu(data, "train")
+    test = load_gsd_bunsetsu(data, "test")
+    feats, labels, skipped = training_examples(train)
+    index = conjunct.FeatureIndex.from_data(feats)
+    X = index.transform(feats)
+    y = np.asarray(labels)
+    n_train = min(args.train_examples or len(y), len(y))
+    say(f"   {len(train)} training sentences ({skipped} not head-final/projective, skipped), {len(y)} decisions, "
+        f"{len(index)} features, {X.getnnz(axis=1).mean():.1f} active per decision")
+    results = []
+    for k, d in enumerate(args.degrees):
+        C = args.C[k] if args.C else (0.05 if d == 2 else 0.01)
+        results.append(run_degree(d, C, n_train, index, X, y, train, test, args.repeats, not args.no_sweep))
+
+    md = [f"Workload: bunsetsu dependency parsing decisions on UD Japanese GSD r2.8 (bunsetsu-level), "
+          f"{len(test)} test sentences. µs per classification = one batch call over the test decisions, median of "
+          f"{args.repeats} interleaved repeats; single call = predict_one per decision (early exit)."]
+    for r in results:
+        rows = []
+        base = {m["method"]: m for m in r["methods"]}
+        pke_us, pkb_us = base["PKE"]["us_per_classification"], base["PKB"]["us_per_classification"]
+        for m in r["methods"]:
+            rows.append([m["method"], "" if m["memory_mb"] is None else f"{m['memory_mb']:.1f}",
+                         "" if m["build_seconds"] is None else f"{m['build_seconds']:.2f}",
+                         m["us_per_classification"], m["ms_per_sentence"],
+                         "" if m["us_per_decision_call"] is None else f"{m['us_per_decision_call']:.2f}",
+                         f"{pkb_us / m['us_per_classification']:.1f}x", f"{pke_us / m['us_per_classification']:.2f}x",
+                         m["conjunctions"] or "", m["fstrie_nodes"] if m["fstrie_nodes"] is not None else ""])
+        md.append(f"\n### d = {r['degree']}: {r['support_vectors']} SVs (C = {r['C']}), dependency accuracy "
+                  f"{r['dependency_accuracy']:.4f}, sentence accuracy {r['sentence_accuracy']:.4f}, "
+                  f"{r['classifications_per_sentence']:.1f} classifications per sentence, fstrie from {r['fstrie_events']} events; "
+                  f"LIBSVM agrees on {r['libsvm_agreement']:.4f} of decisions; early exit settles "
+                  f"{r['early_exit_share_fstrie_split']:.2%} of fstrie (split) decisions\n")
+        md.append(markdown_table(["method", "memory MB", "build s", "µs / classification", "ms / sentence",
+                                  "µs / single call", "vs PKB", "vs PKE", "|F^d|", "fstrie nodes"], rows))
+        if "hke" in r:
+            md.append("\nApproximate expansion (SVM-HKE), d = 3:\n")
+            md.append(markdown_table(["sigma", "|F^d|", "memory MB", "decisions changed", "max margin error", "PKE µs",
+                                      "fstrie L µs", "fstrie speed-up"],
+                                     [[h["sigma"], h["conjunctions"], f"{h['memory_mb']:.1f}", h["changed_decisions"],
+                                       f"{h['max_margin_error']:.3g}", h["pke_us"], h["fstrie_L_us"],
+                                       f"{h['pke_us'] / h['fstrie_L_us']:.2f}x"] for h in r["hke"]]))
+    plot = plot_sweep(results)
+    if plot:
+        md.append(f"\n![classification time against fstrie size]({plot.name})\n")
+    write_results(args.name, {"settings": vars(args), "results": results}, "\n".join(md))
+
+
+def plot_sweep(results):
+    if not any("fstrie_size_sweep" in r for r in results):
+        return None
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return None
+    fig, ax = plt.subplots(figsize=(6, 4))
+    for r in results:
+        if "fstrie_size_sweep" not in r:
+            continue
+        pts = r["fstrie_size_sweep"]
+        ax.plot([p["trie_mb"] for p in pts], [p["us_per_classification"] for p in pts], marker="o", label=f"SVM-KE (d = {r['degree']})")
+    ax.set_xlabel("size of fstrie [MB]")
+    ax.set_ylabel("average classification time [µs]")
+    ax.set_xscale("symlog", linthresh=0.01)
+    ax.legend()
+    ax.grid(alpha=0.3)
+    path = RESULTS / "classify_fstrie_size.png"
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    return path
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,90 @@
+import numpy as np
+import pytest
+
+import conjunct
+from conjunct.tasks.bunsetsu import (
+    BunsetsuParser,
+    BunsetsuSegmenter,
+    Token,
+    dependency_accuracy,
+    is_head_final_projective,
+    load_gsd_bunsetsu,
+    read_cabocha_heads,
+    sassano_oracle,
+    sassano_parse,
+    segmentation_agreement,
+    training_examples,
+)
+
+
+def random_head_final_tree(rng, n):
+    """A random head-final projective tree: each bunsetsu attaches to a later one without crossing."""
+    heads = [-1] * n
+    for i in range(n - 2, -1, -1):
+        # Allowed heads: i+1 and the heads reachable by following heads from i+1 (no crossing).
+        allowed, h = [], i + 1
+        while h != -1:
+            allowed.append(h)
+            h = heads[h]
+        heads[i] = int(rng.choice(allowed))
+    return heads
+
+
+def test_sassano_oracle_reconstructs_every_head_final_tree():
+    rng = np.random.default_rng(0)
+    for _ in range(300):
+        n = int(rng.integers(1, 12))
+        heads = random_head_final_tree(rng, n)
+        assert is_head_final_projective(heads)
+        asked = sassano_oracle(heads)
+        assert all(i < j for i, j, _ in asked)
+        # Replaying the answers reproduces the tree.
+        answers = {(i, j): dep for i, j, dep in asked}
+        assert sassano_parse(n, lambda i, j: answers[(i, j)]) == heads
+    assert not is_head_final_projective([2, 3, -1, -1])
+    assert not is_head_final_projective([2, 3, 3, -1])  # crossing arcs 0->2 and 1->3
+    with pytest.raises(ValueError):
+        sassano_oracle([2, 3, 3, -1])
+
+
+def test_segmenter_needs_gold_labels():
+    tok = [Token(1, "a", "a", "NOUN", "名詞-普通名詞-一般", 0, "root", None)]
+    with pytest.raises(conjunct.DataFormatError, match="gold"):
+        BunsetsuSegmenter().fit([tok])
+
+
+@pytest.mark.realdata
+def test_gsd_derivation_against_gold(shared_data):
+    data = shared_data / "ud_japanese_gsd"
+    agreement = segmentation_agreement(data)
+    assert agreement["dev->test"]["token_accuracy"] > 0.98 and agreement["test->dev"]["token_accuracy"] > 0.98
+    dev = load_gsd_bunsetsu(data, "dev")
+    gold = read_cabocha_heads(shared_data / "ja_gsd_cabocha" / "ud_gsd_dev.cabocha")
+    same = sum(1 for s, (surfaces, heads) in zip(dev, gold) if [b.surface for b in s.bunsetsu] == surfaces and s.heads == heads)
+    assert same / len(dev) > 0.95  # the rest differ in how numbers are split into words
+    train = load_gsd_bunsetsu(data, "train")
+    assert len(train) == 7050 and all(s.derived_segmentation for s in train)
+    assert np.mean([is_head_final_projective(s.heads) for s in train]) > 0.99
+
+
+@pytest.mark.realdata
+def test_parser_learns_dependencies(shared_data):
+    """A small degree-2 model already parses far above the right-branching baseline."""
+    data = shared_data / "ud_japanese_gsd"
+    train = load_gsd_bunsetsu(data, "train")[:1500]
+    dev = load_gsd_bunsetsu(data, "dev")[:200]
+    feats, labels, _ = training_examples(train)
+    index = conjunct.FeatureIndex.from_data(feats)
+    SVC = pytest.importorskip("sklearn.svm").SVC
+    from conjunct.importers import from_sklearn
+
+    svc = SVC(kernel="poly", degree=2, gamma=1.0, coef0=1.0, C=0.05).fit(index.transform(feats), labels)
+    model = from_sklearn(svc, features=index)
+    baseline = dependency_accuracy(dev, [[k + 1 if k + 1 < len(s) else -1 for k in range(len(s))] for s in dev])[0]
+    heads = {}
+    for method in ("pki", "fstrie"):
+        parser = BunsetsuParser(model.compile(method) if method != "fstrie" else model.compile("fstrie", events=feats))
+        heads[method] = [parser.parse(s) for s in dev]
+    assert heads["pki"] == heads["fstrie"]
+    accuracy = dependency_accuracy(dev, heads["pki"])[0]
+    assert accuracy > baseline + 0.1, (accuracy, baseline)
