@@ -81,15 +81,66 @@ def parse_all(model_or_clf, sentences, collect: bool):
     return heads, events, parser.decisions
 
 
-def run_degree(degree, C, n_train, index, X, y, train, test, repeats, sweep):
+def coverage(clf, X) -> float:
+    """Mean share of a vector's model features covered by its longest stored prefix."""
+    col_map = clf.arrays["col_map"]
+    p = _core.prefix_lengths(clf._core, X.indptr.astype(np.int64), X.indices.astype(np.int32))
+    inside = X.indices < col_map.size
+    known = np.zeros(X.indices.size, dtype=bool)
+    known[inside] = col_map[X.indices[inside]] >= 0
+    lengths = np.add.reduceat(known.astype(np.int64), X.indptr[:-1]) if X.nnz else np.zeros(X.shape[0], np.int64)
+    lengths[np.diff(X.indptr) == 0] = 0
+    return float(np.mean(p / np.maximum(lengths, 1)))
+
+
+def events_scaling(model, event_sets, Xt, repeats):
+    """fstrie L speed against the number of events it is built from (seed 000 Figure 4's naive reduction)."""
+    fns, rows = {"PKE": (lambda c=model.compile("pke"): c.decision_function(Xt))}, []
+    for label, E in event_sets:
+        clf = model.compile("fstrie", events=E)
+        fns[label] = lambda c=clf: c.decision_function(Xt)
+        rows.append({"events": label, "n_events": E.shape[0], "nodes": clf.meta["nodes"], "prefix_coverage": coverage(clf, Xt),
+                     "trie_mb": sum(v.nbytes for k, v in clf.arrays.items() if k.startswith("trie.")) / 1e6})
+    times = interleaved_medians(fns, repeats=repeats)
+    for r in rows:
+        r["us_per_classification"] = times[r["events"]] / Xt.shape[0] * 1e6
+        r["speedup_over_pke"] = times["PKE"] / times[r["events"]]
+    return {"pke_us": times["PKE"] / Xt.shape[0] * 1e6, "rows": rows}
+
+
+def generated_events_scaling(repeats, sizes, seed=7):
+    """The same on generated Zipfian data, where events are unlimited: a degree-3 SVC on
+    6,000 examples, 5,000 test vectors, fstries from up to max(sizes) events."""
+    from sklearn.svm import SVC
+
+    from conjunct.datasets import make_zipf_data
+
+    say("   generated data: training a degree-3 SVC and drawing events ...")
+    feats, y = make_zipf_data(6000 + 5000, context=3, seed=seed)
+    index = conjunct.FeatureIndex.from_data(feats[:6000])
+    X = index.transform(feats)
+    svc = SVC(kernel="poly", degree=3, gamma=1.0, coef0=1.0, C=0.01).fit(X[:6000], y[:6000])
+    model = from_sklearn(svc, features=index)
+    Xt = X[6000:]
+    events, _ = make_zipf_data(max(sizes), context=3, seed=seed + 1)
+    E = index.transform(events)
+    out = events_scaling(model, [(f"{n:,}", E[:n]) for n in sizes], Xt, repeats)
+    out["support_vectors"] = model.n_support_vectors
+    out["mean_active_features"] = float(Xt.getnnz(axis=1).mean())
+    return out
+
+
+def run_degree(degree, C, n_train, index, X, y, train, test, repeats, sweep, dev=None):
     say(f"== d = {degree}: training SVC(poly) on {n_train} decisions (C = {C})")
     model, svc, train_seconds = train_model(index, X, y, degree, C, n_train)
     say(f"   {model.n_support_vectors} support vectors" + (f", trained in {train_seconds:.0f} s" if train_seconds else " (cached)"))
     heads, test_events, n_dec = parse_all(model, test, collect=True)
     dep_acc, sent_acc = dependency_accuracy(test, heads)
+    # Events: the vectors the parser produces on the other text there is (train and dev).
     _, train_events, _ = parse_all(model, train, collect=True)
+    _, dev_events, _ = parse_all(model, dev, collect=True) if dev else (None, [], None)
     Xt = index.transform(test_events)
-    E = index.transform(train_events)
+    E = index.transform(train_events + dev_events)
     n = Xt.shape[0]
     per_sentence = n / len(test)
     say(f"   test: {n} classifications ({per_sentence:.1f} per sentence), dependency accuracy {dep_acc:.4f}; "
@@ -173,6 +224,9 @@ def run_degree(degree, C, n_train, index, X, y, train, test, repeats, sweep):
         "libsvm_agreement": agree, "sklearn_max_relative_error": sk_err,
         "early_exit_share_fstrie_split": stops / n, "methods": methods,
     }
+    result["prefix_coverage_fstrie_L"] = coverage(L, Xt)
+    result["events_scaling"] = events_scaling(
+        model, [(f"1/{k} of the events", E[: max(E.shape[0] // k, 1)]) for k in (64, 16, 4)] + [("all events", E)], Xt, repeats)
     if sweep:
         result["fstrie_size_sweep"] = size_sweep(model, E, Xt, n_L, repeats)
     if degree == 3:
@@ -216,11 +270,14 @@ def main() -> None:
     ap.add_argument("--C", type=float, nargs="+", default=None, help="SVC C per degree (default 0.05 for d=2, 0.01 above)")
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--no-sweep", action="store_true", help="skip the fstrie size sweep (Figure 3)")
+    ap.add_argument("--no-generated", action="store_true", help="skip the events-scaling experiment on generated data")
+    ap.add_argument("--generated-events", type=int, nargs="+", default=[1000, 10000, 100000, 1000000])
     ap.add_argument("--name", default="classify")
     args = ap.parse_args()
     data = require_shared_data() / "ud_japanese_gsd"
     say("loading UD Japanese GSD r2.8 as bunsetsu sentences ...")
     train = load_gsd_bunsetsu(data, "train")
+    dev = load_gsd_bunsetsu(data, "dev")
     test = load_gsd_bunsetsu(data, "test")
     feats, labels, skipped = training_examples(train)
     index = conjunct.FeatureIndex.from_data(feats)
@@ -232,7 +289,8 @@ def main() -> None:
     results = []
     for k, d in enumerate(args.degrees):
         C = args.C[k] if args.C else (0.05 if d == 2 else 0.01)
-        results.append(run_degree(d, C, n_train, index, X, y, train, test, args.repeats, not args.no_sweep))
+        results.append(run_degree(d, C, n_train, index, X, y, train, test, args.repeats, not args.no_sweep, dev))
+    generated = None if args.no_generated else generated_events_scaling(args.repeats, args.generated_events)
 
     md = [f"Workload: bunsetsu dependency parsing decisions on UD Japanese GSD r2.8 (bunsetsu-level), "
           f"{len(test)} test sentences. µs per classification = one batch call over the test decisions, median of "
@@ -262,10 +320,22 @@ def main() -> None:
                                      [[h["sigma"], h["conjunctions"], f"{h['memory_mb']:.1f}", h["changed_decisions"],
                                        f"{h['max_margin_error']:.3g}", h["pke_us"], h["fstrie_L_us"],
                                        f"{h['pke_us'] / h['fstrie_L_us']:.2f}x"] for h in r["hke"]]))
+    for r in results:
+        es = r["events_scaling"]
+        md.append(f"\nfstrie L against the events it is built from (d = {r['degree']}; PKE {es['pke_us']:.2f} µs):\n")
+        md.append(markdown_table(["events", "vectors", "prefixes", "prefix coverage", "µs / classification", "vs PKE"],
+                                 [[e["events"], e["n_events"], e["nodes"], f"{e['prefix_coverage']:.1%}", e["us_per_classification"],
+                                   f"{e['speedup_over_pke']:.2f}x"] for e in es["rows"]]))
+    if generated:
+        md.append(f"\nGenerated Zipfian data (make_zipf_data(context=3), {generated['mean_active_features']:.1f} active features, "
+                  f"degree-3 SVC with {generated['support_vectors']} SVs; PKE {generated['pke_us']:.2f} µs):\n")
+        md.append(markdown_table(["events", "prefixes", "prefix coverage", "µs / classification", "vs PKE"],
+                                 [[e["events"], e["nodes"], f"{e['prefix_coverage']:.1%}", e["us_per_classification"],
+                                   f"{e['speedup_over_pke']:.2f}x"] for e in generated["rows"]]))
     plot = plot_sweep(results)
     if plot:
         md.append(f"\n![classification time against fstrie size]({plot.name})\n")
-    write_results(args.name, {"settings": vars(args), "results": results}, "\n".join(md))
+    write_results(args.name, {"settings": vars(args), "results": results, "generated_events_scaling": generated}, "\n".join(md))
 
 
 def plot_sweep(results):

@@ -47,6 +47,7 @@ def make_zipf_data(
     pair_strength: float = 1.0,
     triple_strength: float = 1.4,
     label_noise: float = 0.03,
+    context: int = 1,
     seed: int = 0,
 ) -> Tuple[List[List[str]], np.ndarray]:
     """Generate Zipfian NLP-like examples whose labels depend on feature conjunctions.
@@ -66,6 +67,9 @@ def make_zipf_data(
         on the triple (head tag, modifier tag, distance).
     label_noise : float
         Probability that a label is replaced by a random one.
+    context : int
+        Neighbouring words (word and tag features) on each side of the head and
+        the modifier; more context gives longer, still Zipfian, feature vectors.
     seed : int
         Everything (the hidden "grammar" and the samples) derives from it: the
         same seed gives the same data. The grammar does not depend on
@@ -84,6 +88,8 @@ def make_zipf_data(
         raise ValueError("n_classes must be >= 2")
     if not 0.0 <= label_noise <= 1.0:
         raise ValueError("label_noise must be in [0, 1]")
+    if context < 1:
+        raise ValueError("context must be >= 1")
     grammar = np.random.default_rng([seed, 0])
     rng = np.random.default_rng([seed, 1])
     n_out = 1 if n_classes == 2 else n_classes
@@ -98,7 +104,9 @@ def make_zipf_data(
     def words(k):
         return rng.choice(n_words, size=k, p=word_p)
 
-    h, m, h_prev, m_next = words(n_samples), words(n_samples), words(n_samples), words(n_samples)
+    h, m = words(n_samples), words(n_samples)
+    h_prev = [words(n_samples) for _ in range(context)]
+    m_next = [words(n_samples) for _ in range(context)]
     # Tags are mostly a function of the word (ambiguous 10% of the time).
     def tags(w):
         t = tag_of_word[w].copy()
@@ -125,9 +133,10 @@ def make_zipf_data(
             f"h.w=w{h[i]}", f"h.t=T{ht[i]}", f"h.s=s{suffix_of_word[h[i]]}",
             f"m.w=w{m[i]}", f"m.t=T{mt[i]}", f"m.s=s{suffix_of_word[m[i]]}",
             f"dist={_DISTANCES[dist[i]]}",
-            f"h-1.w=w{h_prev[i]}", f"h-1.t=T{tag_of_word[h_prev[i]]}",
-            f"m+1.w=w{m_next[i]}", f"m+1.t=T{tag_of_word[m_next[i]]}",
         ]
+        for k in range(context):
+            row += [f"h-{k + 1}.w=w{h_prev[k][i]}", f"h-{k + 1}.t=T{tag_of_word[h_prev[k][i]]}",
+                    f"m+{k + 1}.w=w{m_next[k][i]}", f"m+{k + 1}.t=T{tag_of_word[m_next[k][i]]}"]
         between = sorted(set(rng.choice(n_tags, size=n_between[i], p=tag_p).tolist()))
         row.extend(f"btw.t=T{t}" for t in between)
         features.append(row)

@@ -40,14 +40,34 @@ struct FeatureMap {
 
   // Maps `ids` into `out` as sorted, duplicate-free internal ids.
   void apply(Span<int32_t> ids, std::vector<int32_t>& out) const {
-    out.clear();
+    out.resize(ids.size);
+    int32_t* o = out.data();
+    size_t n = 0;
+    const size_t width = to_internal.size;
     for (int32_t c : ids) {
-      if (c < 0 || static_cast<size_t>(c) >= to_internal.size) continue;
+      if (static_cast<uint32_t>(c) >= width) continue;  // negative or beyond the model: unseen
       const int32_t f = to_internal[static_cast<size_t>(c)];
-      if (f >= 0) out.push_back(f);
+      if (f < 0) continue;
+      // Insertion sort as we go (feature vectors are short); drop duplicates.
+      size_t k = n;
+      while (k > 0 && o[k - 1] > f) --k;
+      if (k > 0 && o[k - 1] == f) continue;
+      for (size_t m = n; m > k; --m) o[m] = o[m - 1];
+      o[k] = f;
+      ++n;
+      if (n > 64) {  // long vectors: finish with a sort instead
+        for (size_t r = static_cast<size_t>(&c - ids.data) + 1; r < ids.size; ++r) {
+          const int32_t cc = ids[r];
+          if (static_cast<uint32_t>(cc) >= width) continue;
+          const int32_t ff = to_internal[static_cast<size_t>(cc)];
+          if (ff >= 0) o[n++] = ff;
+        }
+        std::sort(o, o + n);
+        n = static_cast<size_t>(std::unique(o, o + n) - o);
+        break;
+      }
     }
-    std::sort(out.begin(), out.end());
-    out.erase(std::unique(out.begin(), out.end()), out.end());
+    out.resize(n);
   }
 };
 

@@ -28,10 +28,16 @@ struct TrieView {
   // The child of n labelled f, or -1.
   int32_t child(int32_t n, int32_t f) const {
     if (n == 0) return root_child(f);
-    const int32_t* b = label.data + child_begin[n];
-    const int32_t* e = label.data + child_begin[n + 1];
-    const int32_t* it = std::lower_bound(b, e, f);
-    return (it != e && *it == f) ? static_cast<int32_t>(it - label.data) : -1;
+    const int32_t b = child_begin[n], e = child_begin[n + 1];
+    if (e - b <= 8) {  // most nodes have few children: a short scan beats a search
+      for (int32_t c = b; c < e; ++c) {
+        const int32_t l = label[c];
+        if (l >= f) return l == f ? c : -1;
+      }
+      return -1;
+    }
+    const int32_t* it = std::lower_bound(label.data + b, label.data + e, f);
+    return (it != label.data + e && *it == f) ? static_cast<int32_t>(it - label.data) : -1;
   }
 
   // Calls fn(child, i) for every child of n whose label is xs[i], i < n_xs
