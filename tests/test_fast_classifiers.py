@@ -235,3 +235,34 @@ def test_early_exit_triggers():
         assert stops == 200 and skipped > 0
         clf.predict(X, early_exit=False)
         assert _core.early_exit_counters(True) == (0, 0)
+
+
+def test_expansion_limit():
+    rng = np.random.default_rng(6)
+    model = conjunct.KernelModel(random_binary_csr(rng, 50, 30, 0.4), rng.normal(size=50), degree=3)
+    with pytest.raises(conjunct.ConjunctError, match="max_conjunctions"):
+        model.compile("pke", dense_features=0, max_conjunctions=100)
+    assert model.compile("pke", dense_features=0, max_conjunctions=10**7).meta["n_conjunctions"] > 100
+
+
+@pytest.mark.parametrize("method, params", [("split", {"common_features": 8}), ("fstrie", {"base": "split", "common_features": 8}),
+                                            ("fstrie", {"max_nodes": 30}), ("pke", {})])
+def test_threads_share_one_classifier(method, params):
+    from concurrent.futures import ThreadPoolExecutor
+
+    rng = np.random.default_rng(8)
+    model = conjunct.KernelModel(random_binary_csr(rng, 200, 60, 0.1), rng.normal(size=(200, 3)), rng.normal(size=3), degree=3)
+    X = random_binary_csr(rng, 400, 70, 0.1)
+    clf = model.compile(method, **params)
+    margins, labels = clf.decision_function(X), clf.predict(X)
+    rows = [X[i].indices for i in range(X.shape[0])]
+
+    def work(_):
+        return (np.array([clf.decision_function_one(r) for r in rows]), [clf.predict_one(r) for r in rows])
+
+    with ThreadPoolExecutor(4) as pool:
+        for m, l in pool.map(work, range(8)):
+            np.testing.assert_allclose(m, margins, rtol=1e-12, atol=1e-12)
+            assert l == labels.tolist()
+    np.testing.assert_array_equal(clf.decision_function(X, n_jobs=3), margins)
+    np.testing.assert_array_equal(clf.predict(X, n_jobs=3), labels)

@@ -1,6 +1,8 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/unique_ptr.h>
 
+#include <limits>
+
 #include "common.h"
 #include "conjunct/classify/decision.h"
 #include "conjunct/classify/fstrie.h"
@@ -121,6 +123,8 @@ auto translating(F&& f) {
     return f();
   } catch (const std::invalid_argument& e) {
     throw nb::value_error(e.what());
+  } catch (const std::length_error& e) {
+    throw nb::value_error(e.what());
   }
 }
 
@@ -200,7 +204,7 @@ void bind_classify(nb::module_& m) {
       [](double gamma, double coef0, int degree, const Array1<int64_t>& sv_indptr, const Array1<int32_t>& sv_indices,
          const ArrayN<double>& alpha, const Array1<int64_t>& alpha_ptr, const Array1<int32_t>& alpha_out,
          const Array1<double>& alpha_val, size_t n_outputs, int32_t n_features, double sigma, int64_t min_support,
-         int32_t n_dense, int32_t max_feature) {
+         int32_t n_dense, int32_t max_feature, int64_t max_nodes) {
         KeepAlive keep;
         const CsrView svs = csr_of(sv_indptr, sv_indices);
         const AlphaRows rows = alpha_rows(svs.rows(), n_outputs, alpha, alpha_ptr, alpha_out, alpha_val, keep);
@@ -209,6 +213,7 @@ void bind_classify(nb::module_& m) {
         opt.min_support = min_support;
         opt.n_dense = n_dense;
         opt.max_feature = max_feature;
+        opt.max_nodes = max_nodes < 0 ? std::numeric_limits<int64_t>::max() : max_nodes;
         ConjunctionStoreArrays arrays;
         {
           nb::gil_scoped_release release;
@@ -219,7 +224,7 @@ void bind_classify(nb::module_& m) {
       nb::arg("gamma"), nb::arg("coef0"), nb::arg("degree"), nb::arg("sv_indptr"), nb::arg("sv_indices"),
       nb::arg("alpha"), nb::arg("alpha_ptr"), nb::arg("alpha_out"), nb::arg("alpha_val"), nb::arg("n_outputs"),
       nb::arg("n_features"), nb::arg("sigma"), nb::arg("min_support"), nb::arg("n_dense"), nb::arg("max_feature"),
-      "Mine the conjunction weights of a kernel model (support vectors in internal ids).");
+      nb::arg("max_nodes") = -1, "Mine the conjunction weights of a kernel model (support vectors in internal ids).");
 
   m.def(
       "build_conjunction_store",

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <string>
 
 namespace conjunct {
 
@@ -119,6 +120,9 @@ class Miner {
       double* out = builder_.dense_row(asc, r);
       std::copy(row_.begin(), row_.end(), out);
     } else {
+      if (static_cast<int64_t>(builder_.n_nodes()) > opt_.max_nodes)
+        throw std::length_error("the expansion exceeds max_conjunctions (" + std::to_string(opt_.max_nodes) +
+                                "); use kernel splitting, sigma > 0, or a larger limit");
       node = builder_.add_node(parent, tuple_[r - 1]);
       std::copy(row_.begin(), row_.end(), builder_.node_row(node));
     }

@@ -155,7 +155,7 @@ def _constant_bias(model) -> np.ndarray:
 
 
 def _build_pke(model, sigma: float = 0.0, min_support: int = 1, dense_bytes: Optional[int] = None,
-               dense_features: Optional[int] = None) -> Tuple[dict, Arrays]:
+               dense_features: Optional[int] = None, max_conjunctions: Optional[int] = None) -> Tuple[dict, Arrays]:
     if sigma < 0 or not np.isfinite(sigma):
         raise ConjunctError(f"sigma must be >= 0, got {sigma}")
     if int(min_support) < 1:
@@ -167,8 +167,7 @@ def _build_pke(model, sigma: float = 0.0, min_support: int = 1, dense_bytes: Opt
         degree = model.degree
         n_dense = _n_dense(degree, K, F, dense_bytes, dense_features)
         alpha = _alpha_arrays(model.dual_coef)
-        store = _core.expand_kernel(model.gamma, model.coef0, degree, M.indptr.astype(np.int64), M.indices.astype(np.int32),
-                                    *_alpha_args(alpha), K, F, float(sigma), int(min_support), n_dense, F)
+        store = _expand(model, M, alpha, K, F, float(sigma), int(min_support), n_dense, F, max_conjunctions)
     else:
         if sigma != 0.0 or min_support != 1:
             raise ConjunctError("sigma and min_support apply to kernel expansions; a conjunctive linear model is stored as is")
@@ -189,8 +188,18 @@ def _core_pke(meta: dict, a: Arrays):
     return _core.make_pke(a["col_map"], _store_of(a), meta["degree"], meta["n_dense"], a["bias"])
 
 
+def _expand(model, M, alpha, K, F, sigma, min_support, n_dense, max_feature, max_conjunctions):
+    try:
+        return _core.expand_kernel(model.gamma, model.coef0, model.degree, M.indptr.astype(np.int64),
+                                   M.indices.astype(np.int32), *_alpha_args(alpha), K, F, sigma, min_support, n_dense,
+                                   max_feature, -1 if max_conjunctions is None else int(max_conjunctions))
+    except ValueError as e:
+        raise ConjunctError(str(e)) from None
+
+
 def _build_split(model, common_features: Optional[int] = None, min_support: Optional[float] = None,
-                 dense_bytes: Optional[int] = None, dense_features: Optional[int] = None) -> Tuple[dict, Arrays]:
+                 dense_bytes: Optional[int] = None, dense_features: Optional[int] = None,
+                 max_conjunctions: Optional[int] = None) -> Tuple[dict, Arrays]:
     _require_kernel(model, "split")
     if common_features is not None and min_support is not None:
         raise ConjunctError("give either common_features or min_support, not both")
@@ -213,8 +222,7 @@ def _build_split(model, common_features: Optional[int] = None, min_support: Opti
     degree = model.degree
     n_dense = min(_n_dense(degree, K, F, dense_bytes, dense_features), n_common)
     alpha = _alpha_arrays(model.dual_coef)
-    store = _core.expand_kernel(model.gamma, model.coef0, degree, M.indptr.astype(np.int64), M.indices.astype(np.int32),
-                                *_alpha_args(alpha), K, F, 0.0, 1, n_dense, n_common)
+    store = _expand(model, M, alpha, K, F, 0.0, 1, n_dense, n_common, max_conjunctions)
     postings = M.T.tocsr()
     postings.sort_indices()
     rare = postings[n_common:]

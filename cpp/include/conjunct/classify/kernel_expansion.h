@@ -25,6 +25,8 @@ struct ExpansionOptions {
   int32_t n_dense = 0;
   // Only conjunctions of features < max_feature (the common features of kernel splitting).
   int32_t max_feature = std::numeric_limits<int32_t>::max();
+  // Stop with std::length_error once the trie would hold more nodes than this.
+  int64_t max_nodes = std::numeric_limits<int64_t>::max();
 };
 
 ConjunctionStoreArrays expand_kernel(const PolyKernel& kernel, const CsrView& support_vectors, const AlphaRows& alpha,
