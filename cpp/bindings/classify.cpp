@@ -147,6 +147,14 @@ AlphaRows alpha_rows(size_t n_sv, size_t K, const ArrayN<double>& dense, const A
 
 }  // namespace
 
+const Classifier& classifier_of(nb::handle compiled) {
+  try {
+    return *nb::cast<const CompiledClassifier&>(compiled).impl;
+  } catch (const nb::cast_error&) {
+    throw nb::type_error("expected a compiled classifier (conjunct.Classifier._core)");
+  }
+}
+
 void bind_classify(nb::module_& m) {
   nb::class_<CompiledClassifier>(m, "CompiledClassifier", "An immutable compiled classifier (thread-safe).")
       .def_prop_ro("n_outputs", [](const CompiledClassifier& c) { return c.impl->n_outputs(); })

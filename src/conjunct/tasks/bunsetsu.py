@@ -23,7 +23,10 @@ from __future__ import annotations
 import os
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple
+
+import numpy as np
 
 from .._errors import DataFormatError
 
@@ -42,6 +45,8 @@ __all__ = [
     "sassano_oracle",
     "is_head_final_projective",
     "BunsetsuParser",
+    "encode_sentences",
+    "BunsetsuEncoder",
     "dependency_accuracy",
     "training_examples",
 ]
@@ -67,14 +72,13 @@ class Token:
     head: int
     deprel: str
     bi: Optional[str] = None  # gold bunsetsu boundary label (B/I) when annotated
+    pos: str = field(init=False, repr=False)   # UniDic POS, level 1 (computed once)
+    pos2: str = field(init=False, repr=False)  # levels 1-2
 
-    @property
-    def pos(self) -> str:
-        return self.xpos.split("-", 1)[0]
-
-    @property
-    def pos2(self) -> str:
-        return "-".join(self.xpos.split("-")[:2])
+    def __post_init__(self):
+        parts = self.xpos.split("-")
+        self.pos = parts[0]
+        self.pos2 = "-".join(parts[:2])
 
 
 def read_ud_tokens(path) -> List[List[Token]]:
@@ -182,24 +186,39 @@ class BunsetsuSegmenter:
 class Bunsetsu:
     tokens: List[Token]
     head: int = -1  # index of the head bunsetsu, -1 for the root
+    _head_word: Optional[Token] = field(default=None, init=False, repr=False)
+    _function_word: Optional[Token] = field(default=None, init=False, repr=False)
+    _symbols: Optional[str] = field(default=None, init=False, repr=False)
+    _done: bool = field(default=False, init=False, repr=False)
 
     @property
     def surface(self) -> str:
         return "".join(t.form for t in self.tokens)
 
+    def _analyse(self) -> None:
+        # The tokens are fixed once a bunsetsu is built: find its words once.
+        self._head_word = next((t for t in reversed(self.tokens) if t.pos not in FUNCTION_POS and t.pos not in PUNCT_POS), None)
+        self._function_word = next((t for t in reversed(self.tokens) if t.pos in FUNCTION_POS), None)
+        self._symbols = "".join(t.form for t in self.tokens if t.pos in PUNCT_POS or t.upos in ("PUNCT", "SYM"))
+        self._done = True
+
     def head_word(self) -> Optional[Token]:
         """The rightmost content word (not a particle, auxiliary or punctuation)."""
-        for t in reversed(self.tokens):
-            if t.pos not in FUNCTION_POS and t.pos not in PUNCT_POS:
-                return t
-        return None
+        if not self._done:
+            self._analyse()
+        return self._head_word
 
     def function_word(self) -> Optional[Token]:
         """The rightmost particle or auxiliary."""
-        for t in reversed(self.tokens):
-            if t.pos in FUNCTION_POS:
-                return t
-        return None
+        if not self._done:
+            self._analyse()
+        return self._function_word
+
+    def symbol_chars(self) -> str:
+        """Its punctuation and symbol characters."""
+        if not self._done:
+            self._analyse()
+        return self._symbols
 
 
 @dataclass
@@ -321,28 +340,60 @@ def read_cabocha_heads(path) -> List[Tuple[List[str], List[int]]]:
 
 
 # -- features (Yoshinaga & Kitsuregawa 2009, Table 1) ------------------------------------------------
-def _word_features(prefix: str, t: Optional[Token]) -> List[str]:
+@lru_cache(maxsize=1 << 16)
+def _word_strings(prefix: str, form: str, lemma: str, xpos: str) -> Tuple[str, ...]:
+    pos = xpos.split("-", 1)[0]
+    pos2 = "-".join(xpos.split("-")[:2])
+    infl = form[-1] if form != lemma and form else "-"
+    return (f"{prefix}.w={form}", f"{prefix}.p={pos}", f"{prefix}.s={pos2}", f"{prefix}.x={xpos}", f"{prefix}.i={infl}")
+
+
+def _word_features(prefix: str, t: Optional[Token]) -> Tuple[str, ...]:
     if t is None:
-        return [f"{prefix}=NONE"]
-    infl = t.form[-1] if t.form != t.lemma and t.form else "-"
-    return [f"{prefix}.w={t.form}", f"{prefix}.p={t.pos}", f"{prefix}.s={t.pos2}", f"{prefix}.x={t.xpos}", f"{prefix}.i={infl}"]
+        return (f"{prefix}=NONE",)
+    return _word_strings(prefix, t.form, t.lemma, t.xpos)
+
+
+@lru_cache(maxsize=1 << 12)
+def _symbol_strings(prefix: str, chars: str) -> Tuple[str, ...]:
+    """Bracket, quote and punctuation features of a bunsetsu's symbol characters."""
+    c = set(chars)
+    return (tuple(f"{prefix}.ob={ch}" for ch in sorted(c & OPEN_BRACKETS)) + tuple(f"{prefix}.cb={ch}" for ch in sorted(c & CLOSE_BRACKETS))
+            + tuple(f"{prefix}.q={ch}" for ch in sorted(c & QUOTES)) + tuple(f"{prefix}.pu={ch}" for ch in sorted(c & PUNCTUATION)))
+
+
+def _symbol_chars(b: Bunsetsu) -> str:
+    return b.symbol_chars()
 
 
 def _symbols(b: Bunsetsu) -> Tuple[set, set, set, set]:
-    chars = "".join(t.form for t in b.tokens if t.pos in PUNCT_POS or t.upos in ("PUNCT", "SYM"))
-    return (set(chars) & OPEN_BRACKETS, set(chars) & CLOSE_BRACKETS, set(chars) & QUOTES, set(chars) & PUNCTUATION)
+    chars = set(_symbol_chars(b))
+    return (chars & OPEN_BRACKETS, chars & CLOSE_BRACKETS, chars & QUOTES, chars & PUNCTUATION)
 
 
 def _bunsetsu_features(prefix: str, b: Bunsetsu, index: int, n: int) -> List[str]:
-    feats = _word_features(f"{prefix}.h", b.head_word()) + _word_features(f"{prefix}.f", b.function_word())
-    op, cl, qu, pu = _symbols(b)
-    feats += [f"{prefix}.ob={c}" for c in sorted(op)] + [f"{prefix}.cb={c}" for c in sorted(cl)]
-    feats += [f"{prefix}.q={c}" for c in sorted(qu)] + [f"{prefix}.pu={c}" for c in sorted(pu)]
+    feats = list(_word_features(f"{prefix}.h", b.head_word()) + _word_features(f"{prefix}.f", b.function_word()))
+    feats += _symbol_strings(prefix, _symbol_chars(b))
     if index == 0:
         feats.append(f"{prefix}.pos=begin")
     if index == n - 1:
         feats.append(f"{prefix}.pos=end")
     return feats
+
+
+def _between_strings(b: Bunsetsu) -> Tuple[str, ...]:
+    """What a bunsetsu contributes to the pairs spanning it: its case particle,
+    brackets, quotes and punctuation."""
+    f = b.function_word()
+    case = (f"b.case={f.form}",) if f is not None and f.pos2 in ("助詞-格助詞", "助詞-係助詞") else ()
+    return case + _between_symbols(_symbol_chars(b))
+
+
+@lru_cache(maxsize=1 << 12)
+def _between_symbols(chars: str) -> Tuple[str, ...]:
+    c = set(chars)
+    return (tuple(f"b.br={ch}" for ch in sorted(c & (OPEN_BRACKETS | CLOSE_BRACKETS))) + tuple(f"b.q={ch}" for ch in sorted(c & QUOTES))
+            + tuple(f"b.pu={ch}" for ch in sorted(c & PUNCTUATION)))
 
 
 def _distance(d: int) -> str:
@@ -363,18 +414,12 @@ class SentenceFeatures:
         self.n = n
         self.modifier = [_bunsetsu_features("m", b, k, n) for k, b in enumerate(bs)]
         self.head = [_bunsetsu_features("h", b, k, n) for k, b in enumerate(bs)]
-        between = []
-        for b in bs:
-            items = set()
-            f = b.function_word()
-            if f is not None and f.pos2 in ("助詞-格助詞", "助詞-係助詞"):
-                items.add(f"b.case={f.form}")
-            op, cl, qu, pu = _symbols(b)
-            items.update(f"b.br={c}" for c in op | cl)
-            items.update(f"b.q={c}" for c in qu)
-            items.update(f"b.pu={c}" for c in pu)
-            between.append(items)
-        self._between = between
+        self._between = [set(_between_strings(b)) for b in bs]
+
+    @property
+    def between(self) -> List[set]:
+        """Per bunsetsu, the features it contributes to pairs that span it."""
+        return self._between
 
     def pair(self, i: int, j: int) -> List[str]:
         inside = set()
@@ -428,50 +473,118 @@ def sassano_oracle(heads: Sequence[int]) -> List[Tuple[int, int, bool]]:
 
 
 # -- parsing with a compiled classifier ------------------------------------------------------------------
+DISTANCE_FEATURES = ("dist=1", "dist=2-5", "dist=6+")
+
+
+class BunsetsuEncoder:
+    """Feature ids of bunsetsu, with the ids of each word's, symbol string's and
+    position's features looked up once and cached (a corpus repeats them)."""
+
+    def __init__(self, index):
+        self.index = index
+        self._ids: Dict[tuple, np.ndarray] = {}
+        self.distance = np.asarray([index.get(d) for d in DISTANCE_FEATURES], dtype=np.int32)
+
+    def _lookup(self, key: tuple, strings) -> np.ndarray:
+        ids = self._ids.get(key)
+        if ids is None:
+            get = self.index.get
+            ids = np.fromiter((i for i in map(get, strings) if i >= 0), dtype=np.int32)
+            self._ids[key] = ids
+        return ids
+
+    def _side(self, prefix: str, b: Bunsetsu, k: int, n: int) -> List[np.ndarray]:
+        h, f = b.head_word(), b.function_word()
+        parts = [
+            self._lookup(("w", prefix + ".h", h.form, h.lemma, h.xpos) if h else ("none", prefix + ".h"), _word_features(prefix + ".h", h)),
+            self._lookup(("w", prefix + ".f", f.form, f.lemma, f.xpos) if f else ("none", prefix + ".f"), _word_features(prefix + ".f", f)),
+        ]
+        chars = _symbol_chars(b)
+        if chars:
+            parts.append(self._lookup(("s", prefix, chars), _symbol_strings(prefix, chars)))
+        flags = ("begin",) * (k == 0) + ("end",) * (k == n - 1)
+        if flags:
+            parts.append(self._lookup(("p", prefix, flags), [f"{prefix}.pos={v}" for v in flags]))
+        return parts
+
+    def encode(self, sentences: Sequence[BunsetsuSentence]) -> dict:
+        """The arrays the C++ parser reads: per bunsetsu its modifier-side,
+        head-side and between feature ids (CSR), sentence offsets, distance ids."""
+        sentence_ptr = [0]
+        parts = {"mod": [], "head": [], "btw": []}
+        for s in sentences:
+            n = len(s)
+            for k, b in enumerate(s.bunsetsu):
+                parts["mod"].append(self._side("m", b, k, n))
+                parts["head"].append(self._side("h", b, k, n))
+                f = b.function_word()
+                parts["btw"].append([self._lookup(("b", f.form if f else "", f.pos2 if f else "", _symbol_chars(b)), _between_strings(b))])
+            sentence_ptr.append(sentence_ptr[-1] + n)
+        out = {"sentence_ptr": np.asarray(sentence_ptr, dtype=np.int64), "distance": self.distance}
+        for key, rows in parts.items():
+            lengths = [sum(len(a) for a in row) for row in rows]
+            ptr = np.zeros(len(rows) + 1, dtype=np.int64)
+            np.cumsum(lengths, out=ptr[1:])
+            flat = [a for row in rows for a in row]
+            out[f"{key}_ptr"] = ptr
+            out[f"{key}_ids"] = np.concatenate(flat).astype(np.int32) if flat else np.zeros(0, dtype=np.int32)
+        return out
+
+
+def encode_sentences(sentences: Sequence[BunsetsuSentence], index) -> dict:
+    """Per-bunsetsu feature ids of many sentences (see :class:`BunsetsuEncoder`)."""
+    return BunsetsuEncoder(index).encode(sentences)
+
+
 class BunsetsuParser:
     """Sassano's shift-reduce parser calling a binary classifier once per decision.
 
-    ``classifier`` is a compiled :class:`~conjunct.classifiers.Classifier` (or a
-    model) over the pair features; its positive class means "depends". With
-    ``collect=True`` the feature vectors of every decision are kept in
-    ``events`` (as feature-string lists), e.g. to build an fstrie from parsing
-    raw text.
+    The decision loop runs in C++ and calls the compiled classifier directly;
+    Python only looks each bunsetsu's features up once. ``classifier`` is a
+    compiled :class:`~conjunct.classifiers.Classifier` over the pair features
+    with a named feature index; its positive class means "depends".
     """
 
     def __init__(self, classifier, *, early_exit: bool = True):
-        self.classifier = classifier
-        self.early_exit = early_exit
-        self.positive = classifier.classes[1] if classifier.rule.kind == "sign" else None
-        if self.positive is None:
+        if classifier.rule.kind != "sign":
             raise ValueError("the bunsetsu parser needs a binary (sign) classifier")
         index = classifier.features
         if index is None or index.is_numeric:
             raise ValueError("the classifier needs a named feature index (pair feature strings)")
-        self._get = index.get
+        self.classifier = classifier
+        self.early_exit = early_exit
+        self.encoder = BunsetsuEncoder(index)
         self.decisions = 0
+        self.classifier_seconds = 0.0
+        self.loop_seconds = 0.0
 
-    def _ids(self, feats: List[str]):
-        import numpy as np
+    def parse_many(self, sentences: Sequence[BunsetsuSentence], *, collect: bool = False, timing: bool = False):
+        """Heads of every sentence; with ``collect``, also the decisions' feature
+        vectors as a CSR matrix of column ids (events for an fstrie)."""
+        import scipy.sparse as sp
 
-        get = self._get
-        return np.fromiter((i for i in map(get, feats) if i >= 0), dtype=np.int32)
+        from .. import _core
 
-    def parse(self, sentence: BunsetsuSentence, events: Optional[list] = None) -> List[int]:
-        """Heads of ``sentence`` (bunsetsu indices, -1 for the root)."""
-        n = len(sentence)
-        if n == 0:
-            return []
-        features = SentenceFeatures(sentence)
-        clf, positive, early = self.classifier, self.positive, self.early_exit
+        enc = self.encoder.encode(sentences)
+        clf = self.classifier
+        heads, decisions, clf_seconds, total, events = _core.parse_bunsetsu(
+            clf._core, clf.rule.kind, len(clf.rule.classes), 1, self.early_exit, enc["sentence_ptr"], enc["mod_ptr"],
+            enc["mod_ids"], enc["head_ptr"], enc["head_ids"], enc["btw_ptr"], enc["btw_ids"], enc["distance"], timing, collect)
+        self.decisions += int(decisions)
+        self.classifier_seconds += clf_seconds
+        self.loop_seconds += total
+        ptr = enc["sentence_ptr"]
+        result = [heads[ptr[k]:ptr[k + 1]].tolist() for k in range(len(sentences))]
+        if not collect:
+            return result
+        ev_ptr, ev_ids = events
+        width = len(clf.features)
+        matrix = sp.csr_matrix((np.ones(len(ev_ids)), ev_ids, ev_ptr), shape=(len(ev_ptr) - 1, width))
+        return result, matrix
 
-        def depends(i: int, j: int) -> bool:
-            feats = features.pair(i, j)
-            if events is not None:
-                events.append(feats)
-            self.decisions += 1
-            return clf.predict_one(self._ids(feats), early_exit=early) == positive
-
-        return sassano_parse(n, depends)
+    def parse(self, sentence: BunsetsuSentence) -> List[int]:
+        """Heads of one sentence (bunsetsu indices, -1 for the root)."""
+        return self.parse_many([sentence])[0]
 
 
 def dependency_accuracy(gold: Sequence[BunsetsuSentence], predicted: Sequence[Sequence[int]]) -> Tuple[float, float]:

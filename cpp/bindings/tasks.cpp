@@ -1,0 +1,65 @@
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
+
+#include <chrono>
+
+#include "common.h"
+#include "conjunct/tasks/sassano.h"
+
+namespace conjunct::py {
+
+// Defined in classify.cpp: the C++ classifier behind a compiled Python handle.
+const Classifier& classifier_of(nb::handle compiled);
+
+void bind_tasks(nb::module_& m) {
+  m.def(
+      "parse_bunsetsu",
+      [](nb::handle compiled, const std::string& rule, size_t n_classes, int64_t depends, bool early_exit,
+         const Array1<int64_t>& sentence_ptr, const Array1<int64_t>& mod_ptr, const Array1<int32_t>& mod_ids,
+         const Array1<int64_t>& head_ptr, const Array1<int32_t>& head_ids, const Array1<int64_t>& btw_ptr,
+         const Array1<int32_t>& btw_ids, const Array1<int32_t>& distance, bool timing, bool collect) {
+        const Classifier& clf = classifier_of(compiled);
+        Decision decision;
+        try {
+          decision = Decision::parse(rule, n_classes);
+        } catch (const std::invalid_argument& e) {
+          throw nb::value_error(e.what());
+        }
+        if (decision.n_outputs() != clf.n_outputs()) throw nb::value_error("decision rule does not match the classifier");
+        const size_t n_bunsetsu = mod_ptr.size() - 1;
+        if (head_ptr.size() != mod_ptr.size() || btw_ptr.size() != mod_ptr.size() || distance.size() != 3)
+          throw nb::value_error("inconsistent bunsetsu feature arrays");
+        if (sentence_ptr.size() == 0 || static_cast<size_t>(sentence_ptr.data()[sentence_ptr.size() - 1]) != n_bunsetsu)
+          throw nb::value_error("sentence offsets do not cover the bunsetsu");
+        std::vector<int32_t> heads(n_bunsetsu, -1);
+        std::vector<int64_t> ev_ptr{0};
+        std::vector<int32_t> ev;
+        ParseStats stats;
+        double total = 0.0;
+        {
+          nb::gil_scoped_release release;
+          const auto start = std::chrono::steady_clock::now();
+          const int64_t* sp = sentence_ptr.data();
+          for (size_t k = 0; k + 1 < sentence_ptr.size(); ++k) {
+            const int64_t b = sp[k], e = sp[k + 1];
+            BunsetsuSentenceView s;
+            s.modifier = CsrView{Span<int64_t>(mod_ptr.data() + b, static_cast<size_t>(e - b + 1)), span_of(mod_ids)};
+            s.head = CsrView{Span<int64_t>(head_ptr.data() + b, static_cast<size_t>(e - b + 1)), span_of(head_ids)};
+            s.between = CsrView{Span<int64_t>(btw_ptr.data() + b, static_cast<size_t>(e - b + 1)), span_of(btw_ids)};
+            for (int d = 0; d < 3; ++d) s.distance[d] = distance.data()[d];
+            sassano_parse(clf, decision, depends, early_exit, s, heads.data() + b, stats, timing,
+                          collect ? &ev_ptr : nullptr, collect ? &ev : nullptr);
+          }
+          total = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        }
+        nb::object events = nb::none();
+        if (collect) events = nb::make_tuple(to_numpy(std::move(ev_ptr)), to_numpy(std::move(ev)));
+        return nb::make_tuple(to_numpy(std::move(heads)), stats.decisions, stats.classifier_seconds, total, events);
+      },
+      nb::arg("classifier"), nb::arg("rule"), nb::arg("n_classes"), nb::arg("depends"), nb::arg("early_exit"),
+      nb::arg("sentence_ptr"), nb::arg("mod_ptr"), nb::arg("mod_ids"), nb::arg("head_ptr"), nb::arg("head_ids"),
+      nb::arg("btw_ptr"), nb::arg("btw_ids"), nb::arg("distance"), nb::arg("timing") = false, nb::arg("collect") = false,
+      "Sassano's parser over many sentences: (heads, decisions, classifier seconds, total seconds, events).");
+}
+
+}  // namespace conjunct::py
