@@ -88,3 +88,32 @@ def test_parser_learns_dependencies(shared_data):
     assert heads["pki"] == heads["fstrie"]
     accuracy = dependency_accuracy(dev, heads["pki"])[0]
     assert accuracy > baseline + 0.1, (accuracy, baseline)
+
+
+@pytest.mark.realdata
+def test_pipeline_with_imported_model_save_load(tmp_path, shared_data):
+    """A pipeline adopts an imported model, compiles an fstrie from its own
+    vectors, parses like PKI, and saves / loads / pickles as one file."""
+    import pickle
+
+    from conjunct.importers import from_sklearn
+    from conjunct.tasks.bunsetsu import BunsetsuDependencyParser
+
+    SVC = pytest.importorskip("sklearn.svm").SVC
+    data = shared_data / "ud_japanese_gsd"
+    train = load_gsd_bunsetsu(data, "train")[:800]
+    dev = load_gsd_bunsetsu(data, "dev")[:120]
+    feats, labels, _ = training_examples(train)
+    index = conjunct.FeatureIndex.from_data(feats)
+    model = from_sklearn(SVC(kernel="poly", degree=2, gamma=1.0, coef0=1.0, C=0.05).fit(index.transform(feats), labels),
+                         features=index)
+    pipeline = BunsetsuDependencyParser(method="fstrie", method_params={"max_nodes": 5000}).fit(train, model=model)
+    assert pipeline.classifier_.method == "fstrie" and 0 < pipeline.classifier_.meta["nodes"] <= 5000
+    reference = BunsetsuParser(model.compile("pki")).parse_many(dev)
+    assert pipeline.parse(dev) == reference
+    report = pipeline.evaluate(dev)
+    assert report["decisions"] > len(dev) and 0 < report["classifier_seconds"] <= report["seconds"]
+    pipeline.save(tmp_path / "parser.cjt")
+    for again in (conjunct.load(tmp_path / "parser.cjt"), conjunct.load(tmp_path / "parser.cjt", mmap=True),
+                  pickle.loads(pickle.dumps(pipeline))):
+        assert isinstance(again, BunsetsuDependencyParser) and again.parse(dev) == reference

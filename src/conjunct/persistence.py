@@ -8,7 +8,7 @@ from typing import Union
 from . import model_io
 from ._errors import ModelFormatError
 
-__all__ = ["load", "save", "from_bytes"]
+__all__ = ["load", "save", "from_bytes", "pack", "unpack"]
 
 
 def _kinds():
@@ -17,8 +17,10 @@ def _kinds():
     from .linear import ConjunctiveLinearModel
     from .models import KernelModel
 
+    from .tasks.base import TaskPipeline
+
     return {KernelModel.kind: KernelModel, Classifier.kind: Classifier, FeatureIndex.kind: FeatureIndex,
-            ConjunctiveLinearModel.kind: ConjunctiveLinearModel}
+            ConjunctiveLinearModel.kind: ConjunctiveLinearModel, TaskPipeline.kind: TaskPipeline}
 
 
 def _build(kind: str, meta: dict, arrays, name: str):
@@ -59,3 +61,20 @@ def from_bytes(data: bytes):
     """Rebuild an object from model-file bytes (the pickle path)."""
     kind, meta, arrays = model_io.loads(data)
     return _build(kind, meta, arrays, "<pickle>")
+
+
+def pack(obj, prefix: str):
+    """(meta entry, arrays) of ``obj`` for storing it inside another object's file:
+    its arrays get ``prefix.`` names and the entry records its kind and meta."""
+    kind, meta, arrays = obj.to_container()
+    return {"kind": kind, "meta": meta}, {f"{prefix}.{k}": v for k, v in arrays.items()}
+
+
+def unpack(entry: dict, arrays, prefix: str, name: str = "<model>"):
+    """The object :func:`pack` stored under ``prefix``."""
+    try:
+        kind, meta = entry["kind"], entry["meta"]
+    except (KeyError, TypeError):
+        raise ModelFormatError(f"corrupt nested object {prefix!r}", name) from None
+    own = {k[len(prefix) + 1:]: v for k, v in arrays.items() if k.startswith(prefix + ".")}
+    return _build(kind, meta, own, name)
