@@ -107,7 +107,7 @@ def test_pipeline_with_imported_model_save_load(tmp_path, shared_data):
     index = conjunct.FeatureIndex.from_data(feats)
     model = from_sklearn(SVC(kernel="poly", degree=2, gamma=1.0, coef0=1.0, C=0.05).fit(index.transform(feats), labels),
                          features=index)
-    pipeline = BunsetsuDependencyParser(method="fstrie", method_params={"max_nodes": 5000}).fit(train, model=model)
+    pipeline = BunsetsuDependencyParser(method="fstrie", method_params={"max_nodes": 5000}).fit(train, models={"depends": model})
     assert pipeline.classifier_.method == "fstrie" and 0 < pipeline.classifier_.meta["nodes"] <= 5000
     reference = BunsetsuParser(model.compile("pki")).parse_many(dev)
     assert pipeline.parse(dev) == reference

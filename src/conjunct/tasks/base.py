@@ -56,12 +56,14 @@ class TaskPipeline:
         self.verbose = verbose
 
     # -- to implement ----------------------------------------------------------------------
-    def training_examples(self, data):
-        """(feature lists, labels) of the decisions the task asks on gold ``data``."""
+    def training_examples(self, data) -> Dict[str, tuple]:
+        """Per component name, (feature lists, labels) of the decisions the
+        task asks on gold ``data``."""
         raise NotImplementedError
 
-    def collect_events(self, data):
-        """The feature vectors (CSR over the model's features) the pipeline classifies on ``data``."""
+    def collect_events(self, data) -> Dict[str, object]:
+        """Per component, the feature vectors (CSR over its model's features)
+        the pipeline classifies when it runs on ``data``."""
         raise NotImplementedError
 
     def _config(self) -> dict:
@@ -76,49 +78,79 @@ class TaskPipeline:
         return {k: getattr(self, k) for k in ("degree", "C", "n_iter", "margin", "common_features", "method",
                                               "method_params", "random_state", "verbose")}
 
-    def fit(self, data, *, model=None, events=None) -> "TaskPipeline":
-        """Train on gold ``data`` (or adopt an imported ``model`` over the task's
-        feature strings) and compile with ``self.method``."""
+    @property
+    def model_(self):
+        """The model of a single-component pipeline."""
+        (model,) = self.models_.values()
+        return model
+
+    @property
+    def classifier_(self):
+        """The compiled classifier of a single-component pipeline."""
+        (clf,) = self.classifiers_.values()
+        return clf
+
+    def fit(self, data, *, models: Optional[dict] = None, events=None) -> "TaskPipeline":
+        """Train each component with PA-I on gold ``data`` -- or adopt imported
+        ``models`` (name -> model over the task's feature strings) -- then
+        compile with ``self.method``; an fstrie is built from the vectors the
+        pipeline produces on ``events`` (task data; default ``data``)."""
         start = time.perf_counter()
-        if model is None:
+        self.training_stats_ = {}
+        if models is None:
             from ..training import PAClassifier
 
-            feats, labels = self.training_examples(data)
-            est = PAClassifier(degree=self.degree, C=self.C, n_iter=self.n_iter, margin=self.margin,
-                               common_features=self.common_features, random_state=self.random_state, verbose=self.verbose)
-            est.fit(feats, labels)
-            model = est.model_
-            self.training_stats_ = {"examples": len(labels), "seconds": time.perf_counter() - start,
-                                    "support_vectors": model.n_support_vectors}
-        if model.features is None or model.features.is_numeric:
-            raise ConjunctError("a task pipeline needs a model over the task's feature strings (a named FeatureIndex)")
-        self.model_ = model
-        self.compile(self.method, events=events if events is not None else (data if self.method == "fstrie" else None),
-                     **(self.method_params or {}))
+            models = {}
+            for name, (feats, labels) in self.training_examples(data).items():
+                t0 = time.perf_counter()
+                est = PAClassifier(degree=self.degree, C=self.C, n_iter=self.n_iter, margin=self.margin,
+                                   common_features=self.common_features, random_state=self.random_state, verbose=self.verbose)
+                est.fit(feats, labels)
+                models[name] = est.model_
+                self.training_stats_[name] = {"examples": len(labels), "seconds": time.perf_counter() - t0,
+                                              "support_vectors": est.model_.n_support_vectors}
+        for name, model in models.items():
+            if model.features is None or model.features.is_numeric:
+                raise ConjunctError(f"component {name!r}: a task pipeline needs a model over the task's feature strings")
+        self.models_ = dict(models)
+        self.training_seconds_ = time.perf_counter() - start
+        self.compile(self.method, events=data if events is None else events, **(self.method_params or {}))
         return self
 
     def compile(self, method: str, *, events=None, **params) -> "TaskPipeline":
-        """Recompile the classifier; for "fstrie", ``events`` may be task data
-        (run through the pipeline to collect its vectors) or vectors."""
+        """Recompile every component with ``method``. For "fstrie", ``events``
+        is task data, run through the pipeline (with exact PKE classifiers) to
+        collect the vectors each component classifies."""
+        self._check_models()
+        vectors = {}
         if method == "fstrie":
-            vectors = params.pop("event_vectors", None)
-            if vectors is None and events is not None:
-                vectors = events if _is_vectors(events) else self._collect_with(self.model_.compile("pki"), events)
-            params["events"] = vectors
-        self.classifier_ = self.model_.compile(method, **params)
+            if events is None:
+                raise ConjunctError("an fstrie needs events: task data to run the pipeline on")
+            saved = getattr(self, "classifiers_", None)
+            self.classifiers_ = {name: m.compile("split" if hasattr(m, "support_vectors") else "pke")
+                                 for name, m in self.models_.items()}
+            try:
+                vectors = self.collect_events(events)
+            finally:
+                if saved is not None:
+                    self.classifiers_ = saved
+        compiled = {}
+        for name, model in self.models_.items():
+            extra = {"events": vectors[name]} if method == "fstrie" else {}
+            compiled[name] = model.compile(method, **params, **extra)
+        self.classifiers_ = compiled
+        self._on_compiled()
         return self
 
-    def _collect_with(self, classifier, data):
-        saved = getattr(self, "classifier_", None)
-        self.classifier_ = classifier
-        try:
-            return self.collect_events(data)
-        finally:
-            if saved is not None:
-                self.classifier_ = saved
+    def _on_compiled(self) -> None:
+        """Hook: refresh anything that holds the classifiers."""
+
+    def _check_models(self):
+        if not getattr(self, "models_", None):
+            raise ConjunctError(f"this {type(self).__name__} is not trained; call fit() or load a model")
 
     def _check_fitted(self):
-        if not hasattr(self, "classifier_"):
+        if not getattr(self, "classifiers_", None):
             raise ConjunctError(f"this {type(self).__name__} is not trained; call fit() or load a model")
 
     # -- persistence -----------------------------------------------------------------------------------
@@ -126,12 +158,16 @@ class TaskPipeline:
         from ..persistence import pack
 
         self._check_fitted()
-        model_entry, model_arrays = pack(self.model_, "model")
-        clf_entry, clf_arrays = pack(self.classifier_, "classifier")
         meta = {"task": self.task, "params": {k: v for k, v in self.params().items() if k != "method_params"},
-                "method_params": _jsonable(self.method_params), "config": self._config(),
-                "model": model_entry, "classifier": clf_entry}
-        return self.kind, meta, {**model_arrays, **clf_arrays}
+                "method_params": _jsonable(self.method_params), "config": self._config(), "components": {}}
+        arrays = {}
+        for name in self.models_:
+            model_entry, model_arrays = pack(self.models_[name], f"model.{name}")
+            clf_entry, clf_arrays = pack(self.classifiers_[name], f"classifier.{name}")
+            meta["components"][name] = {"model": model_entry, "classifier": clf_entry}
+            arrays.update(model_arrays)
+            arrays.update(clf_arrays)
+        return self.kind, meta, arrays
 
     @classmethod
     def from_container(cls, meta: dict, arrays, name: str = "<model>") -> "TaskPipeline":
@@ -141,21 +177,31 @@ class TaskPipeline:
             task_cls = TASKS[meta["task"]]
         except KeyError:
             raise ModelFormatError(f"unknown task {meta.get('task')!r} (written by a newer conjunct?)", name) from None
-        params = dict(meta["params"])
-        pipeline = task_cls(**params, method_params=meta.get("method_params"))
-        pipeline.model_ = unpack(meta["model"], arrays, "model", name)
-        pipeline.classifier_ = unpack(meta["classifier"], arrays, "classifier", name)
+        try:
+            pipeline = task_cls(**meta["params"], method_params=meta.get("method_params"))
+            components = meta["components"]
+        except (KeyError, TypeError) as e:
+            raise ModelFormatError(f"corrupt task pipeline ({e})", name) from None
+        pipeline.models_ = {c: unpack(e["model"], arrays, f"model.{c}", name) for c, e in components.items()}
+        pipeline.classifiers_ = {c: unpack(e["classifier"], arrays, f"classifier.{c}", name) for c, e in components.items()}
         pipeline._restore(meta.get("config", {}))
+        pipeline._on_compiled()
         return pipeline
 
     def save(self, path) -> None:
-        """Write the trained pipeline (model, compiled classifier, settings) to one file."""
+        """Write the trained pipeline (models, compiled classifiers, settings) to one file."""
         model_io.write_container(path, *self.to_container())
 
     def __reduce__(self):
         from .. import persistence
 
         return (persistence.from_bytes, (model_io.dumps(*self.to_container()),))
+
+    def info(self) -> dict:
+        self._check_fitted()
+        return {"kind": f"task pipeline ({self.task})", **{k: v for k, v in self.params().items() if k != "verbose"},
+                **{f"{n}: model": repr(m) for n, m in self.models_.items()},
+                **{f"{n}: classifier": repr(c) for n, c in self.classifiers_.items()}}
 
 
 def _is_vectors(events) -> bool:

@@ -639,22 +639,25 @@ class BunsetsuDependencyParser(TaskPipeline):
     """
 
     task = "bunsetsu"
+    COMPONENT = "depends"
 
     def training_examples(self, data):
         feats, labels, skipped = training_examples(data)
         self.skipped_sentences_ = skipped
-        return feats, labels
+        return {self.COMPONENT: (feats, labels)}
+
+    def _on_compiled(self) -> None:
+        self._runner = BunsetsuParser(self.classifiers_[self.COMPONENT])
 
     def _parser(self) -> BunsetsuParser:
         self._check_fitted()
-        cached = getattr(self, "_runner", None)
-        if cached is None or cached.classifier is not self.classifier_:
-            cached = self._runner = BunsetsuParser(self.classifier_)
-        return cached
+        if getattr(self, "_runner", None) is None or self._runner.classifier is not self.classifiers_[self.COMPONENT]:
+            self._on_compiled()
+        return self._runner
 
     def collect_events(self, data):
         _, events = self._parser().parse_many(data, collect=True)
-        return events
+        return {self.COMPONENT: events}
 
     def parse(self, sentences: Sequence[BunsetsuSentence], *, timing: bool = False) -> List[List[int]]:
         """Heads of each sentence (bunsetsu indices, -1 for the root)."""
