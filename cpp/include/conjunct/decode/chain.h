@@ -1,0 +1,106 @@
+// The score interface every decoder shares: a linear-chain lattice of N
+// columns over L labels with
+//   score(y) = sum_n E[n][y_n] + sum_{n>0} T[y_{n-1}][y_n],
+// start and end scores folded into E[0] and E[N-1]. Labels are numbered by
+// descending training frequency p(y) (0 = most frequent), so the active labels
+// of a degenerate lattice (Kaji et al. 2010, section 3.1) are a prefix
+// [0, a_k) and every inactive set is a suffix. `Transitions` holds T in both
+// layouts (contiguous rows for either direction of the DP) and the maxima of
+// Eq. 2-4 for every level k, where a_k = min(2^k, L).
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "conjunct/decode/maxplus.h"
+#include "conjunct/features.h"
+
+namespace conjunct {
+
+class Transitions {
+ public:
+  Transitions() = default;
+  // `scores` is L x L, row = previous label, column = current label.
+  Transitions(size_t n_labels, const double* scores);
+
+  size_t n_labels() const { return L_; }
+  double operator()(size_t prev, size_t cur) const { return fwd_[prev * L_ + cur]; }
+  const double* from(size_t prev) const { return fwd_.data() + prev * L_; }  // [cur]
+  const double* into(size_t cur) const { return bwd_.data() + cur * L_; }    // [prev]
+
+  // Levels 0..n_levels()-1 have a degenerate label: active(k) = min(2^k, L) < L.
+  size_t n_levels() const { return n_levels_; }
+  size_t active(size_t k) const { return k < n_levels_ ? size_t(1) << k : L_; }
+  // Eq. 2: [y] = max_{y' >= a_k} T[y][y'] (active y -> degenerate label of level k).
+  const double* to_degenerate(size_t k) const { return to_deg_.data() + k * L_; }
+  // Eq. 3: [y] = max_{y' >= a_k} T[y'][y] (degenerate label of level k -> active y).
+  const double* from_degenerate(size_t k) const { return from_deg_.data() + k * L_; }
+  // Eq. 4: max_{y >= a_k, y' >= a_k2} T[y][y'].
+  double between_degenerate(size_t k, size_t k2) const { return deg_deg_[k * n_levels_ + k2]; }
+
+  // Bounds CarpeDiem uses: the largest / smallest score into or out of a label.
+  double max_into(size_t cur) const { return max_into_[cur]; }
+  double max_from(size_t prev) const { return max_from_[prev]; }
+  double max_all() const { return max_all_; }
+  double min_all() const { return min_all_; }
+
+  // Training: change one score; refresh() then brings the maxima up to date,
+  // recomputing only the rows and columns that changed.
+  void add(size_t prev, size_t cur, double delta);
+  void refresh();
+
+ private:
+  void refresh_row(size_t y);
+  void refresh_col(size_t y);
+  void refresh_global();
+
+  size_t L_ = 0, n_levels_ = 0;
+  std::vector<double> fwd_, bwd_;           // T and its transpose
+  std::vector<double> to_deg_, from_deg_;   // n_levels x L
+  std::vector<double> deg_deg_;             // n_levels x n_levels
+  std::vector<double> max_into_, max_from_, min_from_;
+  double max_all_ = 0, min_all_ = 0;
+  std::vector<uint8_t> dirty_row_, dirty_col_;
+  std::vector<size_t> dirty_rows_, dirty_cols_;
+};
+
+// One sentence's lattice: E is N x L (row-major), start/end already folded in.
+struct Lattice {
+  const double* E = nullptr;
+  size_t N = 0;
+  const Transitions* T = nullptr;
+  size_t L() const { return T->n_labels(); }
+  const double* row(size_t n) const { return E + n * T->n_labels(); }
+};
+
+struct DecodeStats {
+  double score = 0;    // the returned path's score (path_score order)
+  int iterations = 1;  // search steps (staggered), else 1
+};
+
+// The score of `path` under the lattice, summed left to right.
+double path_score(const Lattice& lat, const int32_t* path);
+
+// Sparse per-feature emission weights: feature f gives label labels[j] the
+// score values[j] for j in [indptr[f], indptr[f+1]).
+struct SparseWeights {
+  Span<int64_t> indptr;
+  Span<int32_t> labels;
+  Span<double> values;
+  size_t n_features() const { return indptr.size ? indptr.size - 1 : 0; }
+};
+
+// A compiled linear-chain model: emission weights, transitions, start and end
+// scores. Immutable; decoding allocates nothing shared.
+struct ChainModel {
+  SparseWeights weights;
+  Transitions transitions;
+  std::vector<double> start, end;
+  size_t n_labels() const { return transitions.n_labels(); }
+
+  // E (n_tokens x L) of the tokens rows [t0, t1) of `tokens`; feature ids
+  // outside [0, n_features) carry no weight.
+  void emissions(CsrView tokens, size_t t0, size_t t1, double* E) const;
+};
+
+}  // namespace conjunct

@@ -1,0 +1,104 @@
+#include "conjunct/decode/chain.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace conjunct {
+
+Transitions::Transitions(size_t n_labels, const double* scores) : L_(n_labels) {
+  if (L_ == 0) throw std::invalid_argument("a chain model needs at least one label");
+  while ((size_t(1) << n_levels_) < L_) ++n_levels_;
+  fwd_.assign(scores, scores + L_ * L_);
+  bwd_.resize(L_ * L_);
+  for (size_t i = 0; i < L_; ++i)
+    for (size_t j = 0; j < L_; ++j) bwd_[j * L_ + i] = fwd_[i * L_ + j];
+  to_deg_.assign(n_levels_ * L_, kNegInf);
+  from_deg_.assign(n_levels_ * L_, kNegInf);
+  deg_deg_.assign(n_levels_ * n_levels_, kNegInf);
+  max_into_.assign(L_, kNegInf);
+  max_from_.assign(L_, kNegInf);
+  min_from_.assign(L_, kPosInf);
+  dirty_row_.assign(L_, 0);
+  dirty_col_.assign(L_, 0);
+  for (size_t y = 0; y < L_; ++y) refresh_row(y), refresh_col(y);
+  refresh_global();
+}
+
+// Suffix maxima of one row (or column) of T, read off at the level bounds.
+static void level_maxima(const double* v, size_t L, size_t n_levels, double* out, size_t stride) {
+  double m = kNegInf;
+  size_t k = n_levels;
+  for (size_t y = L; y-- > 0;) {
+    if (v[y] > m) m = v[y];
+    while (k > 0 && y == (size_t(1) << (k - 1))) out[--k * stride] = m;
+  }
+}
+
+void Transitions::refresh_row(size_t y) {
+  const double* r = from(y);
+  level_maxima(r, L_, n_levels_, to_deg_.data() + y, L_);
+  double hi = kNegInf, lo = kPosInf;
+  for (size_t j = 0; j < L_; ++j) hi = std::max(hi, r[j]), lo = std::min(lo, r[j]);
+  max_from_[y] = hi, min_from_[y] = lo;
+}
+
+void Transitions::refresh_col(size_t y) {
+  const double* c = into(y);
+  level_maxima(c, L_, n_levels_, from_deg_.data() + y, L_);
+  double hi = kNegInf;
+  for (size_t i = 0; i < L_; ++i) hi = std::max(hi, c[i]);
+  max_into_[y] = hi;
+}
+
+void Transitions::refresh_global() {
+  // Eq. 4 from Eq. 2: max over the inactive rows of their level-k2 maxima.
+  for (size_t k2 = 0; k2 < n_levels_; ++k2) level_maxima(to_degenerate(k2), L_, n_levels_, deg_deg_.data() + k2, n_levels_);
+  max_all_ = *std::max_element(max_from_.begin(), max_from_.end());
+  min_all_ = *std::min_element(min_from_.begin(), min_from_.end());
+}
+
+void Transitions::add(size_t prev, size_t cur, double delta) {
+  fwd_[prev * L_ + cur] += delta;
+  bwd_[cur * L_ + prev] = fwd_[prev * L_ + cur];
+  if (!dirty_row_[prev]) dirty_row_[prev] = 1, dirty_rows_.push_back(prev);
+  if (!dirty_col_[cur]) dirty_col_[cur] = 1, dirty_cols_.push_back(cur);
+}
+
+void Transitions::refresh() {
+  if (dirty_rows_.empty() && dirty_cols_.empty()) return;
+  for (size_t y : dirty_rows_) refresh_row(y), dirty_row_[y] = 0;
+  for (size_t y : dirty_cols_) refresh_col(y), dirty_col_[y] = 0;
+  dirty_rows_.clear();
+  dirty_cols_.clear();
+  refresh_global();
+}
+
+double path_score(const Lattice& lat, const int32_t* path) {
+  if (lat.N == 0) return 0.0;
+  double s = lat.row(0)[path[0]];
+  for (size_t n = 1; n < lat.N; ++n) s += (*lat.T)(path[n - 1], path[n]) + lat.row(n)[path[n]];
+  return s;
+}
+
+void ChainModel::emissions(CsrView tokens, size_t t0, size_t t1, double* E) const {
+  const size_t L = n_labels();
+  const size_t F = weights.n_features();
+  std::fill(E, E + (t1 - t0) * L, 0.0);
+  for (size_t t = t0; t < t1; ++t) {
+    double* e = E + (t - t0) * L;
+    for (int32_t f : tokens.row(t)) {
+      if (f < 0 || static_cast<size_t>(f) >= F) continue;
+      const int64_t b = weights.indptr[f], end_ = weights.indptr[f + 1];
+      const int32_t* lab = weights.labels.data + b;
+      const double* val = weights.values.data + b;
+      for (int64_t j = 0; j < end_ - b; ++j) e[lab[j]] += val[j];
+    }
+  }
+  if (t1 > t0) {
+    for (size_t y = 0; y < L; ++y) E[y] += start[y];
+    double* last = E + (t1 - t0 - 1) * L;
+    for (size_t y = 0; y < L; ++y) last[y] += end[y];
+  }
+}
+
+}  // namespace conjunct

@@ -1,0 +1,229 @@
+#include "conjunct/decode/staggered.h"
+
+#include <algorithm>
+
+#include "conjunct/decode/beam.h"
+#include "conjunct/decode/viterbi.h"
+
+namespace conjunct {
+
+namespace {
+
+constexpr int32_t kDegenerate = -1;
+
+// Per-call state; one instance per thread, reused across calls.
+struct State {
+  size_t N = 0, L = 0, K = 0;
+  const Lattice* lat = nullptr;
+  const Transitions* T = nullptr;
+  std::vector<uint8_t> level;     // k_n: column n keeps [0, a_{k_n}) active
+  std::vector<double> ez;         // N x K: Eq. 1, max_{y >= a_k} E[n][y]
+  std::vector<double> alpha, beta;  // N x L: forward / backward bounds of active labels
+  std::vector<double> az, bz;     // N: the same for the degenerate label
+  std::vector<int32_t> best, incumbent, repaired;
+  double lower = kNegInf;
+
+  size_t active(size_t n) const { return T->active(level[n]); }
+  bool has_degenerate(size_t n) const { return level[n] < K; }
+
+  void init(const Lattice& l) {
+    lat = &l, T = l.T, N = l.N, L = l.L(), K = l.T->n_levels();
+    level.assign(N, 0);
+    ez.resize(N * K);
+    for (size_t n = 0; n < N; ++n) {
+      const double* e = l.row(n);
+      double m = kNegInf;
+      size_t k = K;
+      for (size_t y = L; y-- > 1;) {
+        if (e[y] > m) m = e[y];
+        if (k > 0 && y == (size_t(1) << (k - 1))) ez[n * K + --k] = m;
+      }
+    }
+    alpha.resize(N * L), beta.resize(N * L);
+    az.assign(N, kPosInf), bz.assign(N, kPosInf);
+    for (size_t n = 0; n < N; ++n) alpha[n * L] = beta[n * L] = kPosInf;
+    best.resize(N), incumbent.resize(N), repaired.resize(N);
+    greedy(l, incumbent.data());
+    lower = path_score(l, incumbent.data());
+  }
+
+  // Stores `v` unless the node is pruned (its bound through both directions
+  // cannot beat the lower bound); returns what was stored.
+  double keep(double v, double other, double e) const {
+    return v + other - e < lower ? kNegInf : v;
+  }
+
+  double forward() {
+    for (size_t n = 0; n < N; ++n) {
+      const size_t a = active(n), k = level[n];
+      const double* e = lat->row(n);
+      double* al = alpha.data() + n * L;
+      const double* be = beta.data() + n * L;
+      if (n == 0) {
+        for (size_t y = 0; y < a; ++y) al[y] = keep(e[y], be[y], e[y]);
+        if (has_degenerate(0)) az[0] = keep(ez[k], bz[0], ez[k]);
+        continue;
+      }
+      const size_t p = n - 1, ap = active(p), kp = level[p];
+      const double* pa = alpha.data() + p * L;
+      const bool pdeg = has_degenerate(p);
+      const double pz = pdeg ? az[p] : kNegInf;
+      const double* from_z = pdeg ? T->from_degenerate(kp) : nullptr;
+      for (size_t y = 0; y < a; ++y) {
+        if (be[y] == kNegInf) {  // pruned from the other side already
+          al[y] = kNegInf;
+          continue;
+        }
+        double m = max_plus(pa, T->into(y), ap);
+        if (pdeg) m = std::max(m, pz + from_z[y]);
+        al[y] = keep(m + e[y], be[y], e[y]);
+      }
+      if (has_degenerate(n)) {
+        const double z = ez[n * K + k];
+        if (bz[n] == kNegInf) {
+          az[n] = kNegInf;
+        } else {
+          double m = max_plus(pa, T->to_degenerate(k), ap);
+          if (pdeg) m = std::max(m, pz + T->between_degenerate(kp, k));
+          az[n] = keep(m + z, bz[n], z);
+        }
+      }
+    }
+    // The best final node, then back through the columns.
+    const size_t last = N - 1;
+    const double* al = alpha.data() + last * L;
+    double top = kNegInf;
+    int32_t node = 0;
+    for (size_t y = 0; y < active(last); ++y)
+      if (al[y] > top) top = al[y], node = static_cast<int32_t>(y);
+    if (has_degenerate(last) && az[last] > top) top = az[last], node = kDegenerate;
+    if (top == kNegInf) return top;
+    best[last] = node;
+    for (size_t n = last; n > 0; --n) {
+      const size_t p = n - 1, ap = active(p);
+      const double* pa = alpha.data() + p * L;
+      const double* t = node >= 0 ? T->into(node) : T->to_degenerate(level[n]);
+      double v;
+      int32_t arg = static_cast<int32_t>(argmax_plus(pa, t, ap, &v));
+      if (has_degenerate(p)) {
+        const double tz = node >= 0 ? T->from_degenerate(level[p])[node] : T->between_degenerate(level[p], level[n]);
+        if (az[p] + tz > v) arg = kDegenerate;
+      }
+      best[p] = node = arg;
+    }
+    return top;
+  }
+
+  double backward() {
+    for (size_t n = N; n-- > 0;) {
+      const size_t a = active(n), k = level[n];
+      const double* e = lat->row(n);
+      double* be = beta.data() + n * L;
+      const double* al = alpha.data() + n * L;
+      if (n == N - 1) {
+        for (size_t y = 0; y < a; ++y) be[y] = keep(e[y], al[y], e[y]);
+        if (has_degenerate(n)) bz[n] = keep(ez[n * K + k], az[n], ez[n * K + k]);
+        continue;
+      }
+      const size_t q = n + 1, aq = active(q), kq = level[q];
+      const double* qb = beta.data() + q * L;
+      const bool qdeg = has_degenerate(q);
+      const double qz = qdeg ? bz[q] : kNegInf;
+      const double* to_z = qdeg ? T->to_degenerate(kq) : nullptr;
+      for (size_t y = 0; y < a; ++y) {
+        if (al[y] == kNegInf) {
+          be[y] = kNegInf;
+          continue;
+        }
+        double m = max_plus(qb, T->from(y), aq);
+        if (qdeg) m = std::max(m, qz + to_z[y]);
+        be[y] = keep(m + e[y], al[y], e[y]);
+      }
+      if (has_degenerate(n)) {
+        const double z = ez[n * K + k];
+        if (az[n] == kNegInf) {
+          bz[n] = kNegInf;
+        } else {
+          double m = max_plus(qb, T->from_degenerate(k), aq);
+          if (qdeg) m = std::max(m, qz + T->between_degenerate(k, kq));
+          bz[n] = keep(m + z, az[n], z);
+        }
+      }
+    }
+    const double* be = beta.data();
+    double top = kNegInf;
+    int32_t node = 0;
+    for (size_t y = 0; y < active(0); ++y)
+      if (be[y] > top) top = be[y], node = static_cast<int32_t>(y);
+    if (has_degenerate(0) && bz[0] > top) top = bz[0], node = kDegenerate;
+    if (top == kNegInf) return top;
+    best[0] = node;
+    for (size_t q = 1; q < N; ++q) {
+      const size_t p = q - 1, aq = active(q);
+      const double* qb = beta.data() + q * L;
+      const double* t = node >= 0 ? T->from(node) : T->from_degenerate(level[p]);
+      double v;
+      int32_t arg = static_cast<int32_t>(argmax_plus(qb, t, aq, &v));
+      if (has_degenerate(q)) {
+        const double tz = node >= 0 ? T->to_degenerate(level[q])[node] : T->between_degenerate(level[p], level[q]);
+        if (bz[q] + tz > v) arg = kDegenerate;
+      }
+      best[q] = node = arg;
+    }
+    return top;
+  }
+
+  // A real path from the best degenerate one: each degenerate label becomes
+  // the inactive label with the largest emission. It raises the lower bound.
+  void repair() {
+    for (size_t n = 0; n < N; ++n) {
+      if (best[n] != kDegenerate) {
+        repaired[n] = best[n];
+        continue;
+      }
+      const double* e = lat->row(n);
+      const size_t a = active(n);
+      repaired[n] = static_cast<int32_t>(std::max_element(e + a, e + L) - e);
+    }
+    const double s = path_score(*lat, repaired.data());
+    if (s > lower) lower = s, incumbent.swap(repaired);
+  }
+
+  void expand(Expansion how) {
+    for (size_t n = 0; n < N; ++n) {
+      if (!has_degenerate(n) || (how == Expansion::column_wise && best[n] != kDegenerate)) continue;
+      const size_t from = active(n);
+      ++level[n];
+      const size_t to = active(n);
+      // New active labels inherit the bounds of the degenerate label they left.
+      std::fill(alpha.begin() + n * L + from, alpha.begin() + n * L + to, az[n]);
+      std::fill(beta.begin() + n * L + from, beta.begin() + n * L + to, bz[n]);
+    }
+  }
+};
+
+}  // namespace
+
+DecodeStats staggered(const Lattice& lat, int32_t* path, Expansion expansion) {
+  if (lat.N == 0) return {};
+  if (lat.T->n_levels() == 0) return viterbi(lat, path);  // one label
+  thread_local State s;
+  s.init(lat);
+  const size_t N = lat.N;
+  for (int iteration = 1;; ++iteration) {
+    const double top = (iteration % 2) ? s.forward() : s.backward();
+    if (!(top > s.lower)) {  // nothing beats the path that set the lower bound
+      std::copy(s.incumbent.begin(), s.incumbent.end(), path);
+      return {path_score(lat, path), iteration};
+    }
+    if (std::find(s.best.begin(), s.best.end(), kDegenerate) == s.best.end()) {  // Lemma 1
+      std::copy(s.best.begin(), s.best.end(), path);
+      return {path_score(lat, path), iteration};
+    }
+    s.repair();
+    s.expand(expansion);
+    (void)N;
+  }
+}
+
+}  // namespace conjunct
