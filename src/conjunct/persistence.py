@@ -16,9 +16,10 @@ def _kinds():
     from .features import FeatureIndex
     from .linear import ConjunctiveLinearModel
     from .models import KernelModel
+    from .tagging import HMMTagger, PerceptronTagger
 
     return {KernelModel.kind: KernelModel, Classifier.kind: Classifier, FeatureIndex.kind: FeatureIndex,
-            ConjunctiveLinearModel.kind: ConjunctiveLinearModel}
+            ConjunctiveLinearModel.kind: ConjunctiveLinearModel, PerceptronTagger.kind: PerceptronTagger, HMMTagger.kind: HMMTagger}
 
 
 def _build(kind: str, meta: dict, arrays, name: str):
