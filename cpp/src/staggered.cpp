@@ -18,6 +18,7 @@ struct State {
   const Transitions* T = nullptr;
   std::vector<uint8_t> level;     // k_n: column n keeps [0, a_{k_n}) active
   std::vector<double> ez;         // N x K: Eq. 1, max_{y >= a_k} E[n][y]
+  std::vector<int32_t> ez_arg;    // N x K: the label attaining it
   std::vector<double> alpha, beta;  // N x L: forward / backward bounds of active labels
   std::vector<double> az, bz;     // N: the same for the degenerate label
   std::vector<int32_t> best, incumbent, repaired;
@@ -29,14 +30,15 @@ struct State {
   void init(const Lattice& l) {
     lat = &l, T = l.T, N = l.N, L = l.L(), K = l.T->n_levels();
     level.assign(N, 0);
-    ez.resize(N * K);
+    ez.resize(N * K), ez_arg.resize(N * K);
     for (size_t n = 0; n < N; ++n) {
       const double* e = l.row(n);
       double m = kNegInf;
-      size_t k = K;
-      for (size_t y = L; y-- > 1;) {
-        if (e[y] > m) m = e[y];
-        if (k > 0 && y == (size_t(1) << (k - 1))) ez[n * K + --k] = m;
+      size_t arg = L - 1;
+      for (size_t k = K; k-- > 0;) {  // suffix maxima, one level segment at a time
+        for (size_t y = T->active(k + 1); y-- > T->active(k);)
+          if (e[y] > m) m = e[y], arg = y;
+        ez[n * K + k] = m, ez_arg[n * K + k] = static_cast<int32_t>(arg);
       }
     }
     alpha.resize(N * L), beta.resize(N * L);
@@ -181,9 +183,7 @@ struct State {
         repaired[n] = best[n];
         continue;
       }
-      const double* e = lat->row(n);
-      const size_t a = active(n);
-      repaired[n] = static_cast<int32_t>(std::max_element(e + a, e + L) - e);
+      repaired[n] = ez_arg[n * K + level[n]];
     }
     const double s = path_score(*lat, repaired.data());
     if (s > lower) lower = s, incumbent.swap(repaired);
