@@ -29,6 +29,8 @@ def _check_tags(sentences: Sequence, tags: Sequence, source: str = "<input>") ->
     if len(sentences) != len(tags):
         raise DataFormatError(f"{len(sentences)} sentences but {len(tags)} tag sequences", source)
     for k, (s, t) in enumerate(zip(sentences, tags)):
+        if isinstance(s, str):
+            raise DataFormatError(f"sentence {k + 1}: expected a list of tokens, got a string", source)
         if isinstance(t, str) or len(s) != len(t):
             raise DataFormatError(f"sentence {k + 1}: {len(s)} tokens but {1 if isinstance(t, str) else len(t)} tags", source)
         for i, tag in enumerate(t):
