@@ -85,6 +85,7 @@ std::unique_ptr<PyChainModel> make_chain_model(const Array1<int64_t>& w_indptr, 
   m->model.transitions = Transitions(L, trans.data());
   m->model.start.assign(start.data(), start.data() + L);
   m->model.end.assign(end.data(), end.data() + L);
+  m->model.build_dense_rows();
   m->arrays.hold(w_indptr), m->arrays.hold(w_labels), m->arrays.hold(w_values);
   return m;
 }

@@ -80,14 +80,35 @@ double path_score(const Lattice& lat, const int32_t* path) {
   return s;
 }
 
+void ChainModel::build_dense_rows() {
+  const size_t L = n_labels(), F = weights.n_features();
+  dense_index_.assign(F, -1);
+  dense_.clear();
+  size_t count = 0;
+  for (size_t f = 0; f < F; ++f) {
+    const int64_t b = weights.indptr[f], e = weights.indptr[f + 1];
+    if (static_cast<size_t>(e - b) * 4 < L || e - b < 8) continue;
+    dense_index_[f] = static_cast<int32_t>(count++);
+    dense_.resize(count * L, 0.0);
+    double* row = dense_.data() + (count - 1) * L;
+    for (int64_t j = b; j < e; ++j) row[weights.labels[j]] += weights.values[j];
+  }
+}
+
 void ChainModel::emissions(CsrView tokens, size_t t0, size_t t1, double* E) const {
   const size_t L = n_labels();
   const size_t F = weights.n_features();
+  const bool has_dense = dense_index_.size() == F;
   std::fill(E, E + (t1 - t0) * L, 0.0);
   for (size_t t = t0; t < t1; ++t) {
     double* e = E + (t - t0) * L;
     for (int32_t f : tokens.row(t)) {
       if (f < 0 || static_cast<size_t>(f) >= F) continue;
+      if (has_dense && dense_index_[f] >= 0) {
+        const double* row = dense_.data() + static_cast<size_t>(dense_index_[f]) * L;
+        for (size_t y = 0; y < L; ++y) e[y] += row[y];
+        continue;
+      }
       const int64_t b = weights.indptr[f], end_ = weights.indptr[f + 1];
       const int32_t* lab = weights.labels.data + b;
       const double* val = weights.values.data + b;

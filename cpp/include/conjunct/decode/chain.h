@@ -98,9 +98,19 @@ struct ChainModel {
   std::vector<double> start, end;
   size_t n_labels() const { return transitions.n_labels(); }
 
+  // Copies the rows of features that weigh at least a quarter of the labels
+  // into dense rows: adding a dense row is a vectorised loop, while a sparse
+  // one is a scatter (frequent features -- bias, affixes, shapes -- weigh
+  // most labels and dominate the emission cost).
+  void build_dense_rows();
+
   // E (n_tokens x L) of the tokens rows [t0, t1) of `tokens`; feature ids
   // outside [0, n_features) carry no weight.
   void emissions(CsrView tokens, size_t t0, size_t t1, double* E) const;
+
+ private:
+  std::vector<int32_t> dense_index_;  // feature -> dense row, or -1
+  std::vector<double> dense_;         // dense rows, L each
 };
 
 }  // namespace conjunct
