@@ -22,6 +22,8 @@ struct State {
   std::vector<double> alpha, beta;  // N x L: forward / backward bounds of active labels
   std::vector<double> az, bz;     // N: the same for the degenerate label
   std::vector<int32_t> best, incumbent, repaired;
+  std::vector<int32_t> alive_label;  // the unpruned active labels of one column
+  std::vector<double> alive_score;   // and their bounds
   double lower = kNegInf;
 
   size_t active(size_t n) const { return T->active(level[n]); }
@@ -49,6 +51,25 @@ struct State {
     lower = path_score(l, incumbent.data());
   }
 
+  // max over the active labels of a neighbouring column of score[y] + t[y].
+  // Once pruning has removed most of them, a gather over the survivors is
+  // cheaper than the vectorised pass over all of them (-inf included).
+  size_t gather(const double* score, size_t n) {
+    alive_label.clear(), alive_score.clear();
+    for (size_t y = 0; y < n; ++y)
+      if (score[y] != kNegInf) alive_label.push_back(static_cast<int32_t>(y)), alive_score.push_back(score[y]);
+    return alive_label.size();
+  }
+  double max_over(const double* score, const double* t, size_t n, bool sparse) const {
+    if (!sparse) return max_plus(score, t, n);
+    double m = kNegInf;
+    for (size_t i = 0; i < alive_label.size(); ++i) {
+      const double v = alive_score[i] + t[alive_label[i]];
+      if (v > m) m = v;
+    }
+    return m;
+  }
+
   // Stores `v` unless the node is pruned (its bound through both directions
   // cannot beat the lower bound); returns what was stored.
   double keep(double v, double other, double e) const {
@@ -71,12 +92,13 @@ struct State {
       const bool pdeg = has_degenerate(p);
       const double pz = pdeg ? az[p] : kNegInf;
       const double* from_z = pdeg ? T->from_degenerate(kp) : nullptr;
+      const bool sparse = ap >= 16 && gather(pa, ap) * 4 < ap;
       for (size_t y = 0; y < a; ++y) {
         if (be[y] == kNegInf) {  // pruned from the other side already
           al[y] = kNegInf;
           continue;
         }
-        double m = max_plus(pa, T->into(y), ap);
+        double m = max_over(pa, T->into(y), ap, sparse);
         if (pdeg) m = std::max(m, pz + from_z[y]);
         al[y] = keep(m + e[y], be[y], e[y]);
       }
@@ -85,7 +107,7 @@ struct State {
         if (bz[n] == kNegInf) {
           az[n] = kNegInf;
         } else {
-          double m = max_plus(pa, T->to_degenerate(k), ap);
+          double m = max_over(pa, T->to_degenerate(k), ap, sparse);
           if (pdeg) m = std::max(m, pz + T->between_degenerate(kp, k));
           az[n] = keep(m + z, bz[n], z);
         }
@@ -132,12 +154,13 @@ struct State {
       const bool qdeg = has_degenerate(q);
       const double qz = qdeg ? bz[q] : kNegInf;
       const double* to_z = qdeg ? T->to_degenerate(kq) : nullptr;
+      const bool sparse = aq >= 16 && gather(qb, aq) * 4 < aq;
       for (size_t y = 0; y < a; ++y) {
         if (al[y] == kNegInf) {
           be[y] = kNegInf;
           continue;
         }
-        double m = max_plus(qb, T->from(y), aq);
+        double m = max_over(qb, T->from(y), aq, sparse);
         if (qdeg) m = std::max(m, qz + to_z[y]);
         be[y] = keep(m + e[y], al[y], e[y]);
       }
@@ -146,7 +169,7 @@ struct State {
         if (az[n] == kNegInf) {
           bz[n] = kNegInf;
         } else {
-          double m = max_plus(qb, T->from_degenerate(k), aq);
+          double m = max_over(qb, T->from_degenerate(k), aq, sparse);
           if (qdeg) m = std::max(m, qz + T->between_degenerate(k, kq));
           bz[n] = keep(m + z, az[n], z);
         }
