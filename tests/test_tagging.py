@@ -41,6 +41,22 @@ def test_word_shape_and_templates():
         Featurizer(["w", "w-3"])
 
 
+def test_vectorised_encoding_matches_feature_strings():
+    sents = [["The", "old", "man", "the", "boats", "."], ["Run", "!"], [], ["the", "the", "the"]]
+    templates = ["bias", "w", "lw", "p2", "s3", "shape", "w-2", "w-1", "w+1", "w+2", "w-1|w", "w|w+1", "s3|w-1|shape"]
+    feat = Featurizer(templates)
+    vocab, names = {}, []
+    indptr, ids = feat.encode(sents, vocab, names)
+    expected = [f for s in sents for f in feat.strings(s)]
+    assert len(indptr) == len(expected) + 1
+    for i, fs in enumerate(expected):
+        assert [names[j] for j in ids[indptr[i]:indptr[i + 1]]] == fs
+    # Without `names`, unseen features are dropped and seen ones keep their ids.
+    indptr2, ids2 = feat.encode([["The", "zebra"]], vocab)
+    got = [[names[j] for j in ids2[indptr2[i]:indptr2[i + 1]]] for i in range(2)]
+    assert got == [[f for f in fs if f in vocab] for fs in feat.strings(["The", "zebra"])]
+
+
 @pytest.mark.parametrize("cls", [PerceptronTagger, HMMTagger])
 def test_fit_predict_learns_ambiguity(cls):
     X, Y = toy_corpus()
