@@ -172,8 +172,7 @@ nb::tuple export_weights(const PerceptronTrainer& tr, bool averaged) {
     nb::gil_scoped_release release;
     tr.export_weights(averaged, indptr, labels, values, trans, start, end);
   }
-  const size_t L = tr.n_labels(), F = indptr.size() - 1;
-  (void)F;
+  const size_t L = tr.n_labels();
   const size_t nnz = labels.size();
   return nb::make_tuple(owned(std::move(indptr), indptr.size()), owned(std::move(labels), nnz),
                         owned(std::move(values), nnz), owned_array(std::move(trans), L, L),

@@ -82,37 +82,40 @@ double path_score(const Lattice& lat, const int32_t* path) {
 
 void ChainModel::build_dense_rows() {
   const size_t L = n_labels(), F = weights.n_features();
-  dense_index_.assign(F, -1);
+  rows_.resize(F);
   dense_.clear();
-  size_t count = 0;
+  std::vector<size_t> dense_of;
   for (size_t f = 0; f < F; ++f) {
     const int64_t b = weights.indptr[f], e = weights.indptr[f + 1];
+    rows_[f] = {weights.labels.data + b, weights.values.data + b, static_cast<int32_t>(e - b)};
     if (static_cast<size_t>(e - b) * 4 < L || e - b < 8) continue;
-    dense_index_[f] = static_cast<int32_t>(count++);
-    dense_.resize(count * L, 0.0);
-    double* row = dense_.data() + (count - 1) * L;
+    dense_of.push_back(f);
+    dense_.resize(dense_of.size() * L, 0.0);
+    double* row = dense_.data() + (dense_of.size() - 1) * L;
     for (int64_t j = b; j < e; ++j) row[weights.labels[j]] += weights.values[j];
   }
+  // Point at the dense rows only once dense_ has stopped moving.
+  for (size_t i = 0; i < dense_of.size(); ++i) rows_[dense_of[i]] = {nullptr, dense_.data() + i * L, -1};
 }
 
 void ChainModel::emissions(CsrView tokens, size_t t0, size_t t1, double* E) const {
   const size_t L = n_labels();
   const size_t F = weights.n_features();
-  const bool has_dense = dense_index_.size() == F;
   std::fill(E, E + (t1 - t0) * L, 0.0);
   for (size_t t = t0; t < t1; ++t) {
     double* e = E + (t - t0) * L;
     for (int32_t f : tokens.row(t)) {
       if (f < 0 || static_cast<size_t>(f) >= F) continue;
-      if (has_dense && dense_index_[f] >= 0) {
-        const double* row = dense_.data() + static_cast<size_t>(dense_index_[f]) * L;
-        for (size_t y = 0; y < L; ++y) e[y] += row[y];
+      if (rows_.size() != F) {  // build_dense_rows() not called: read the CSR directly
+        for (int64_t j = weights.indptr[f]; j < weights.indptr[f + 1]; ++j) e[weights.labels[j]] += weights.values[j];
         continue;
       }
-      const int64_t b = weights.indptr[f], end_ = weights.indptr[f + 1];
-      const int32_t* lab = weights.labels.data + b;
-      const double* val = weights.values.data + b;
-      for (int64_t j = 0; j < end_ - b; ++j) e[lab[j]] += val[j];
+      const Row& r = rows_[static_cast<size_t>(f)];
+      if (r.size < 0) {
+        for (size_t y = 0; y < L; ++y) e[y] += r.values[y];
+        continue;
+      }
+      for (int32_t j = 0; j < r.size; ++j) e[r.labels[j]] += r.values[j];
     }
   }
   if (t1 > t0) {

@@ -18,7 +18,7 @@ struct State {
   const Transitions* T = nullptr;
   std::vector<uint8_t> level;     // k_n: column n keeps [0, a_{k_n}) active
   std::vector<double> ez;         // N x K: Eq. 1, max_{y >= a_k} E[n][y]
-  std::vector<int32_t> ez_arg;    // N x K: the label attaining it
+  std::vector<int32_t> ez_arg;    // N x K: the label attaining it (-1 until needed)
   std::vector<double> alpha, beta;  // N x L: forward / backward bounds of active labels
   std::vector<double> az, bz;     // N: the same for the degenerate label
   std::vector<int32_t> best, incumbent, repaired;
@@ -32,15 +32,15 @@ struct State {
   void init(const Lattice& l) {
     lat = &l, T = l.T, N = l.N, L = l.L(), K = l.T->n_levels();
     level.assign(N, 0);
-    ez.resize(N * K), ez_arg.resize(N * K);
+    ez.resize(N * K);
+    ez_arg.assign(N * K, -1);  // found on demand by repair()
     for (size_t n = 0; n < N; ++n) {
       const double* e = l.row(n);
       double m = kNegInf;
-      size_t arg = L - 1;
       for (size_t k = K; k-- > 0;) {  // suffix maxima, one level segment at a time
-        for (size_t y = T->active(k + 1); y-- > T->active(k);)
-          if (e[y] > m) m = e[y], arg = y;
-        ez[n * K + k] = m, ez_arg[n * K + k] = static_cast<int32_t>(arg);
+        const size_t lo = T->active(k);
+        m = std::max(m, max_of(e + lo, T->active(k + 1) - lo));
+        ez[n * K + k] = m;
       }
     }
     alpha.resize(N * L), beta.resize(N * L);
@@ -206,7 +206,15 @@ struct State {
         repaired[n] = best[n];
         continue;
       }
-      repaired[n] = ez_arg[n * K + level[n]];
+      int32_t& arg = ez_arg[n * K + level[n]];
+      if (arg < 0) {  // the first inactive label attaining Eq. 1's maximum
+        const double* e = lat->row(n);
+        const double m = ez[n * K + level[n]];
+        size_t y = active(n);
+        while (y + 1 < L && !(e[y] == m)) ++y;
+        arg = static_cast<int32_t>(y);
+      }
+      repaired[n] = arg;
     }
     const double s = path_score(*lat, repaired.data());
     if (s > lower) lower = s, incumbent.swap(repaired);
@@ -232,7 +240,6 @@ DecodeStats staggered(const Lattice& lat, int32_t* path, Expansion expansion) {
   if (lat.T->n_levels() == 0) return viterbi(lat, path);  // one label
   thread_local State s;
   s.init(lat);
-  const size_t N = lat.N;
   for (int iteration = 1;; ++iteration) {
     const double top = (iteration % 2) ? s.forward() : s.backward();
     if (!(top > s.lower)) {  // nothing beats the path that set the lower bound
@@ -245,7 +252,6 @@ DecodeStats staggered(const Lattice& lat, int32_t* path, Expansion expansion) {
     }
     s.repair();
     s.expand(expansion);
-    (void)N;
   }
 }
 
