@@ -7,14 +7,14 @@ namespace conjunct {
 
 Transitions::Transitions(size_t n_labels, const double* scores) : L_(n_labels) {
   if (L_ == 0) throw std::invalid_argument("a chain model needs at least one label");
-  while ((size_t(1) << n_levels_) < L_) ++n_levels_;
+  while ((size_t(1) << K_) < L_) ++K_;
   fwd_.assign(scores, scores + L_ * L_);
   bwd_.resize(L_ * L_);
   for (size_t i = 0; i < L_; ++i)
     for (size_t j = 0; j < L_; ++j) bwd_[j * L_ + i] = fwd_[i * L_ + j];
-  to_deg_.assign(n_levels_ * L_, kNegInf);
-  from_deg_.assign(n_levels_ * L_, kNegInf);
-  deg_deg_.assign(n_levels_ * n_levels_, kNegInf);
+  out_.assign(2 * K_ * L_, kNegInf);
+  in_.assign(2 * K_ * L_, kNegInf);
+  rr_.assign(4 * K_ * K_, kNegInf);
   max_into_.assign(L_, kNegInf);
   max_from_.assign(L_, kNegInf);
   min_from_.assign(L_, kPosInf);
@@ -24,19 +24,21 @@ Transitions::Transitions(size_t n_labels, const double* scores) : L_(n_labels) {
   refresh_global();
 }
 
-// Suffix maxima of one row (or column) of T, read off at the level bounds.
-static void level_maxima(const double* v, size_t L, size_t n_levels, double* out, size_t stride) {
-  double m = kNegInf;
-  size_t k = n_levels;
-  for (size_t y = L; y-- > 0;) {
-    if (v[y] > m) m = v[y];
-    while (k > 0 && y == (size_t(1) << (k - 1))) out[--k * stride] = m;
+// Maxima of v over every range (segments, then suffixes as running maxima of
+// the segments from the top), written to out[r * stride].
+void Transitions::range_maxima(const double* v, double* out, size_t stride) const {
+  double suffix = kNegInf;
+  for (size_t j = K_; j-- > 0;) {
+    const double m = max_of(v + active(j), active(j + 1) - active(j));
+    out[j * stride] = m;
+    suffix = std::max(suffix, m);
+    out[(K_ + j) * stride] = suffix;
   }
 }
 
 void Transitions::refresh_row(size_t y) {
   const double* r = from(y);
-  level_maxima(r, L_, n_levels_, to_deg_.data() + y, L_);
+  range_maxima(r, out_.data() + y, L_);
   double hi = kNegInf, lo = kPosInf;
   for (size_t j = 0; j < L_; ++j) hi = std::max(hi, r[j]), lo = std::min(lo, r[j]);
   max_from_[y] = hi, min_from_[y] = lo;
@@ -44,15 +46,14 @@ void Transitions::refresh_row(size_t y) {
 
 void Transitions::refresh_col(size_t y) {
   const double* c = into(y);
-  level_maxima(c, L_, n_levels_, from_deg_.data() + y, L_);
-  double hi = kNegInf;
-  for (size_t i = 0; i < L_; ++i) hi = std::max(hi, c[i]);
-  max_into_[y] = hi;
+  range_maxima(c, in_.data() + y, L_);
+  max_into_[y] = max_of(c, L_);
 }
 
 void Transitions::refresh_global() {
-  // Eq. 4 from Eq. 2: max over the inactive rows of their level-k2 maxima.
-  for (size_t k2 = 0; k2 < n_levels_; ++k2) level_maxima(to_degenerate(k2), L_, n_levels_, deg_deg_.data() + k2, n_levels_);
+  // Eq. 4 from Eq. 2: the maxima of out(r2) over the labels of every range r.
+  const size_t R = 2 * K_;
+  for (size_t r2 = 0; r2 < R; ++r2) range_maxima(out(r2), rr_.data() + r2, R);
   max_all_ = *std::max_element(max_from_.begin(), max_from_.end());
   min_all_ = *std::min_element(min_from_.begin(), min_from_.end());
 }

@@ -91,7 +91,7 @@ struct State {
       const double* pa = alpha.data() + p * L;
       const bool pdeg = has_degenerate(p);
       const double pz = pdeg ? az[p] : kNegInf;
-      const double* from_z = pdeg ? T->from_degenerate(kp) : nullptr;
+      const double* from_z = pdeg ? T->in(T->suffix(kp)) : nullptr;
       const bool sparse = ap >= 16 && gather(pa, ap) * 4 < ap;
       for (size_t y = 0; y < a; ++y) {
         if (be[y] == kNegInf) {  // pruned from the other side already
@@ -107,8 +107,8 @@ struct State {
         if (bz[n] == kNegInf) {
           az[n] = kNegInf;
         } else {
-          double m = max_over(pa, T->to_degenerate(k), ap, sparse);
-          if (pdeg) m = std::max(m, pz + T->between_degenerate(kp, k));
+          double m = max_over(pa, T->out(T->suffix(k)), ap, sparse);
+          if (pdeg) m = std::max(m, pz + T->between(T->suffix(kp), T->suffix(k)));
           az[n] = keep(m + z, bz[n], z);
         }
       }
@@ -126,11 +126,11 @@ struct State {
     for (size_t n = last; n > 0; --n) {
       const size_t p = n - 1, ap = active(p);
       const double* pa = alpha.data() + p * L;
-      const double* t = node >= 0 ? T->into(node) : T->to_degenerate(level[n]);
+      const double* t = node >= 0 ? T->into(node) : T->out(T->suffix(level[n]));
       double v;
       int32_t arg = static_cast<int32_t>(argmax_plus(pa, t, ap, &v));
       if (has_degenerate(p)) {
-        const double tz = node >= 0 ? T->from_degenerate(level[p])[node] : T->between_degenerate(level[p], level[n]);
+        const double tz = node >= 0 ? T->in(T->suffix(level[p]))[node] : T->between(T->suffix(level[p]), T->suffix(level[n]));
         if (az[p] + tz > v) arg = kDegenerate;
       }
       best[p] = node = arg;
@@ -153,7 +153,7 @@ struct State {
       const double* qb = beta.data() + q * L;
       const bool qdeg = has_degenerate(q);
       const double qz = qdeg ? bz[q] : kNegInf;
-      const double* to_z = qdeg ? T->to_degenerate(kq) : nullptr;
+      const double* to_z = qdeg ? T->out(T->suffix(kq)) : nullptr;
       const bool sparse = aq >= 16 && gather(qb, aq) * 4 < aq;
       for (size_t y = 0; y < a; ++y) {
         if (al[y] == kNegInf) {
@@ -169,8 +169,8 @@ struct State {
         if (az[n] == kNegInf) {
           bz[n] = kNegInf;
         } else {
-          double m = max_over(qb, T->from_degenerate(k), aq, sparse);
-          if (qdeg) m = std::max(m, qz + T->between_degenerate(k, kq));
+          double m = max_over(qb, T->in(T->suffix(k)), aq, sparse);
+          if (qdeg) m = std::max(m, qz + T->between(T->suffix(k), T->suffix(kq)));
           bz[n] = keep(m + z, az[n], z);
         }
       }
@@ -186,11 +186,11 @@ struct State {
     for (size_t q = 1; q < N; ++q) {
       const size_t p = q - 1, aq = active(q);
       const double* qb = beta.data() + q * L;
-      const double* t = node >= 0 ? T->from(node) : T->from_degenerate(level[p]);
+      const double* t = node >= 0 ? T->from(node) : T->in(T->suffix(level[p]));
       double v;
       int32_t arg = static_cast<int32_t>(argmax_plus(qb, t, aq, &v));
       if (has_degenerate(q)) {
-        const double tz = node >= 0 ? T->to_degenerate(level[q])[node] : T->between_degenerate(level[p], level[q]);
+        const double tz = node >= 0 ? T->out(T->suffix(level[q]))[node] : T->between(T->suffix(level[p]), T->suffix(level[q]));
         if (bz[q] + tz > v) arg = kDegenerate;
       }
       best[q] = node = arg;

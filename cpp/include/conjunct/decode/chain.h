@@ -6,7 +6,8 @@
 // of a degenerate lattice (Kaji et al. 2010, section 3.1) are a prefix
 // [0, a_k) and every inactive set is a suffix. `Transitions` holds T in both
 // layouts (contiguous rows for either direction of the DP) and the maxima of
-// Eq. 2-4 for every level k, where a_k = min(2^k, L).
+// Eq. 2-4 over every level segment [a_k, a_{k+1}) and every suffix [a_k, L),
+// where a_k = min(2^k, L).
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -28,15 +29,24 @@ class Transitions {
   const double* from(size_t prev) const { return fwd_.data() + prev * L_; }  // [cur]
   const double* into(size_t cur) const { return bwd_.data() + cur * L_; }    // [prev]
 
-  // Levels 0..n_levels()-1 have a degenerate label: active(k) = min(2^k, L) < L.
-  size_t n_levels() const { return n_levels_; }
-  size_t active(size_t k) const { return k < n_levels_ ? size_t(1) << k : L_; }
-  // Eq. 2: [y] = max_{y' >= a_k} T[y][y'] (active y -> degenerate label of level k).
-  const double* to_degenerate(size_t k) const { return to_deg_.data() + k * L_; }
-  // Eq. 3: [y] = max_{y' >= a_k} T[y'][y] (degenerate label of level k -> active y).
-  const double* from_degenerate(size_t k) const { return from_deg_.data() + k * L_; }
-  // Eq. 4: max_{y >= a_k, y' >= a_k2} T[y][y'].
-  double between_degenerate(size_t k, size_t k2) const { return deg_deg_[k * n_levels_ + k2]; }
+  // Levels 0..n_levels()-1 have inactive labels: active(k) = 2^k < L; active(n_levels()) = L.
+  size_t n_levels() const { return K_; }
+  size_t active(size_t k) const { return k < K_ ? size_t(1) << k : L_; }
+
+  // Label ranges that degenerate labels stand for. Range r < K is the level
+  // segment [active(r), active(r+1)); range K + k is the inactive suffix of
+  // level k, [active(k), L) (the paper's degenerate label). 2K ranges in all.
+  size_t n_ranges() const { return 2 * K_; }
+  size_t segment(size_t j) const { return j; }
+  size_t suffix(size_t k) const { return K_ + k; }
+  size_t range_begin(size_t r) const { return active(r < K_ ? r : r - K_); }
+  size_t range_end(size_t r) const { return r < K_ ? active(r + 1) : L_; }
+  // Eq. 2: [y] = max_{y' in r} T[y][y'] (label y -> range r).
+  const double* out(size_t r) const { return out_.data() + r * L_; }
+  // Eq. 3: [y] = max_{y' in r} T[y'][y] (range r -> label y).
+  const double* in(size_t r) const { return in_.data() + r * L_; }
+  // Eq. 4: max_{y in r, y' in r2} T[y][y'].
+  double between(size_t r, size_t r2) const { return rr_[r * 2 * K_ + r2]; }
 
   // Bounds CarpeDiem uses: the largest / smallest score into or out of a label.
   double max_into(size_t cur) const { return max_into_[cur]; }
@@ -45,19 +55,21 @@ class Transitions {
   double min_all() const { return min_all_; }
 
   // Training: change one score; refresh() then brings the maxima up to date,
-  // recomputing only the rows and columns that changed.
+  // recomputing only the rows and columns that changed (O(L) each, plus
+  // O(K L) for Eq. 4).
   void add(size_t prev, size_t cur, double delta);
   void refresh();
 
  private:
+  void range_maxima(const double* v, double* out, size_t stride) const;
   void refresh_row(size_t y);
   void refresh_col(size_t y);
   void refresh_global();
 
-  size_t L_ = 0, n_levels_ = 0;
-  std::vector<double> fwd_, bwd_;           // T and its transpose
-  std::vector<double> to_deg_, from_deg_;   // n_levels x L
-  std::vector<double> deg_deg_;             // n_levels x n_levels
+  size_t L_ = 0, K_ = 0;
+  std::vector<double> fwd_, bwd_;  // T and its transpose
+  std::vector<double> out_, in_;   // 2K x L
+  std::vector<double> rr_;         // 2K x 2K
   std::vector<double> max_into_, max_from_, min_from_;
   double max_all_ = 0, min_all_ = 0;
   std::vector<uint8_t> dirty_row_, dirty_col_;
