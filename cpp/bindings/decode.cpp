@@ -68,7 +68,8 @@ Lattice lattice_of(const PyChainModel& m, const ArrayN<double>& E) {
 
 std::unique_ptr<PyChainModel> make_chain_model(const Array1<int64_t>& w_indptr, const Array1<int32_t>& w_labels,
                                                const Array1<double>& w_values, const ArrayN<double>& trans,
-                                               const Array1<double>& start, const Array1<double>& end) {
+                                               const Array1<double>& start, const Array1<double>& end,
+                                               int64_t base_feature) {
   if (trans.ndim() != 2 || trans.shape(0) != trans.shape(1) || trans.shape(0) == 0)
     throw nb::value_error("transitions must be a non-empty square matrix");
   const size_t L = trans.shape(0);
@@ -80,12 +81,20 @@ std::unique_ptr<PyChainModel> make_chain_model(const Array1<int64_t>& w_indptr, 
     if (w_indptr.data()[i] < w_indptr.data()[i - 1]) throw nb::value_error("weight indptr must be non-decreasing");
   for (int32_t y : span_of(w_labels))
     if (y < 0 || static_cast<size_t>(y) >= L) throw nb::value_error("a weight names a label out of range");
+  const int64_t* ip = w_indptr.data();
+  const int32_t* lab = w_labels.data();
+  for (size_t f = 0; f + 1 < w_indptr.size(); ++f)
+    for (int64_t j = ip[f] + 1; j < ip[f + 1]; ++j)
+      if (lab[j] <= lab[j - 1]) throw nb::value_error("weight labels must be strictly increasing within each feature");
+  const int64_t n_features = static_cast<int64_t>(w_indptr.size()) - 1;
+  if (base_feature < -1 || base_feature >= n_features) throw nb::value_error("base feature out of range");
   auto m = std::make_unique<PyChainModel>();
   m->model.weights = SparseWeights{span_of(w_indptr), span_of(w_labels), span_of(w_values)};
   m->model.transitions = Transitions(L, trans.data());
   m->model.start.assign(start.data(), start.data() + L);
   m->model.end.assign(end.data(), end.data() + L);
-  m->model.build_dense_rows();
+  m->model.base = static_cast<int32_t>(base_feature);
+  m->model.compile();
   m->arrays.hold(w_indptr), m->arrays.hold(w_labels), m->arrays.hold(w_values);
   return m;
 }
@@ -196,7 +205,7 @@ void bind_decode(nb::module_& m) {
       .def("emissions", &emissions, nb::arg("indptr"), nb::arg("ids"),
            "Emission table of one sentence (start and end scores folded in).");
   m.def("make_chain_model", &make_chain_model, nb::arg("w_indptr"), nb::arg("w_labels"), nb::arg("w_values"),
-        nb::arg("transitions"), nb::arg("start"), nb::arg("end"));
+        nb::arg("transitions"), nb::arg("start"), nb::arg("end"), nb::arg("base_feature") = -1);
 
   nb::class_<PerceptronTrainer>(m, "PerceptronTrainer", "Averaged structured perceptron over a linear chain.")
       .def(nb::init<size_t, size_t>(), nb::arg("n_features"), nb::arg("n_labels"))

@@ -81,42 +81,54 @@ double path_score(const Lattice& lat, const int32_t* path) {
   return s;
 }
 
-void ChainModel::build_dense_rows() {
+void ChainModel::compile() {
   const size_t L = n_labels(), F = weights.n_features();
   rows_.resize(F);
+  entries_.resize(weights.labels.size);
+  for (size_t j = 0; j < weights.labels.size; ++j) entries_[j] = {weights.labels[j], weights.values[j]};
+  // Rows that weigh at least a quarter of the labels are also kept densely:
+  // adding a dense row is a vectorised loop, a sparse one a scatter (frequent
+  // features -- bias, affixes, shapes -- weigh most labels).
   dense_.clear();
-  std::vector<size_t> dense_of;
   for (size_t f = 0; f < F; ++f) {
     const int64_t b = weights.indptr[f], e = weights.indptr[f + 1];
-    rows_[f] = {weights.labels.data + b, weights.values.data + b, static_cast<int32_t>(e - b)};
+    rows_[f] = {b, static_cast<int32_t>(e - b), -1};
     if (static_cast<size_t>(e - b) * 4 < L || e - b < 8) continue;
-    dense_of.push_back(f);
-    dense_.resize(dense_of.size() * L, 0.0);
-    double* row = dense_.data() + (dense_of.size() - 1) * L;
+    rows_[f].dense = static_cast<int32_t>(dense_.size() / L);
+    dense_.resize(dense_.size() + L, 0.0);
+    double* row = dense_.data() + dense_.size() - L;
     for (int64_t j = b; j < e; ++j) row[weights.labels[j]] += weights.values[j];
   }
-  // Point at the dense rows only once dense_ has stopped moving.
-  for (size_t i = 0; i < dense_of.size(); ++i) rows_[dense_of[i]] = {nullptr, dense_.data() + i * L, -1};
+  base_row_.assign(L, 0.0);
+  if (base >= 0 && static_cast<size_t>(base) < F)
+    for (int64_t j = weights.indptr[base]; j < weights.indptr[base + 1]; ++j) base_row_[weights.labels[j]] += weights.values[j];
+  base_order_.resize(L);
+  for (size_t y = 0; y < L; ++y) base_order_[y] = static_cast<int32_t>(y);
+  for (size_t j = 0; j < transitions.n_levels(); ++j)
+    std::stable_sort(base_order_.begin() + transitions.active(j), base_order_.begin() + transitions.active(j + 1),
+                     [&](int32_t a, int32_t b) { return base_row_[a] > base_row_[b]; });
 }
 
 void ChainModel::emissions(CsrView tokens, size_t t0, size_t t1, double* E) const {
-  const size_t L = n_labels();
-  const size_t F = weights.n_features();
+  const size_t L = n_labels(), T1 = tokens.rows();
   std::fill(E, E + (t1 - t0) * L, 0.0);
+  if (t0 < t1) prefetch_index(tokens.row(t0));
+  if (t0 + 1 < T1) prefetch_index(tokens.row(t0 + 1));
   for (size_t t = t0; t < t1; ++t) {
+    // Two tokens ahead the feature index, one token ahead the weights.
+    if (t + 2 < T1) prefetch_index(tokens.row(t + 2));
+    if (t + 1 < T1) prefetch_entries(tokens.row(t + 1));
     double* e = E + (t - t0) * L;
     for (int32_t f : tokens.row(t)) {
-      if (f < 0 || static_cast<size_t>(f) >= F) continue;
-      if (rows_.size() != F) {  // build_dense_rows() not called: read the CSR directly
-        for (int64_t j = weights.indptr[f]; j < weights.indptr[f + 1]; ++j) e[weights.labels[j]] += weights.values[j];
+      if (!has(f)) continue;
+      const Row& r = row(f);
+      if (r.dense >= 0) {
+        const double* v = dense(r);
+        for (size_t y = 0; y < L; ++y) e[y] += v[y];
         continue;
       }
-      const Row& r = rows_[static_cast<size_t>(f)];
-      if (r.size < 0) {
-        for (size_t y = 0; y < L; ++y) e[y] += r.values[y];
-        continue;
-      }
-      for (int32_t j = 0; j < r.size; ++j) e[r.labels[j]] += r.values[j];
+      const Entry* p = entries(r);
+      for (int32_t j = 0; j < r.size; ++j) e[p[j].label] += p[j].value;
     }
   }
   if (t1 > t0) {

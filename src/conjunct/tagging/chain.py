@@ -95,19 +95,28 @@ class ChainDecoder:
 
 
 class LinearChainModel:
-    """A compiled linear-chain model: sparse emission weights per feature id,
-    transitions, start and end scores (labels in rank order). Immutable."""
+    """A compiled linear-chain model: sparse emission weights per feature id
+    (labels strictly increasing within a feature), transitions, start and end
+    scores (labels in rank order). Immutable.
 
-    def __init__(self, w_indptr, w_labels, w_values, transitions, start, end):
+    ``base_feature`` names a feature that nearly every token carries and that
+    weighs every label (a perceptron's bias, an HMM's row of unseen-pair
+    scores); staggered decoding then bounds each token's inactive labels from
+    the other features' weights alone, without computing all its scores. It
+    changes no score. -1: none.
+    """
+
+    def __init__(self, w_indptr, w_labels, w_values, transitions, start, end, base_feature: int = -1):
         self.w_indptr = np.ascontiguousarray(w_indptr, dtype=np.int64)
         self.w_labels = np.ascontiguousarray(w_labels, dtype=np.int32)
         self.w_values = _finite("emission weights", w_values)
         self.transitions = _finite("transitions", transitions)
         self.start = _finite("start scores", start)
         self.end = _finite("end scores", end)
+        self.base_feature = int(base_feature)
         try:
             self._core = _core.make_chain_model(self.w_indptr, self.w_labels, self.w_values, self.transitions,
-                                                self.start, self.end)
+                                                self.start, self.end, self.base_feature)
         except ValueError as e:
             raise ConjunctError(f"bad linear-chain model: {e}") from None
 

@@ -158,17 +158,22 @@ class _ChainTagger:
             tagger = cls(**meta["params"])
             tagger.labels_ = [str(y) for y in meta["labels"]]
             tagger.feature_names_ = _decode_strings(arrays["names_blob"], arrays["names_offsets"])
+            tagger._restore(meta)
             tagger.model_ = LinearChainModel(arrays["w_indptr"], arrays["w_labels"], arrays["w_values"],
-                                             arrays["transitions"], arrays["start"], arrays["end"])
+                                             arrays["transitions"], arrays["start"], arrays["end"],
+                                             tagger._base_feature())
             if tagger.model_.n_labels != len(tagger.labels_) or tagger.model_.n_features != len(tagger.feature_names_):
                 raise ValueError("labels or features do not match the weights")
-            tagger._restore(meta)
         except (KeyError, ValueError, TypeError, ConjunctError) as e:
             raise ModelFormatError(f"corrupt {cls.kind.replace('_', ' ')} ({e})", name) from None
         return tagger
 
     def _restore(self, meta: dict) -> None:
         self._vocab = {f: i for i, f in enumerate(self.feature_names_)}
+
+    def _base_feature(self) -> int:
+        """The feature every token carries (see LinearChainModel), or -1."""
+        return -1
 
     def save(self, path) -> None:
         """Write the tagger to one model file (atomically); ``conjunct.load`` reads it."""
@@ -282,9 +287,13 @@ class PerceptronTagger(_ChainTagger):
                       f"sentence error {st['sentence_errors'] / max(1, st['sentences']):.4f}, "
                       f"{st['iterations'] / max(1, st['sentences']):.2f} search steps/sentence ({self.decoder}), "
                       f"{st['seconds']:.2f} s", file=sys.stderr, flush=True)
-        self.model_ = LinearChainModel(*trainer.export_weights(bool(self.average)))
+        self.model_ = LinearChainModel(*trainer.export_weights(bool(self.average)), base_feature=self._base_feature())
         self.n_iter_ = int(self.n_iter)
         return self
+
+    def _base_feature(self) -> int:
+        # The bias template's feature (on in every token), when the templates have it.
+        return self._vocab.get("bias=", -1)
 
     def _extra_meta(self) -> dict:
         return {"train_log": getattr(self, "train_log_", [])}
@@ -389,8 +398,11 @@ class HMMTagger(_ChainTagger):
         np.cumsum(np.bincount(rows, minlength=V + 2), out=w_indptr[1:])
         self.feature_names_ = ["<all>", "<unknown>"] + list(words)
         self._vocab = {w: i + 2 for i, w in enumerate(words)}
-        self.model_ = LinearChainModel(w_indptr, labs[order], vals[order], T, S, F)
+        self.model_ = LinearChainModel(w_indptr, labs[order], vals[order], T, S, F, base_feature=self._base_feature())
         return self
+
+    def _base_feature(self) -> int:
+        return 0  # every token carries the row of unseen-pair scores
 
     def _restore(self, meta: dict) -> None:
         self._vocab = {w: i + 2 for i, w in enumerate(self.feature_names_[2:])}

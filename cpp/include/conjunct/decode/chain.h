@@ -18,6 +18,14 @@
 
 namespace conjunct {
 
+inline void prefetch(const void* p) {
+#if defined(__GNUC__) || defined(__clang__)
+  __builtin_prefetch(p);
+#else
+  (void)p;
+#endif
+}
+
 class Transitions {
  public:
   Transitions() = default;
@@ -103,33 +111,69 @@ struct SparseWeights {
 };
 
 // A compiled linear-chain model: emission weights, transitions, start and end
-// scores. Immutable; decoding allocates nothing shared.
+// scores. Immutable once compile() has run; decoding allocates nothing shared.
 struct ChainModel {
   SparseWeights weights;
   Transitions transitions;
   std::vector<double> start, end;
+  // A feature that (nearly) every token carries and that weighs every label:
+  // the perceptron's bias, the HMM's row of unseen-pair scores. Staggered
+  // decoding then needs only the other features' weights to bound a token's
+  // inactive labels exactly (see ColumnScores). -1: none.
+  int32_t base = -1;
+
   size_t n_labels() const { return transitions.n_labels(); }
+  size_t n_features() const { return weights.n_features(); }
 
-  // Copies the rows of features that weigh at least a quarter of the labels
-  // into dense rows: adding a dense row is a vectorised loop, while a sparse
-  // one is a scatter (frequent features -- bias, affixes, shapes -- weigh
-  // most labels and dominate the emission cost).
-  void build_dense_rows();
+  // Builds the decoding layout from `weights` (and `base`); call once.
+  void compile();
 
-  // E (n_tokens x L) of the tokens rows [t0, t1) of `tokens`; feature ids
-  // outside [0, n_features) carry no weight.
+  // E (n_tokens x L) of the token rows [t0, t1) of `tokens`, start and end
+  // scores folded into the first and last rows; feature ids outside
+  // [0, n_features) carry no weight. Every decoder's scores come from here
+  // or from ColumnScores, which sums in the same order (bit-identical).
   void emissions(CsrView tokens, size_t t0, size_t t1, double* E) const;
 
- private:
-  // Everything emissions() needs about one feature on one cache line: a
-  // token's rare features are cache misses, so one miss per feature, not three.
-  struct Row {
-    const int32_t* labels;
-    const double* values;  // the dense row (L values) when dense
-    int32_t size;          // entries; -1 for a dense row
+  // -- decoding layout -------------------------------------------------------
+  struct Entry {
+    int32_t label;
+    double value;
   };
+  // A feature's weights: entries [begin, begin + size) sorted by label, and
+  // the index of its dense copy (L values) or -1.
+  struct Row {
+    int64_t begin;
+    int32_t size;
+    int32_t dense;
+  };
+  bool has(int32_t f) const { return f >= 0 && static_cast<size_t>(f) < rows_.size(); }
+  const Row& row(int32_t f) const { return rows_[static_cast<size_t>(f)]; }
+  const Entry* entries(const Row& r) const { return entries_.data() + r.begin; }
+  const double* dense(const Row& r) const { return dense_.data() + static_cast<size_t>(r.dense) * n_labels(); }
+  // Feature rows are cache misses (a tagger has 10^5-10^6 features, a token
+  // a dozen or more): decoders prefetch the rows of the next tokens.
+  void prefetch_index(Span<int32_t> ids) const {
+    for (int32_t f : ids)
+      if (has(f)) prefetch(&rows_[static_cast<size_t>(f)]);
+  }
+  void prefetch_entries(Span<int32_t> ids) const {
+    for (int32_t f : ids)
+      if (has(f)) {
+        const Row& r = rows_[static_cast<size_t>(f)];
+        prefetch(r.dense < 0 ? static_cast<const void*>(entries_.data() + r.begin) : dense(r));
+      }
+  }
+  // The base row (L scores; all zero without a base feature), and the labels
+  // of level segment j by descending base score (ties by label).
+  const double* base_row() const { return base_row_.data(); }
+  const int32_t* base_order(size_t j) const { return base_order_.data() + transitions.active(j); }
+
+ private:
   std::vector<Row> rows_;
-  std::vector<double> dense_;  // dense rows, L each
+  std::vector<Entry> entries_;  // weights, interleaved: one stream per feature
+  std::vector<double> dense_;   // dense copies, L each
+  std::vector<double> base_row_;
+  std::vector<int32_t> base_order_;  // L (index 0 unused: label 0 is never inactive)
 };
 
 }  // namespace conjunct
