@@ -109,27 +109,31 @@ void ChainModel::compile() {
                      [&](int32_t a, int32_t b) { return base_row_[a] > base_row_[b]; });
 }
 
+void ChainModel::token_scores(Span<int32_t> ids, double* e) const {
+  const size_t L = n_labels();
+  std::fill(e, e + L, 0.0);
+  for (int32_t f : ids) {
+    if (!has(f)) continue;
+    const Row& r = row(f);
+    if (r.dense >= 0) {
+      const double* v = dense(r);
+      for (size_t y = 0; y < L; ++y) e[y] += v[y];
+      continue;
+    }
+    const Entry* p = entries(r);
+    for (int32_t j = 0; j < r.size; ++j) e[p[j].label] += p[j].value;
+  }
+}
+
 void ChainModel::emissions(CsrView tokens, size_t t0, size_t t1, double* E) const {
   const size_t L = n_labels(), T1 = tokens.rows();
-  std::fill(E, E + (t1 - t0) * L, 0.0);
   if (t0 < t1) prefetch_index(tokens.row(t0));
   if (t0 + 1 < T1) prefetch_index(tokens.row(t0 + 1));
   for (size_t t = t0; t < t1; ++t) {
     // Two tokens ahead the feature index, one token ahead the weights.
     if (t + 2 < T1) prefetch_index(tokens.row(t + 2));
     if (t + 1 < T1) prefetch_entries(tokens.row(t + 1));
-    double* e = E + (t - t0) * L;
-    for (int32_t f : tokens.row(t)) {
-      if (!has(f)) continue;
-      const Row& r = row(f);
-      if (r.dense >= 0) {
-        const double* v = dense(r);
-        for (size_t y = 0; y < L; ++y) e[y] += v[y];
-        continue;
-      }
-      const Entry* p = entries(r);
-      for (int32_t j = 0; j < r.size; ++j) e[p[j].label] += p[j].value;
-    }
+    token_scores(tokens.row(t), E + (t - t0) * L);
   }
   if (t1 > t0) {
     for (size_t y = 0; y < L; ++y) E[y] += start[y];

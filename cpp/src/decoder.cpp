@@ -39,14 +39,26 @@ void decode_batch(const ChainModel& model, CsrView tokens, Span<int64_t> sent_pt
                   int32_t* paths, double* scores, int32_t* iterations, int n_threads) {
   const size_t n_sent = sent_ptr.size ? sent_ptr.size - 1 : 0;
   const size_t L = model.n_labels();
+  const bool lazy = method == Method::staggered || method == Method::staggered_column;
+  const Expansion expansion = method == Method::staggered ? Expansion::all_columns : Expansion::column_wise;
   auto work = [&](size_t first, size_t last) {
+    // Staggered decoding reads the weights through ColumnScores (only the
+    // scores it needs); every other decoder gets the full emission table.
     thread_local std::vector<double> E;
+    thread_local ColumnScores column_scores;
+    const StaggeredOptions options;
     for (size_t i = first; i < last; ++i) {
       const size_t t0 = static_cast<size_t>(sent_ptr[i]), t1 = static_cast<size_t>(sent_ptr[i + 1]);
-      E.resize((t1 - t0) * L);
-      model.emissions(tokens, t0, t1, E.data());
-      const Lattice lat{E.data(), t1 - t0, &model.transitions};
-      const DecodeStats st = decode(method, lat, paths + t0, beam_width);
+      DecodeStats st;
+      if (lazy) {
+        column_scores.from_model(model, tokens, t0, t1, options.top);
+        st = staggered(column_scores, model.transitions, paths + t0, expansion, options);
+      } else {
+        if (E.size() < (t1 - t0) * L) E.resize((t1 - t0) * L);
+        model.emissions(tokens, t0, t1, E.data());
+        const Lattice lat{E.data(), t1 - t0, &model.transitions};
+        st = decode(method, lat, paths + t0, beam_width);
+      }
       scores[i] = st.score;
       iterations[i] = st.iterations;
     }

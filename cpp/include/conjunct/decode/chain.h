@@ -133,6 +133,8 @@ struct ChainModel {
   // [0, n_features) carry no weight. Every decoder's scores come from here
   // or from ColumnScores, which sums in the same order (bit-identical).
   void emissions(CsrView tokens, size_t t0, size_t t1, double* E) const;
+  // One token's L scores (no start or end scores), overwriting e.
+  void token_scores(Span<int32_t> ids, double* e) const;
 
   // -- decoding layout -------------------------------------------------------
   struct Entry {

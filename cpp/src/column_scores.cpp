@@ -1,0 +1,281 @@
+#include "conjunct/decode/column_scores.h"
+
+#include <algorithm>
+
+namespace conjunct {
+
+namespace {
+
+template <class T>
+void grow(std::vector<T>& v, size_t n) {  // never shrinks, so no refill per sentence
+  if (v.size() < n) v.resize(n);
+}
+
+// The level segment of label y >= 1: floor(log2 y) (labels [2^j, 2^(j+1))).
+inline size_t segment_of(size_t y) {
+#if defined(__GNUC__) || defined(__clang__)
+  return 63 - static_cast<size_t>(__builtin_clzll(static_cast<unsigned long long>(y)));
+#else
+  size_t j = 0;
+  while (y >>= 1) ++j;
+  return j;
+#endif
+}
+
+constexpr size_t kMaxLevels = 64;
+
+}  // namespace
+
+void ColumnScores::reset(size_t N, const Transitions& T, size_t n_top) {
+  N_ = N, T_ = &T, L_ = T.n_labels(), K_ = T.n_levels(), R_ = T.n_ranges();
+  n_top_ = std::min(n_top, kMaxTop);
+  full_rows_ = 0;
+  col_.resize(N);
+  grow(bound_, N * R_), grow(bound_label_, N * R_), grow(top_, N * kMaxTop);
+  grow(acc_, L_), grow(mark_, L_), grow(list_, L_), grow(bucket_, L_);
+  touched_label_.clear(), touched_score_.clear();
+}
+
+void ColumnScores::from_table(const double* E, size_t N, const Transitions& T, size_t n_top) {
+  reset(N, T, n_top);
+  model_ = nullptr;
+  for (size_t n = 0; n < N; ++n) {
+    col_[n] = {nullptr, E + n * L_, static_cast<uint32_t>(L_), 0, 0, 0};
+    finish_row(n);
+  }
+  full_rows_ = N;
+}
+
+void ColumnScores::from_model(const ChainModel& model, CsrView tokens, size_t t0, size_t t1, size_t n_top) {
+  const size_t N = t1 - t0, T1 = tokens.rows();
+  reset(N, model.transitions, n_top);
+  model_ = &model;
+  grow(rows_, N * L_);
+  if (t0 < t1) model.prefetch_index(tokens.row(t0));
+  if (t0 + 1 < T1) model.prefetch_index(tokens.row(t0 + 1));
+  for (size_t t = t0; t < t1; ++t) {
+    if (t + 2 < T1) model.prefetch_index(tokens.row(t + 2));
+    if (t + 1 < T1) model.prefetch_entries(tokens.row(t + 1));
+    const size_t n = t - t0;
+    const Span<int32_t> ids = tokens.row(t);
+    Column& c = col_[n];
+    c = {rows_.data() + n * L_, rows_.data() + n * L_, 0, 0, 0, 0};
+    if (n > 0 && n + 1 < N && sparse_token(model, ids)) {
+      finish_sparse(n, ids);
+      continue;
+    }
+    model.token_scores(ids, c.row);
+    if (n == 0)
+      for (size_t y = 0; y < L_; ++y) c.row[y] += model.start[y];
+    if (n + 1 == N)
+      for (size_t y = 0; y < L_; ++y) c.row[y] += model.end[y];
+    c.filled = static_cast<uint32_t>(L_);
+    ++full_rows_;
+    finish_row(n);
+  }
+}
+
+// Sparse if the token has the base feature exactly when the model has one (so
+// every untouched label scores the base row's value) and its other features
+// weigh at most L/2 labels in all.
+bool ColumnScores::sparse_token(const ChainModel& m, Span<int32_t> ids) const {
+  size_t bases = 0, entries = 0;
+  for (int32_t f : ids) {
+    if (!m.has(f)) continue;
+    if (f == m.base) {
+      ++bases;
+      continue;
+    }
+    entries += static_cast<size_t>(m.row(f).size);
+  }
+  return bases == (m.base >= 0 ? 1u : 0u) && entries * 2 <= L_;
+}
+
+// Bounds per range from the segments' maxima: a suffix range is the best of
+// its segments (ties: the lower segment, so the lower label).
+void ColumnScores::set_bounds(size_t n, const double* sm, const int32_t* sa) {
+  double* bound = bound_.data() + n * R_;
+  int32_t* label = bound_label_.data() + n * R_;
+  double m = kNegInf;
+  int32_t arg = -1;
+  for (size_t j = K_; j-- > 0;) {
+    bound[j] = sm[j], label[j] = sa[j];
+    if (sa[j] != -1 && (arg == -1 || sm[j] >= m)) m = sm[j], arg = sa[j] >= 0 ? sa[j] : -2 - static_cast<int32_t>(j);
+    bound[K_ + j] = m, label[K_ + j] = arg;
+  }
+}
+
+// A full row: the maxima of every level segment (vectorised), then the top
+// labels one at a time: the best segment's maximum is located by a scan for
+// it, and the segment's maximum recomputed around the labels taken. The
+// labels attaining the other segments' maxima are found only if asked for
+// (bound_label; -2 - j marks segment j's label as not yet located).
+void ColumnScores::finish_row(size_t n) {
+  const double* e = col_[n].scores;
+  double sm[kMaxLevels];
+  int32_t sa[kMaxLevels];
+  for (size_t j = 0; j < K_; ++j) {
+    const size_t lo = T_->active(j), hi = T_->active(j + 1);
+    sm[j] = max_of(e + lo, hi - lo), sa[j] = -2 - static_cast<int32_t>(j);
+  }
+  int32_t* top = top_.data() + n * kMaxTop;
+  size_t nt = 0;
+  while (nt < n_top_) {
+    size_t b = K_;
+    double bv = kNegInf;
+    for (size_t j = 0; j < K_; ++j) {  // ties: the lower segment
+      const bool take = sm[j] > bv;
+      bv = take ? sm[j] : bv, b = take ? j : b;
+    }
+    if (b == K_) break;
+    const size_t lo = T_->active(b), hi = T_->active(b + 1);
+    const size_t y = find_label(e, lo, hi, bv);
+    top[nt++] = static_cast<int32_t>(y);
+    mark_[y] = 1;
+    // The segment's maximum without its labels taken so far (split at them).
+    int32_t cut[kMaxTop];
+    size_t n_cut = 0;
+    for (size_t i = 0; i < nt; ++i)
+      if (static_cast<size_t>(top[i]) >= lo && static_cast<size_t>(top[i]) < hi) cut[n_cut++] = top[i];
+    std::sort(cut, cut + n_cut);
+    double m = kNegInf;
+    size_t from = lo;
+    for (size_t i = 0; i < n_cut; ++i) {
+      const size_t z = static_cast<size_t>(cut[i]);
+      m = std::max(m, max_of(e + from, z - from)), from = z + 1;
+    }
+    m = std::max(m, max_of(e + from, hi - from));
+    sm[b] = m, sa[b] = m == kNegInf ? -1 : -2 - static_cast<int32_t>(b);
+  }
+  for (size_t i = 0; i < nt; ++i) mark_[static_cast<size_t>(top[i])] = 0;
+  col_[n].n_top = static_cast<uint32_t>(nt);
+  set_bounds(n, sm, sa);
+}
+
+// The first unmarked label of [lo, hi) scoring v (the caller knows one does).
+size_t ColumnScores::find_label(const double* e, size_t lo, size_t hi, double v) const {
+  size_t y = lo;
+  while (y < hi) {
+    while (y + 4 <= hi && !((e[y] == v) | (e[y + 1] == v) | (e[y + 2] == v) | (e[y + 3] == v))) y += 4;
+    for (const size_t end = std::min(hi, y + 4); y < end; ++y)
+      if (e[y] == v && !mark_[y]) return y;
+  }
+  return lo;  // not reached
+}
+
+int32_t ColumnScores::locate(size_t n, size_t r) {
+  int32_t& label = bound_label_[n * R_ + r];
+  if (label >= -1) return label;
+  const size_t j = static_cast<size_t>(-2 - label);
+  const double* e = col_[n].scores;
+  const double m = bound_[n * R_ + j];
+  const int32_t* top = top_.data() + n * kMaxTop;
+  for (size_t z = T_->active(j); z < T_->active(j + 1); ++z)
+    if (e[z] == m && std::find(top, top + col_[n].n_top, static_cast<int32_t>(z)) == top + col_[n].n_top) {
+      label = static_cast<int32_t>(z);
+      break;
+    }
+  return label;
+}
+
+// A sparse token: scatter its features over the labels they touch (in token
+// order, the base row added where it occurs, as in the full row), then find
+// each segment's best touched and best untouched label.
+void ColumnScores::finish_sparse(size_t n, Span<int32_t> ids) {
+  const ChainModel& m = *model_;
+  const double* base = m.base_row();
+  Column& c = col_[n];
+  int32_t* list = list_.data();
+  size_t n_touched = 0;
+  bool base_seen = false;
+  for (int32_t f : ids) {
+    if (!m.has(f)) continue;
+    if (f == m.base) {
+      base_seen = true;
+      for (size_t i = 0; i < n_touched; ++i) acc_[static_cast<size_t>(list[i])] += base[list[i]];
+      continue;
+    }
+    const ChainModel::Row& r = m.row(f);
+    const ChainModel::Entry* p = m.entries(r);
+    for (int32_t j = 0; j < r.size; ++j) {
+      const size_t y = static_cast<size_t>(p[j].label);
+      if (!mark_[y]) {
+        mark_[y] = 1;
+        acc_[y] = base_seen ? base[y] : 0.0;
+        list[n_touched++] = static_cast<int32_t>(y);
+      }
+      acc_[y] += p[j].value;
+    }
+  }
+  // Touched labels bucketed by level segment (label 0 is always active).
+  size_t start[kMaxLevels + 1] = {0};
+  for (size_t i = 0; i < n_touched; ++i)
+    if (list[i] > 0) ++start[segment_of(static_cast<size_t>(list[i])) + 1];
+  for (size_t j = 0; j < K_; ++j) start[j + 1] += start[j];
+  size_t fill[kMaxLevels];
+  std::copy(start, start + K_, fill);
+  int32_t* bucket = bucket_.data();
+  for (size_t i = 0; i < n_touched; ++i)
+    if (list[i] > 0) bucket[fill[segment_of(static_cast<size_t>(list[i]))]++] = list[i];
+  double sm[kMaxLevels];
+  int32_t sa[kMaxLevels];
+  size_t walk[kMaxLevels];
+  // Segment j's best label not taken as a top label: the best touched one
+  // against the first untouched one in descending base order.
+  auto segment_best = [&](size_t j) {
+    double v = kNegInf;
+    int32_t arg = -1;
+    for (size_t i = start[j]; i < start[j + 1]; ++i) {
+      const int32_t y = bucket[i];
+      if (mark_[static_cast<size_t>(y)] == 2) continue;
+      if (arg < 0 || acc_[y] > v || (acc_[y] == v && y < arg)) v = acc_[y], arg = y;
+    }
+    const int32_t* order = m.base_order(j);
+    const size_t len = T_->active(j + 1) - T_->active(j);
+    while (walk[j] < len && mark_[static_cast<size_t>(order[walk[j]])]) ++walk[j];
+    if (walk[j] < len) {
+      const int32_t u = order[walk[j]];
+      if (arg < 0 || base[u] > v || (base[u] == v && u < arg)) v = base[u], arg = u;
+    }
+    sm[j] = v, sa[j] = arg;
+  };
+  for (size_t j = 0; j < K_; ++j) walk[j] = 0, segment_best(j);
+  int32_t* top = top_.data() + n * kMaxTop;
+  size_t nt = 0;
+  while (nt < n_top_) {
+    size_t b = K_;
+    for (size_t j = 0; j < K_; ++j)
+      if (sa[j] >= 0 && (b == K_ || sm[j] > sm[b])) b = j;
+    if (b == K_) break;
+    const int32_t y = sa[b];
+    top[nt++] = y;
+    c.row[y] = sm[b];
+    mark_[static_cast<size_t>(y)] = 2;
+    segment_best(b);
+  }
+  c.n_top = static_cast<uint32_t>(nt);
+  set_bounds(n, sm, sa);
+  c.touched_begin = static_cast<uint32_t>(touched_label_.size());
+  for (size_t i = 0; i < n_touched; ++i) {
+    const size_t y = static_cast<size_t>(list[i]);
+    touched_label_.push_back(list[i]);
+    touched_score_.push_back(acc_[y]);
+    acc_[y] = 0.0, mark_[y] = 0;
+  }
+  c.touched_end = static_cast<uint32_t>(touched_label_.size());
+  for (size_t i = 0; i < nt; ++i) mark_[static_cast<size_t>(top[i])] = 0;
+}
+
+void ColumnScores::fill_lazy(size_t n, size_t a) {
+  Column& c = col_[n];
+  const double* base = model_->base_row();
+  const size_t from = c.filled;
+  std::copy(base + from, base + a, c.row + from);
+  for (uint32_t i = c.touched_begin; i < c.touched_end; ++i) {
+    const size_t y = static_cast<size_t>(touched_label_[i]);
+    if (y >= from && y < a) c.row[y] = touched_score_[i];
+  }
+  c.filled = static_cast<uint32_t>(a);
+}
+
+}  // namespace conjunct
