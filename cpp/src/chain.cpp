@@ -99,14 +99,24 @@ void ChainModel::compile() {
     double* row = dense_.data() + dense_.size() - L;
     for (int64_t j = b; j < e; ++j) row[weights.labels[j]] += weights.values[j];
   }
-  base_row_.assign(L, 0.0);
+  background_.assign(4 * L, 0.0);
+  double* bg = background_.data();
   if (base >= 0 && static_cast<size_t>(base) < F)
-    for (int64_t j = weights.indptr[base]; j < weights.indptr[base + 1]; ++j) base_row_[weights.labels[j]] += weights.values[j];
-  base_order_.resize(L);
-  for (size_t y = 0; y < L; ++y) base_order_[y] = static_cast<int32_t>(y);
-  for (size_t j = 0; j < transitions.n_levels(); ++j)
-    std::stable_sort(base_order_.begin() + transitions.active(j), base_order_.begin() + transitions.active(j + 1),
-                     [&](int32_t a, int32_t b) { return base_row_[a] > base_row_[b]; });
+    for (int64_t j = weights.indptr[base]; j < weights.indptr[base + 1]; ++j) bg[weights.labels[j]] += weights.values[j];
+  for (size_t y = 0; y < L; ++y) {
+    bg[L + y] = bg[y] + start[y];
+    bg[2 * L + y] = bg[y] + end[y];
+    bg[3 * L + y] = bg[L + y] + end[y];
+  }
+  background_order_.resize(4 * L);
+  for (size_t edge = 0; edge < 4; ++edge) {
+    int32_t* order = background_order_.data() + edge * L;
+    const double* row = bg + edge * L;
+    for (size_t y = 0; y < L; ++y) order[y] = static_cast<int32_t>(y);
+    for (size_t j = 0; j < transitions.n_levels(); ++j)
+      std::stable_sort(order + transitions.active(j), order + transitions.active(j + 1),
+                       [&](int32_t a, int32_t b) { return row[a] > row[b]; });
+  }
 }
 
 void ChainModel::token_scores(Span<int32_t> ids, double* e) const {

@@ -40,7 +40,7 @@ void ColumnScores::from_table(const double* E, size_t N, const Transitions& T, s
   reset(N, T, n_top);
   model_ = nullptr;
   for (size_t n = 0; n < N; ++n) {
-    col_[n] = {nullptr, E + n * L_, static_cast<uint32_t>(L_), 0, 0, 0};
+    col_[n] = {nullptr, E + n * L_, static_cast<uint32_t>(L_), 0, 0, 0, 0};
     finish_row(n);
   }
   full_rows_ = N;
@@ -59,8 +59,9 @@ void ColumnScores::from_model(const ChainModel& model, CsrView tokens, size_t t0
     const size_t n = t - t0;
     const Span<int32_t> ids = tokens.row(t);
     Column& c = col_[n];
-    c = {rows_.data() + n * L_, rows_.data() + n * L_, 0, 0, 0, 0};
-    if (n > 0 && n + 1 < N && sparse_token(model, ids)) {
+    const uint8_t edge = static_cast<uint8_t>((n == 0 ? 1 : 0) | (n + 1 == N ? 2 : 0));
+    c = {rows_.data() + n * L_, rows_.data() + n * L_, 0, 0, 0, 0, edge};
+    if (sparse_token(model, ids)) {
       finish_sparse(n, ids);
       continue;
     }
@@ -77,7 +78,8 @@ void ColumnScores::from_model(const ChainModel& model, CsrView tokens, size_t t0
 
 // Sparse if the token has the base feature exactly when the model has one (so
 // every untouched label scores the base row's value) and its other features
-// weigh at most L/2 labels in all.
+// weigh at most L/8 labels in all: a scattered label costs several times a
+// label of a full row (vectorised), so longer tokens are cheaper in full.
 bool ColumnScores::sparse_token(const ChainModel& m, Span<int32_t> ids) const {
   size_t bases = 0, entries = 0;
   for (int32_t f : ids) {
@@ -88,7 +90,7 @@ bool ColumnScores::sparse_token(const ChainModel& m, Span<int32_t> ids) const {
     }
     entries += static_cast<size_t>(m.row(f).size);
   }
-  return bases == (m.base >= 0 ? 1u : 0u) && entries * 2 <= L_;
+  return bases == (m.base >= 0 ? 1u : 0u) && entries * 8 <= L_;
 }
 
 // Bounds per range from the segments' maxima: a suffix range is the best of
@@ -183,8 +185,9 @@ int32_t ColumnScores::locate(size_t n, size_t r) {
 // each segment's best touched and best untouched label.
 void ColumnScores::finish_sparse(size_t n, Span<int32_t> ids) {
   const ChainModel& m = *model_;
-  const double* base = m.base_row();
   Column& c = col_[n];
+  const double* base = m.background(0);
+  const double* bg = m.background(c.edge);
   int32_t* list = list_.data();
   size_t n_touched = 0;
   bool base_seen = false;
@@ -207,8 +210,13 @@ void ColumnScores::finish_sparse(size_t n, Span<int32_t> ids) {
       acc_[y] += p[j].value;
     }
   }
+  if (c.edge & 1)
+    for (size_t i = 0; i < n_touched; ++i) acc_[static_cast<size_t>(list[i])] += m.start[list[i]];
+  if (c.edge & 2)
+    for (size_t i = 0; i < n_touched; ++i) acc_[static_cast<size_t>(list[i])] += m.end[list[i]];
   // Touched labels bucketed by level segment (label 0 is always active).
-  size_t start[kMaxLevels + 1] = {0};
+  size_t start[kMaxLevels + 1];
+  std::fill(start, start + K_ + 1, 0);
   for (size_t i = 0; i < n_touched; ++i)
     if (list[i] > 0) ++start[segment_of(static_cast<size_t>(list[i])) + 1];
   for (size_t j = 0; j < K_; ++j) start[j + 1] += start[j];
@@ -230,12 +238,12 @@ void ColumnScores::finish_sparse(size_t n, Span<int32_t> ids) {
       if (mark_[static_cast<size_t>(y)] == 2) continue;
       if (arg < 0 || acc_[y] > v || (acc_[y] == v && y < arg)) v = acc_[y], arg = y;
     }
-    const int32_t* order = m.base_order(j);
+    const int32_t* order = m.background_order(c.edge, j);
     const size_t len = T_->active(j + 1) - T_->active(j);
     while (walk[j] < len && mark_[static_cast<size_t>(order[walk[j]])]) ++walk[j];
     if (walk[j] < len) {
       const int32_t u = order[walk[j]];
-      if (arg < 0 || base[u] > v || (base[u] == v && u < arg)) v = base[u], arg = u;
+      if (arg < 0 || bg[u] > v || (bg[u] == v && u < arg)) v = bg[u], arg = u;
     }
     sm[j] = v, sa[j] = arg;
   };
@@ -244,8 +252,11 @@ void ColumnScores::finish_sparse(size_t n, Span<int32_t> ids) {
   size_t nt = 0;
   while (nt < n_top_) {
     size_t b = K_;
-    for (size_t j = 0; j < K_; ++j)
-      if (sa[j] >= 0 && (b == K_ || sm[j] > sm[b])) b = j;
+    double bv = kNegInf;
+    for (size_t j = 0; j < K_; ++j) {  // ties: the lower segment (an empty one scores -inf)
+      const bool take = sm[j] > bv;
+      bv = take ? sm[j] : bv, b = take ? j : b;
+    }
     if (b == K_) break;
     const int32_t y = sa[b];
     top[nt++] = y;
@@ -268,9 +279,9 @@ void ColumnScores::finish_sparse(size_t n, Span<int32_t> ids) {
 
 void ColumnScores::fill_lazy(size_t n, size_t a) {
   Column& c = col_[n];
-  const double* base = model_->base_row();
+  const double* bg = model_->background(c.edge);
   const size_t from = c.filled;
-  std::copy(base + from, base + a, c.row + from);
+  std::copy(bg + from, bg + a, c.row + from);
   for (uint32_t i = c.touched_begin; i < c.touched_end; ++i) {
     const size_t y = static_cast<size_t>(touched_label_[i]);
     if (y >= from && y < a) c.row[y] = touched_score_[i];

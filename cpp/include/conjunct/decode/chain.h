@@ -165,17 +165,22 @@ struct ChainModel {
         prefetch(r.dense < 0 ? static_cast<const void*>(entries_.data() + r.begin) : dense(r));
       }
   }
-  // The base row (L scores; all zero without a base feature), and the labels
-  // of level segment j by descending base score (ties by label).
-  const double* base_row() const { return base_row_.data(); }
-  const int32_t* base_order(size_t j) const { return base_order_.data() + transitions.active(j); }
+  // The base row (L scores; all zero without a base feature): what a label
+  // scores on a token whose other features do not weigh it. For the first and
+  // last tokens of a sentence the start and end scores are added (`edge`:
+  // +1 first, +2 last), in the order emissions() adds them.
+  const double* background(size_t edge) const { return background_.data() + edge * n_labels(); }
+  // The labels of level segment j by descending background score (ties by label).
+  const int32_t* background_order(size_t edge, size_t j) const {
+    return background_order_.data() + edge * n_labels() + transitions.active(j);
+  }
 
  private:
   std::vector<Row> rows_;
   std::vector<Entry> entries_;  // weights, interleaved: one stream per feature
   std::vector<double> dense_;   // dense copies, L each
-  std::vector<double> base_row_;
-  std::vector<int32_t> base_order_;  // L (index 0 unused: label 0 is never inactive)
+  std::vector<double> background_;         // 4 x L: base, + start, + end, + start + end
+  std::vector<int32_t> background_order_;  // 4 x L (index 0 of each unused: label 0 is never inactive)
 };
 
 }  // namespace conjunct

@@ -17,9 +17,9 @@
 //    the labels they touch, every other label scores exactly the base row's
 //    value, and Eq. 1 over a range is the larger of the best touched label and
 //    the best untouched one, found by walking the range's labels in
-//    descending base order (precomputed once per model). Both are exact.
-//    Other tokens (and the first and last, which carry start and end scores)
-//    get their full row.
+//    descending base order (precomputed once per model; for the first and
+//    last tokens the base row includes the start and end scores). Both are
+//    exact. Other tokens get their full row.
 // Scores are summed in the same order as ChainModel::emissions, so they are
 // bit-identical to the emission table every other decoder uses.
 #pragma once
@@ -64,6 +64,7 @@ class ColumnScores {
     const double* scores;  // row, or the table's row
     uint32_t filled, n_top;
     uint32_t touched_begin, touched_end;  // a sparse token's (label, score) pairs
+    uint8_t edge;                         // +1 first token, +2 last (ChainModel::background)
   };
   void reset(size_t N, const Transitions& T, size_t n_top);
   void finish_row(size_t n);  // bounds and top labels of a full row
