@@ -136,17 +136,20 @@ def test_lazy_staggered_respects_lemma_2(seed, L):
 
 
 def test_hmm_like_model_has_sparse_tokens_and_exact_bounds():
-    """Base row plus one short word row per token (an HMM): staggered decoding
-    never needs those tokens' full rows, and still returns Viterbi's score."""
+    """Base row plus one word row per token (an HMM): known words weigh a few
+    labels (sparse tokens), the unknown word most of them (Eq. 1 precomputed
+    for the pair); staggered decoding returns Viterbi's score."""
     rng = np.random.default_rng(7)
     L, V = 500, 200
     base = -np.log1p(np.arange(L)) - 5.0
-    rows = [(np.arange(L), base)] + [(np.sort(rng.choice(L, 3, replace=False)), rng.random(3) * 8) for _ in range(V)]
+    unknown = (np.sort(rng.choice(L, L // 2, replace=False)), rng.random(L // 2) * 4)
+    rows = [(np.arange(L), base), unknown]
+    rows += [(np.sort(rng.choice(L, 3, replace=False)), rng.random(3) * 8) for _ in range(V)]
     indptr = np.cumsum([0] + [len(r[0]) for r in rows])
     model = LinearChainModel(indptr, np.concatenate([r[0] for r in rows]).astype(np.int32),
                              np.concatenate([r[1] for r in rows]), rng.normal(size=(L, L)), np.zeros(L), np.zeros(L),
                              base_feature=0)
-    words = rng.integers(1, V + 1, size=60)
+    words = rng.integers(1, V + 2, size=60)
     ids = np.stack([np.zeros_like(words), words], axis=1).ravel().astype(np.int32)
     tok_ptr = np.arange(0, len(ids) + 1, 2, dtype=np.int64)
     check_model(model, tok_ptr, ids, np.array([0, 10, 30, 31, 60], dtype=np.int64))

@@ -1,5 +1,7 @@
 #include "conjunct/decode/chain.h"
 
+#include "conjunct/decode/column_scores.h"
+
 #include <algorithm>
 #include <stdexcept>
 
@@ -116,6 +118,21 @@ void ChainModel::compile() {
     for (size_t j = 0; j < transitions.n_levels(); ++j)
       std::stable_sort(order + transitions.active(j), order + transitions.active(j + 1),
                        [&](int32_t a, int32_t b) { return row[a] > row[b]; });
+  }
+  // Eq. 1 of the base row plus each dense row (a token of those two features
+  // scores exactly their sum, in either order).
+  const size_t D = dense_.size() / L, R = transitions.n_ranges();
+  pair_bound_.resize(D * R), pair_label_.resize(D * R), pair_top_.resize(D * kTopLabels), pair_n_top_.resize(D);
+  std::vector<double> sum(L);
+  std::vector<uint8_t> mark(L, 0);
+  for (size_t d = 0; d < D; ++d) {
+    for (size_t y = 0; y < L; ++y) sum[y] = bg[y] + dense_[d * L + y];
+    double* bound = pair_bound_.data() + d * R;
+    int32_t* label = pair_label_.data() + d * R;
+    int32_t* top = pair_top_.data() + d * kTopLabels;
+    const size_t nt = ColumnScores::summarize(sum.data(), transitions, mark.data(), bound, label, top);
+    pair_n_top_[d] = static_cast<int32_t>(nt);
+    for (size_t r = 0; r < R; ++r) ColumnScores::locate(sum.data(), transitions, bound, label, top, nt, r);
   }
 }
 

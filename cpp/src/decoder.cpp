@@ -51,7 +51,7 @@ void decode_batch(const ChainModel& model, CsrView tokens, Span<int64_t> sent_pt
       const size_t t0 = static_cast<size_t>(sent_ptr[i]), t1 = static_cast<size_t>(sent_ptr[i + 1]);
       DecodeStats st;
       if (lazy) {
-        column_scores.from_model(model, tokens, t0, t1, options.top);
+        column_scores.from_model(model, tokens, t0, t1);
         st = staggered(column_scores, model.transitions, paths + t0, expansion, options);
       } else {
         if (E.size() < (t1 - t0) * L) E.resize((t1 - t0) * L);

@@ -8,7 +8,7 @@ namespace {
 
 constexpr int32_t kDegenerate = -1;
 constexpr size_t kMaxSegments = 8;
-constexpr size_t kTops = ColumnScores::kMaxTop;
+constexpr size_t kTops = ColumnScores::kTop;
 
 // Per-call state; one instance per thread, reused across calls.
 struct Search {
@@ -366,7 +366,7 @@ DecodeStats staggered(ColumnScores& scores, const Transitions& T, int32_t* path,
 
 DecodeStats staggered(const Lattice& lat, int32_t* path, Expansion expansion, const StaggeredOptions& options) {
   thread_local ColumnScores scores;
-  scores.from_table(lat.E, lat.N, *lat.T, options.top);
+  scores.from_table(lat.E, lat.N, *lat.T);
   return staggered(scores, *lat.T, path, expansion, options);
 }
 

@@ -18,6 +18,10 @@
 
 namespace conjunct {
 
+// Labels that staggered decoding activates in every column by their score,
+// besides the most frequent ones (see ColumnScores).
+constexpr size_t kTopLabels = 3;
+
 inline void prefetch(const void* p) {
 #if defined(__GNUC__) || defined(__clang__)
   __builtin_prefetch(p);
@@ -174,6 +178,13 @@ struct ChainModel {
   const int32_t* background_order(size_t edge, size_t j) const {
     return background_order_.data() + edge * n_labels() + transitions.active(j);
   }
+  // For a token of the base feature and one dense row r alone (an HMM's
+  // unknown word): Eq. 1 of their sum over every range, precomputed
+  // (ColumnScores::summarize, every label located).
+  const double* pair_bound(const Row& r) const { return pair_bound_.data() + pair_index(r) * transitions.n_ranges(); }
+  const int32_t* pair_label(const Row& r) const { return pair_label_.data() + pair_index(r) * transitions.n_ranges(); }
+  const int32_t* pair_top(const Row& r) const { return pair_top_.data() + pair_index(r) * kTopLabels; }
+  size_t pair_n_top(const Row& r) const { return pair_n_top_[pair_index(r)]; }
 
  private:
   std::vector<Row> rows_;
@@ -181,6 +192,9 @@ struct ChainModel {
   std::vector<double> dense_;   // dense copies, L each
   std::vector<double> background_;         // 4 x L: base, + start, + end, + start + end
   std::vector<int32_t> background_order_;  // 4 x L (index 0 of each unused: label 0 is never inactive)
+  static size_t pair_index(const Row& r) { return static_cast<size_t>(r.dense); }
+  std::vector<double> pair_bound_;  // per dense row: 2K ranges
+  std::vector<int32_t> pair_label_, pair_top_, pair_n_top_;
 };
 
 }  // namespace conjunct

@@ -30,11 +30,9 @@ enum class Expansion { all_columns, column_wise };
 
 struct StaggeredOptions {
   size_t segments = 3;  // degenerate labels per column
-  size_t top = 3;       // labels each column activates by score (ColumnScores' n_top)
 };
 
-// Decodes the sentence whose scores `scores` holds (built with options.top
-// top labels); `iterations` counts search steps.
+// Decodes the sentence whose scores `scores` holds; `iterations` counts search steps.
 DecodeStats staggered(ColumnScores& scores, const Transitions& T, int32_t* path, Expansion expansion,
                       const StaggeredOptions& options = {});
 
