@@ -138,18 +138,24 @@ void ChainModel::compile() {
 
 void ChainModel::token_scores(Span<int32_t> ids, double* e) const {
   const size_t L = n_labels();
-  std::fill(e, e + L, 0.0);
+  bool zero = true;  // e is still all zero: a dense row is copied, not added (0.0 + w == w)
   for (int32_t f : ids) {
     if (!has(f)) continue;
     const Row& r = row(f);
     if (r.dense >= 0) {
       const double* v = dense(r);
-      for (size_t y = 0; y < L; ++y) e[y] += v[y];
+      if (zero)
+        std::copy(v, v + L, e);
+      else
+        for (size_t y = 0; y < L; ++y) e[y] += v[y];
+      zero = false;
       continue;
     }
+    if (zero) std::fill(e, e + L, 0.0), zero = false;
     const Entry* p = entries(r);
     for (int32_t j = 0; j < r.size; ++j) e[p[j].label] += p[j].value;
   }
+  if (zero) std::fill(e, e + L, 0.0);
 }
 
 void ChainModel::emissions(CsrView tokens, size_t t0, size_t t1, double* E) const {
