@@ -3,7 +3,16 @@
 #include <algorithm>
 #include <numeric>
 
+#include "conjunct/scratch.h"
+
 namespace conjunct {
+
+namespace {
+struct BeamScratch {
+  std::vector<int32_t> label, back, order, from;
+  std::vector<double> score, cand;
+};
+}  // namespace
 
 DecodeStats greedy(const Lattice& lat, int32_t* path) {
   const size_t N = lat.N, L = lat.L();
@@ -23,8 +32,9 @@ DecodeStats beam(const Lattice& lat, int32_t* path, size_t width) {
   if (width <= 1) return greedy(lat, path);
   const size_t B = std::min(width, L);
   const Transitions& T = *lat.T;
-  thread_local std::vector<int32_t> label, back, order, from;
-  thread_local std::vector<double> score, cand;
+  BeamScratch& w = thread_scratch<BeamScratch>();
+  std::vector<int32_t>&label = w.label, &back = w.back, &order = w.order, &from = w.from;
+  std::vector<double>&score = w.score, &cand = w.cand;
   label.resize(N * B), back.resize(N * B), score.resize(N * B);
   order.resize(L), cand.resize(L), from.resize(L);
   auto keep_top = [&](size_t n, const double* s) {

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "conjunct/scratch.h"
+
 namespace conjunct {
 
 namespace {
@@ -10,6 +12,11 @@ struct Node {
   int32_t label;
 };
 bool by_score(const Node& a, const Node& b) { return a.score > b.score || (a.score == b.score && a.label < b.label); }
+struct CarpeDiemScratch {
+  std::vector<Node> next, bound, all;
+  std::vector<size_t> alive_ptr;
+  std::vector<int32_t> back;
+};
 }  // namespace
 
 DecodeStats carpediem(const Lattice& lat, int32_t* path) {
@@ -18,10 +25,10 @@ DecodeStats carpediem(const Lattice& lat, int32_t* path) {
   if (N == 0) return {};
   const double max_t = T.max_all(), min_t = T.min_all();
   // Per column: the surviving nodes sorted by score (desc), and back-pointers.
-  thread_local std::vector<Node> alive, next, bound;
-  thread_local std::vector<size_t> alive_ptr;
-  thread_local std::vector<int32_t> back;
-  thread_local std::vector<Node> all;
+  CarpeDiemScratch& w = thread_scratch<CarpeDiemScratch>();
+  std::vector<Node>&next = w.next, &bound = w.bound, &all = w.all;
+  std::vector<size_t>& alive_ptr = w.alive_ptr;
+  std::vector<int32_t>& back = w.back;
   back.resize(N * L);
   all.clear();
   alive_ptr.assign(1, 0);

@@ -9,8 +9,18 @@
 #include "conjunct/decode/carpediem.h"
 #include "conjunct/decode/staggered.h"
 #include "conjunct/decode/viterbi.h"
+#include "conjunct/scratch.h"
 
 namespace conjunct {
+
+namespace {
+// decode_batch's per-thread buffers: a sentence's emission table, or the
+// column scores staggered decoding reads instead.
+struct BatchScratch {
+  std::vector<double> E;
+  ColumnScores scores;
+};
+}  // namespace
 
 Method parse_method(const std::string& name) {
   if (name == "viterbi") return Method::viterbi;
@@ -44,8 +54,9 @@ void decode_batch(const ChainModel& model, CsrView tokens, Span<int64_t> sent_pt
   auto work = [&](size_t first, size_t last) {
     // Staggered decoding reads the weights through ColumnScores (only the
     // scores it needs); every other decoder gets the full emission table.
-    thread_local std::vector<double> E;
-    thread_local ColumnScores column_scores;
+    BatchScratch& scratch = thread_scratch<BatchScratch>();
+    std::vector<double>& E = scratch.E;
+    ColumnScores& column_scores = scratch.scores;
     const StaggeredOptions options;
     for (size_t i = first; i < last; ++i) {
       const size_t t0 = static_cast<size_t>(sent_ptr[i]), t1 = static_cast<size_t>(sent_ptr[i + 1]);

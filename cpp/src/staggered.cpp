@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "conjunct/scratch.h"
+
 namespace conjunct {
 
 namespace {
@@ -22,6 +24,7 @@ struct Search {
   std::vector<double> za, zb;          // N x S: their forward / backward bounds
   std::vector<double> alpha, beta;     // N x L: forward / backward bounds of active labels
   std::vector<int32_t> best, best_deg, incumbent, repaired;
+  std::vector<double> emission;        // scores along a path
   double lower = kNegInf, incumbent_score = kNegInf;
   std::vector<int32_t> g_label;        // the unpruned active labels of a neighbouring column
   std::vector<double> g_score;         // and their bounds
@@ -267,15 +270,15 @@ struct Search {
   }
 
   // The score of `path` (labels all active or bound labels), in path_score's order.
-  double score_of(const int32_t* path, const double* emission) const {
-    double s = emission[0];
-    for (size_t n = 1; n < N; ++n) s += (*T)(path[n - 1], path[n]) + emission[n];
+  double score_of(const int32_t* path, const double* e) const {
+    double s = e[0];
+    for (size_t n = 1; n < N; ++n) s += (*T)(path[n - 1], path[n]) + e[n];
     return s;
   }
 
   // A real path from the best degenerate one: each degenerate label becomes
   // the best-scoring label it stands for. It raises the lower bound.
-  void repair(std::vector<double>& emission) {
+  void repair() {
     emission.resize(N);
     for (size_t n = 0; n < N; ++n) {
       if (best[n] >= 0) {
@@ -339,14 +342,19 @@ struct Search {
   }
 };
 
+// The column scores of a table given directly.
+struct TableScores {
+  ColumnScores scores;
+};
+
 }  // namespace
 
 DecodeStats staggered(ColumnScores& scores, const Transitions& T, int32_t* path, Expansion expansion,
                       const StaggeredOptions& options) {
   const size_t N = scores.size();
   if (N == 0) return {};
-  thread_local Search s;
-  thread_local std::vector<double> emission;
+  Search& s = thread_scratch<Search>();
+  std::vector<double>& emission = s.emission;
   s.init(scores, T, options.segments);
   for (int iteration = 1;; ++iteration) {
     const double top = (iteration % 2) ? s.forward() : s.backward();
@@ -359,13 +367,13 @@ DecodeStats staggered(ColumnScores& scores, const Transitions& T, int32_t* path,
       for (size_t n = 0; n < N; ++n) path[n] = s.best[n], emission[n] = scores.scores(n)[s.best[n]];
       return {s.score_of(path, emission.data()), iteration};
     }
-    s.repair(emission);
+    s.repair();
     s.expand(expansion);
   }
 }
 
 DecodeStats staggered(const Lattice& lat, int32_t* path, Expansion expansion, const StaggeredOptions& options) {
-  thread_local ColumnScores scores;
+  ColumnScores& scores = thread_scratch<TableScores>().scores;
   scores.from_table(lat.E, lat.N, *lat.T);
   return staggered(scores, *lat.T, path, expansion, options);
 }

@@ -2,13 +2,21 @@
 
 #include <algorithm>
 
+#include "conjunct/scratch.h"
+
 namespace conjunct {
+
+namespace {
+struct ViterbiScratch {
+  std::vector<double> alpha;
+};
+}  // namespace
 
 DecodeStats viterbi(const Lattice& lat, int32_t* path) {
   const size_t N = lat.N, L = lat.L();
   const Transitions& T = *lat.T;
   if (N == 0) return {};
-  thread_local std::vector<double> alpha;
+  std::vector<double>& alpha = thread_scratch<ViterbiScratch>().alpha;
   alpha.resize(N * L);
   std::copy(lat.row(0), lat.row(0) + L, alpha.begin());
   for (size_t n = 1; n < N; ++n) {
