@@ -70,5 +70,6 @@ inline OutArray owned_array(std::vector<double>&& data, size_t rows, size_t cols
 void bind_kernel(nb::module_& m);
 void bind_classify(nb::module_& m);
 void bind_tasks(nb::module_& m);
+void bind_decode(nb::module_& m);
 
 }  // namespace conjunct::py

@@ -10,7 +10,7 @@ from typing import List, Sequence, Tuple
 
 from ._errors import DataFormatError
 
-__all__ = ["read_conll2000", "window_features"]
+__all__ = ["read_conll2000", "read_conllu", "window_features", "CONLLU_FIELDS"]
 
 Token = Tuple[str, ...]
 
@@ -56,3 +56,56 @@ def window_features(sentence: Sequence[Token], i: int, *, window: int = 2, colum
             value = sentence[j][c] if 0 <= j < n else ("BOS" if j < 0 else "EOS")
             feats.append(f"{col}[{off:+d}]={value}")
     return feats
+
+
+CONLLU_FIELDS = ("id", "form", "lemma", "upos", "xpos", "feats", "head", "deprel", "deps", "misc")
+
+
+def read_conllu(path, *, fields: Sequence[str] = ("form", "xpos")) -> List[List[Token]]:
+    """Sentences of a CoNLL-U file as tuples of the requested ``fields`` per word.
+
+    Comment lines are skipped, and so are multiword-token ranges (``3-4``) and
+    empty nodes (``5.1``): the words of a sentence are its integer-id lines.
+    ``fields`` names columns of :data:`CONLLU_FIELDS`; ``"upos|feats"`` joins two
+    columns with ``|`` (e.g. a morphological tag set).
+    """
+    name = os.fspath(path)
+    columns = []
+    for f in fields:
+        parts = f.lower().split("|")
+        bad = [p for p in parts if p not in CONLLU_FIELDS]
+        if bad:
+            raise DataFormatError(f"unknown CoNLL-U field {bad[0]!r} (choose from {', '.join(CONLLU_FIELDS)})", name)
+        columns.append([CONLLU_FIELDS.index(p) for p in parts])
+    sentences: List[List[Token]] = []
+    current: List[Token] = []
+    try:
+        f = open(name, encoding="utf-8")
+    except FileNotFoundError:
+        raise DataFormatError("no such file", name) from None
+    with f:
+        for lineno, line in enumerate(f, 1):
+            line = line.rstrip("\n").rstrip("\r")
+            if not line.strip():
+                if current:
+                    sentences.append(current)
+                    current = []
+                continue
+            if line.startswith("#"):
+                continue
+            cols = line.split("\t")
+            if len(cols) != 10:
+                raise DataFormatError(f"expected 10 tab-separated CoNLL-U columns, found {len(cols)}", name, lineno)
+            word_id = cols[0]
+            if "-" in word_id or "." in word_id:
+                continue
+            if not word_id.isdigit():
+                raise DataFormatError(f"bad word id {word_id!r}", name, lineno)
+            if int(word_id) != len(current) + 1:
+                raise DataFormatError(f"word id {word_id} out of sequence (expected {len(current) + 1})", name, lineno)
+            current.append(tuple("|".join(cols[i] for i in idx) for idx in columns))
+    if current:
+        sentences.append(current)
+    if not sentences:
+        raise DataFormatError("no sentences", name)
+    return sentences

@@ -16,11 +16,12 @@ def _kinds():
     from .features import FeatureIndex
     from .linear import ConjunctiveLinearModel
     from .models import KernelModel
-
+    from .tagging import HMMTagger, PerceptronTagger
     from .tasks.base import TaskPipeline
 
     return {KernelModel.kind: KernelModel, Classifier.kind: Classifier, FeatureIndex.kind: FeatureIndex,
-            ConjunctiveLinearModel.kind: ConjunctiveLinearModel, TaskPipeline.kind: TaskPipeline}
+            ConjunctiveLinearModel.kind: ConjunctiveLinearModel, TaskPipeline.kind: TaskPipeline,
+            PerceptronTagger.kind: PerceptronTagger, HMMTagger.kind: HMMTagger}
 
 
 def _build(kind: str, meta: dict, arrays, name: str):

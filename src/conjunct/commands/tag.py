@@ -1,0 +1,138 @@
+"""conjunct tag: train a sequence tagger, tag text, or evaluate a tagger."""
+
+from __future__ import annotations
+
+import sys
+import time
+
+from .._errors import ConjunctError
+
+
+def register(sub) -> None:
+    from ..tagging import DECODERS
+    from ..tagging.io import FORMATS
+
+    t = sub.add_parser("tag", help="sequence labeling: train a tagger, tag text, evaluate (staggered decoding)")
+    tsub = t.add_subparsers(dest="tag_command", metavar="ACTION")
+    tsub.required = True
+
+    def corpus_args(p, tags: bool = True):
+        p.add_argument("--format", choices=FORMATS, default="auto",
+                       help="corpus format (default: detect; .conllu files are CoNLL-U)")
+        if tags:
+            p.add_argument("--tag-field", default="",
+                           help="tags to learn: a CoNLL-U column (xpos [default], upos, upos|feats, ...) or, for "
+                                "CoNLL-2000, pos, chunk or joint [default]")
+
+    def decoder_args(p, default=None):
+        p.add_argument("--decoder", choices=DECODERS, default=default,
+                       help="decoder (default: the model's, staggered-column for a new one)")
+        p.add_argument("--beam-width", type=int, default=None, help="beam width for --decoder beam")
+        p.add_argument("--n-jobs", type=int, default=1, help="threads for decoding")
+
+    tr = tsub.add_parser("train", help="train a tagger on a tagged corpus")
+    tr.add_argument("data", help="training corpus")
+    tr.add_argument("-o", "--out", required=True, help="model file to write")
+    tr.add_argument("--model", choices=["perceptron", "hmm"], default="perceptron", help="tagger (default perceptron)")
+    tr.add_argument("--n-iter", type=int, default=10, help="perceptron epochs (default 10)")
+    tr.add_argument("--quiet", action="store_true", help="no progress output")
+    corpus_args(tr)
+    tr.add_argument("--decoder", choices=DECODERS, default="staggered-column", help="decoder for training and tagging")
+    tr.add_argument("--beam-width", type=int, default=4, help="beam width for --decoder beam")
+    tr.set_defaults(func=run_train)
+
+    tg = tsub.add_parser("tag", help="tag a corpus: word<TAB>tag per line, a blank line between sentences")
+    tg.add_argument("model", help="tagger model file")
+    tg.add_argument("data", help="input: CoNLL-U, CoNLL-2000 or one token (first column) per line; '-' reads stdin")
+    tg.add_argument("-o", "--out", default="-", help="output file ('-' = standard output)")
+    corpus_args(tg, tags=False)
+    decoder_args(tg)
+    tg.set_defaults(func=run_tag)
+
+    ev = tsub.add_parser("eval", help="accuracy, speed and search steps of a tagger on a tagged corpus")
+    ev.add_argument("model", help="tagger model file")
+    ev.add_argument("data", help="tagged corpus")
+    corpus_args(ev)
+    decoder_args(ev)
+    ev.set_defaults(func=run_eval)
+
+
+def _load_tagger(path: str):
+    from ..persistence import load
+    from ..tagging.taggers import _ChainTagger
+
+    tagger = load(path)
+    if not isinstance(tagger, _ChainTagger):
+        raise ConjunctError(f"{path}: holds a {type(tagger).__name__}, not a tagger")
+    return tagger
+
+
+def run_train(args) -> int:
+    from ..tagging import HMMTagger, PerceptronTagger
+    from ..tagging.io import read_tagged
+
+    words, tags = read_tagged(args.data, format=args.format, tag_field=args.tag_field)
+    if args.model == "hmm":
+        tagger = HMMTagger(decoder=args.decoder, beam_width=args.beam_width)
+    else:
+        tagger = PerceptronTagger(decoder=args.decoder, beam_width=args.beam_width, n_iter=args.n_iter,
+                                  verbose=not args.quiet)
+    t0 = time.perf_counter()
+    tagger.fit(words, tags)
+    elapsed = time.perf_counter() - t0
+    tagger.save(args.out)
+    if not args.quiet:
+        print(f"trained a {args.model} tagger on {len(words)} sentences, {len(tagger.labels_)} labels, "
+              f"{len(tagger.feature_names_)} features in {elapsed:.2f} s -> {args.out}", file=sys.stderr)
+    return 0
+
+
+def _read_input(args):
+    from ..tagging.io import read_tagged
+
+    if args.data != "-":
+        return read_tagged(args.data, format=args.format, with_tags=False)[0]
+    words, sent = [], []
+    for line in sys.stdin:
+        fields = line.split()
+        if not fields:
+            if sent:
+                words.append(sent)
+                sent = []
+        elif not line.startswith("#"):
+            sent.append(fields[1] if len(fields) == 10 else fields[0])
+    if sent:
+        words.append(sent)
+    return words
+
+
+def run_tag(args) -> int:
+    from ..tagging.io import write_tagged
+
+    tagger = _load_tagger(args.model)
+    words = _read_input(args)
+    tags = tagger.predict(words, decoder=args.decoder, beam_width=args.beam_width, n_jobs=args.n_jobs)
+    out = sys.stdout if args.out == "-" else open(args.out, "w", encoding="utf-8")
+    try:
+        write_tagged(out, words, tags)
+    finally:
+        if out is not sys.stdout:
+            out.close()
+    return 0
+
+
+def run_eval(args) -> int:
+    from ..tagging.io import read_tagged
+
+    tagger = _load_tagger(args.model)
+    words, gold = read_tagged(args.data, format=args.format, tag_field=args.tag_field)
+    t0 = time.perf_counter()
+    result = tagger.decode(words, decoder=args.decoder, beam_width=args.beam_width, n_jobs=args.n_jobs)
+    elapsed = time.perf_counter() - t0
+    total = sum(len(g) for g in gold)
+    correct = sum(p == g for ps, gs in zip(result.tags, gold) for p, g in zip(ps, gs))
+    decoder = args.decoder or tagger.decoder
+    print(f"accuracy {correct / total:.6f} ({correct}/{total})")
+    print(f"decoder {decoder}: {len(words) / elapsed:,.0f} sentences/s (features included), "
+          f"{result.iterations.mean():.2f} search steps/sentence")
+    return 0

@@ -1,0 +1,96 @@
+"""Tagged corpora for the taggers: CoNLL-U, CoNLL-2000 and plain columns."""
+
+from __future__ import annotations
+
+import os
+from typing import List, Sequence, Tuple
+
+from .._errors import DataFormatError
+from ..corpora import read_conll2000, read_conllu
+
+__all__ = ["FORMATS", "read_tagged", "write_tagged"]
+
+#: Corpus formats: ``conllu`` (tags from ``tag_field``, e.g. ``xpos``, ``upos``,
+#: ``upos|feats``), ``conll2000`` (``word POS chunk``; tags ``pos``, ``chunk`` or
+#: ``joint`` = ``POS|chunk``), ``columns`` (``word tag`` per line, or just the
+#: word when tagging).
+FORMATS = ("auto", "conllu", "conll2000", "columns")
+
+
+def _sniff(path: str) -> str:
+    if path.endswith(".conllu"):
+        return "conllu"
+    try:
+        with open(path, encoding="utf-8") as f:
+            for line in f:
+                if line.startswith("#") or not line.strip():
+                    continue
+                n = len(line.rstrip("\n").split("\t"))
+                if n == 10:
+                    return "conllu"
+                return "conll2000" if len(line.split()) == 3 else "columns"
+    except FileNotFoundError:
+        raise DataFormatError("no such file", path) from None
+    except UnicodeDecodeError as e:
+        raise DataFormatError(f"not UTF-8 text ({e.reason})", path) from None
+    raise DataFormatError("no sentences", path)
+
+
+def _read_columns(path: str, with_tags: bool) -> Tuple[List[List[str]], List[List[str]]]:
+    words: List[List[str]] = []
+    tags: List[List[str]] = []
+    sw: List[str] = []
+    st: List[str] = []
+    try:
+        f = open(path, encoding="utf-8")
+    except FileNotFoundError:
+        raise DataFormatError("no such file", path) from None
+    with f:
+        for lineno, line in enumerate(f, 1):
+            fields = line.split()
+            if not fields:
+                if sw:
+                    words.append(sw), tags.append(st)
+                    sw, st = [], []
+                continue
+            if with_tags and len(fields) < 2:
+                raise DataFormatError("expected 'word tag' (two columns), found one", path, lineno)
+            sw.append(fields[0])
+            st.append(fields[-1] if with_tags else "")
+    if sw:
+        words.append(sw), tags.append(st)
+    if not words:
+        raise DataFormatError("no sentences", path)
+    return words, tags
+
+
+def read_tagged(path, *, format: str = "auto", tag_field: str = "", with_tags: bool = True
+                ) -> Tuple[List[List[str]], List[List[str]]]:
+    """(sentences of words, their tags) of a corpus file.
+
+    ``tag_field`` selects the tags: for CoNLL-U a column name (``xpos`` by
+    default) or two joined by ``|``; for CoNLL-2000 ``pos``, ``chunk`` or
+    ``joint`` (the default, ``POS|chunk``: seed 002's joint tagging).
+    """
+    name = os.fspath(path)
+    if format not in FORMATS:
+        raise DataFormatError(f"unknown corpus format {format!r} (choose from {', '.join(FORMATS)})", name)
+    fmt = _sniff(name) if format == "auto" else format
+    if fmt == "conllu":
+        rows = read_conllu(name, fields=("form", tag_field or "xpos"))
+        return [[r[0] for r in s] for s in rows], [[r[1] for r in s] for s in rows]
+    if fmt == "conll2000":
+        field = tag_field or "joint"
+        if field not in ("pos", "chunk", "joint"):
+            raise DataFormatError(f"CoNLL-2000 tags are pos, chunk or joint, not {field!r}", name)
+        rows = read_conll2000(name)
+        pick = {"pos": lambda r: r[1], "chunk": lambda r: r[2], "joint": lambda r: f"{r[1]}|{r[2]}"}[field]
+        return [[r[0] for r in s] for s in rows], [[pick(r) for r in s] for s in rows]
+    return _read_columns(name, with_tags)
+
+
+def write_tagged(out, sentences: Sequence[Sequence[str]], tags: Sequence[Sequence[str]]) -> None:
+    """``word<TAB>tag`` per line, a blank line after each sentence."""
+    for words, ts in zip(sentences, tags):
+        out.writelines(f"{w}\t{t}\n" for w, t in zip(words, ts))
+        out.write("\n")

@@ -1,0 +1,408 @@
+"""Sequence taggers: an averaged structured perceptron and an HMM, both compiled
+to a :class:`~conjunct.tagging.chain.LinearChainModel` and decoded in C++."""
+
+from __future__ import annotations
+
+import sys
+import time
+from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple
+
+import numpy as np
+
+from .. import model_io
+from .._errors import ConjunctError, DataFormatError, ModelFormatError
+from .chain import LinearChainModel, check_decoder
+from .features import Featurizer
+
+__all__ = ["PerceptronTagger", "HMMTagger", "TaggedBatch"]
+
+
+class TaggedBatch(NamedTuple):
+    """Decoded sentences: tags per sentence, each path's score, the decoder's search steps."""
+
+    tags: List[List[str]]
+    scores: np.ndarray
+    iterations: np.ndarray
+
+
+def _check_tags(sentences: Sequence, tags: Sequence, source: str = "<input>") -> None:
+    if len(sentences) != len(tags):
+        raise DataFormatError(f"{len(sentences)} sentences but {len(tags)} tag sequences", source)
+    for k, (s, t) in enumerate(zip(sentences, tags)):
+        if isinstance(s, str):
+            raise DataFormatError(f"sentence {k + 1}: expected a list of tokens, got a string", source)
+        if isinstance(t, str) or len(s) != len(t):
+            raise DataFormatError(f"sentence {k + 1}: {len(s)} tokens but {1 if isinstance(t, str) else len(t)} tags", source)
+        for i, tag in enumerate(t):
+            if not isinstance(tag, str) or not tag:
+                raise DataFormatError(f"sentence {k + 1}, token {i + 1}: tags must be non-empty strings, got {tag!r}", source)
+    if not sentences:
+        raise DataFormatError("no training sentences", source)
+
+
+def _rank_labels(tags: Sequence[Sequence[str]]) -> Tuple[List[str], Dict[str, int]]:
+    """Labels by descending training frequency p(y) (ties by name)."""
+    counts: Dict[str, int] = {}
+    for t in tags:
+        for y in t:
+            counts[y] = counts.get(y, 0) + 1
+    labels = sorted(counts, key=lambda y: (-counts[y], y))
+    return labels, {y: i for i, y in enumerate(labels)}
+
+
+def _sent_ptr(sentences: Sequence) -> np.ndarray:
+    ptr = np.zeros(len(sentences) + 1, dtype=np.int64)
+    np.cumsum([len(s) for s in sentences], out=ptr[1:])
+    return ptr
+
+
+def _encode_strings(strings: Sequence[str]) -> Tuple[np.ndarray, np.ndarray]:
+    encoded = [s.encode("utf-8", "surrogatepass") for s in strings]
+    offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
+    np.cumsum([len(e) for e in encoded], out=offsets[1:])
+    return np.frombuffer(b"".join(encoded), dtype=np.uint8), offsets
+
+
+def _decode_strings(blob: np.ndarray, offsets: np.ndarray) -> List[str]:
+    data = bytes(np.asarray(blob, dtype=np.uint8))
+    offsets = np.asarray(offsets, dtype=np.int64)
+    if len(offsets) == 0 or offsets[0] != 0 or offsets[-1] != len(data) or np.any(np.diff(offsets) < 0):
+        raise ValueError("string offsets do not match the blob")
+    return [data[offsets[i]:offsets[i + 1]].decode("utf-8", "surrogatepass") for i in range(len(offsets) - 1)]
+
+
+class _ChainTagger:
+    """What the taggers share: decoding, scoring, persistence."""
+
+    kind = ""
+    _param_names: Tuple[str, ...] = ()
+
+    # -- scikit-learn conventions ----------------------------------------------
+    def get_params(self, deep: bool = True) -> dict:
+        return {k: getattr(self, k) for k in self._param_names}
+
+    def set_params(self, **params):
+        for k, v in params.items():
+            if k not in self._param_names:
+                raise ValueError(f"unknown parameter {k!r} for {type(self).__name__}")
+            setattr(self, k, v)
+        return self
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(" + ", ".join(f"{k}={v!r}" for k, v in self.get_params().items()) + ")"
+
+    def _check_fitted(self) -> None:
+        if not hasattr(self, "model_"):
+            raise ConjunctError(f"this {type(self).__name__} is not fitted yet; call fit(sentences, tags) first")
+
+    # -- encoding (per tagger) -----------------------------------------------------
+    def _encode(self, sentences, *, train: bool = False, source: str = "<input>"):
+        raise NotImplementedError
+
+    # -- decoding --------------------------------------------------------------------
+    def decode(self, sentences: Sequence[Sequence], *, decoder: Optional[str] = None, beam_width: Optional[int] = None,
+               n_jobs: int = 1) -> TaggedBatch:
+        """Tag ``sentences`` and report each path's score and the decoder's search steps.
+
+        Parameters
+        ----------
+        sentences : sequence of token lists (or of per-token feature-string lists)
+        decoder : str, optional
+            One of :data:`~conjunct.tagging.DECODERS`; the tagger's ``decoder`` by default.
+        beam_width : int, optional
+            Beam width for ``decoder="beam"``; the tagger's by default.
+        n_jobs : int
+            Threads (sentences are split between them).
+        """
+        self._check_fitted()
+        decoder = self.decoder if decoder is None else decoder
+        beam_width = self.beam_width if beam_width is None else beam_width
+        check_decoder(decoder, beam_width)
+        sentences = list(sentences)
+        indptr, ids = self._encode(sentences)
+        ptr = _sent_ptr(sentences)
+        paths, scores, iterations = self.model_.decode_batch(indptr, ids, ptr, decoder, beam_width, n_jobs)
+        labels = self.labels_
+        tags = [[labels[y] for y in paths[ptr[i]:ptr[i + 1]].tolist()] for i in range(len(sentences))]
+        return TaggedBatch(tags, scores, iterations)
+
+    def predict(self, sentences: Sequence[Sequence], *, decoder: Optional[str] = None,
+                beam_width: Optional[int] = None, n_jobs: int = 1) -> List[List[str]]:
+        """The tags of every sentence (see :meth:`decode`)."""
+        return self.decode(sentences, decoder=decoder, beam_width=beam_width, n_jobs=n_jobs).tags
+
+    def score(self, sentences: Sequence[Sequence], tags: Sequence[Sequence[str]], *, decoder: Optional[str] = None,
+              n_jobs: int = 1) -> float:
+        """Token accuracy of the predicted tags against ``tags``."""
+        sentences = list(sentences)
+        _check_tags(sentences, tags)
+        pred = self.predict(sentences, decoder=decoder, n_jobs=n_jobs)
+        total = sum(len(t) for t in tags)
+        correct = sum(p == g for ps, gs in zip(pred, tags) for p, g in zip(ps, gs))
+        return correct / total if total else 0.0
+
+    # -- persistence -------------------------------------------------------------------
+    def _extra_meta(self) -> dict:
+        return {}
+
+    def to_container(self):
+        self._check_fitted()
+        blob, offsets = _encode_strings(self.feature_names_)
+        arrays = {**self.model_.arrays(), "names_blob": blob, "names_offsets": offsets}
+        meta = {"params": self.get_params(), "labels": list(self.labels_), **self._extra_meta()}
+        return self.kind, meta, arrays
+
+    @classmethod
+    def from_container(cls, meta: dict, arrays, name: str = "<model>"):
+        try:
+            tagger = cls(**meta["params"])
+            tagger.labels_ = [str(y) for y in meta["labels"]]
+            tagger.feature_names_ = _decode_strings(arrays["names_blob"], arrays["names_offsets"])
+            tagger._restore(meta)
+            tagger.model_ = LinearChainModel(arrays["w_indptr"], arrays["w_labels"], arrays["w_values"],
+                                             arrays["transitions"], arrays["start"], arrays["end"],
+                                             tagger._base_feature())
+            if tagger.model_.n_labels != len(tagger.labels_) or tagger.model_.n_features != len(tagger.feature_names_):
+                raise ValueError("labels or features do not match the weights")
+        except (KeyError, ValueError, TypeError, ConjunctError) as e:
+            raise ModelFormatError(f"corrupt {cls.kind.replace('_', ' ')} ({e})", name) from None
+        return tagger
+
+    def _restore(self, meta: dict) -> None:
+        self._vocab = {f: i for i, f in enumerate(self.feature_names_)}
+
+    def _base_feature(self) -> int:
+        """The feature every token carries (see LinearChainModel), or -1."""
+        return -1
+
+    def save(self, path) -> None:
+        """Write the tagger to one model file (atomically); ``conjunct.load`` reads it."""
+        model_io.write_container(path, *self.to_container())
+
+    def __reduce__(self):
+        from .. import persistence
+
+        if not hasattr(self, "model_"):
+            return (type(self), (), self.get_params())
+        return (persistence.from_bytes, (model_io.dumps(*self.to_container()),))
+
+    def __setstate__(self, state):  # unfitted taggers pickle their parameters only
+        self.set_params(**state)
+
+    def info(self) -> dict:
+        self._check_fitted()
+        return {"kind": self.kind.replace("_", " "), "labels": len(self.labels_), "features": len(self.feature_names_),
+                "emission_weights": int(len(self.model_.w_values)), "decoder": self.decoder,
+                "most_frequent_labels": list(self.labels_[:10]), **self.get_params()}
+
+
+class PerceptronTagger(_ChainTagger):
+    """Averaged structured perceptron tagger (Collins 2002) over feature templates,
+    with label-bigram, start and end scores, decoded by any decoder.
+
+    Parameters
+    ----------
+    decoder : str
+        Decoder for training and prediction: ``"staggered-column"`` (staggered
+        decoding with column-wise expansion, exact, the fastest), ``"staggered"``,
+        ``"viterbi"``, ``"carpediem"`` (exact), ``"beam"``, ``"greedy"`` (approximate).
+    beam_width : int
+        Width for ``decoder="beam"``.
+    n_iter : int
+        Training epochs.
+    templates : sequence of str, optional
+        Feature templates (:data:`~conjunct.tagging.DEFAULT_TEMPLATES` by default);
+        ignored for sentences given as feature lists.
+    average : bool
+        Average the weights over all updates (Collins 2002).
+    shuffle : bool
+        Visit the training sentences in a new random order each epoch.
+    random_state : int
+        Seed of the shuffling.
+    verbose : bool
+        Print one progress line per epoch to standard error.
+
+    Attributes
+    ----------
+    labels_ : list of str
+        Labels by descending training frequency (label id = rank).
+    feature_names_ : list of str
+        Feature strings by id.
+    model_ : LinearChainModel
+        The compiled model.
+    train_log_ : list of dict
+        Per epoch: token errors, sentence errors, decoder search steps, seconds.
+    """
+
+    kind = "perceptron_tagger"
+    _param_names = ("decoder", "beam_width", "n_iter", "templates", "average", "shuffle", "random_state", "verbose")
+
+    def __init__(self, decoder: str = "staggered-column", *, beam_width: int = 4, n_iter: int = 10,
+                 templates: Optional[Sequence[str]] = None, average: bool = True, shuffle: bool = True,
+                 random_state: int = 0, verbose: bool = False):
+        self.decoder = decoder
+        self.beam_width = beam_width
+        self.n_iter = n_iter
+        self.templates = templates
+        self.average = average
+        self.shuffle = shuffle
+        self.random_state = random_state
+        self.verbose = verbose
+
+    def _featurizer(self) -> Featurizer:
+        return Featurizer(None if self.templates is None else list(self.templates))
+
+    def _encode(self, sentences, *, train: bool = False, source: str = "<input>"):
+        if train:
+            self._vocab, self.feature_names_ = {}, []
+            return self._featurizer().encode(sentences, self._vocab, self.feature_names_, source=source)
+        return self._featurizer().encode(sentences, self._vocab, source=source)
+
+    def fit(self, sentences: Sequence[Sequence], tags: Sequence[Sequence[str]]) -> "PerceptronTagger":
+        """Train on ``sentences`` (token lists or per-token feature lists) and their ``tags``."""
+        from .. import _core
+
+        check_decoder(self.decoder, self.beam_width)
+        if not isinstance(self.n_iter, (int, np.integer)) or self.n_iter < 1:
+            raise ConjunctError(f"n_iter must be a positive integer, got {self.n_iter!r}")
+        sentences, tags = list(sentences), list(tags)
+        _check_tags(sentences, tags)
+        self.labels_, code = _rank_labels(tags)
+        indptr, ids = self._encode(sentences, train=True)
+        ptr = _sent_ptr(sentences)
+        gold = np.fromiter((code[y] for t in tags for y in t), dtype=np.int32, count=int(ptr[-1]))
+        trainer = _core.PerceptronTrainer(len(self.feature_names_), len(self.labels_))
+        rng = np.random.default_rng(self.random_state)
+        order = np.arange(len(sentences), dtype=np.int64)
+        self.train_log_ = []
+        for epoch in range(1, int(self.n_iter) + 1):
+            if self.shuffle:
+                rng.shuffle(order)
+            t0 = time.perf_counter()
+            st = dict(trainer.epoch(indptr, ids, ptr, gold, order, self.decoder, int(self.beam_width)))
+            st["epoch"], st["seconds"] = epoch, time.perf_counter() - t0
+            self.train_log_.append(st)
+            if self.verbose:
+                print(f"epoch {epoch}/{self.n_iter}: token error {st['token_errors'] / max(1, st['tokens']):.4f}, "
+                      f"sentence error {st['sentence_errors'] / max(1, st['sentences']):.4f}, "
+                      f"{st['iterations'] / max(1, st['sentences']):.2f} search steps/sentence ({self.decoder}), "
+                      f"{st['seconds']:.2f} s", file=sys.stderr, flush=True)
+        self.model_ = LinearChainModel(*trainer.export_weights(bool(self.average)), base_feature=self._base_feature())
+        self.n_iter_ = int(self.n_iter)
+        return self
+
+    def _base_feature(self) -> int:
+        # The bias template's feature (on in every token), when the templates have it.
+        return self._vocab.get("bias=", -1)
+
+    def _extra_meta(self) -> dict:
+        return {"train_log": getattr(self, "train_log_", [])}
+
+    def _restore(self, meta: dict) -> None:
+        super()._restore(meta)
+        self.train_log_ = list(meta.get("train_log", []))
+
+
+class HMMTagger(_ChainTagger):
+    """First-order HMM tagger: maximum-likelihood estimates with additive smoothing.
+
+    Scores are log probabilities: ``log p(y_1 | BOS)``, ``log p(y_n | y_{n-1})``,
+    ``log p(EOS | y_N)`` and ``log p(x_n | y_n)``. Transitions are smoothed with
+    ``transition_smoothing`` added to every count (EOS included as an outcome);
+    emissions with ``emission_smoothing`` over the training vocabulary plus one
+    unknown word, whose count per label is the number of words seen once with it
+    (words that occur once are the best guess of what an unseen word is).
+
+    Parameters
+    ----------
+    decoder, beam_width : see :class:`PerceptronTagger`
+    transition_smoothing : float
+        Added to every transition count.
+    emission_smoothing : float
+        Added to every emission count.
+    """
+
+    kind = "hmm_tagger"
+    _param_names = ("decoder", "beam_width", "transition_smoothing", "emission_smoothing")
+
+    def __init__(self, decoder: str = "staggered-column", *, beam_width: int = 4, transition_smoothing: float = 1.0,
+                 emission_smoothing: float = 0.1):
+        self.decoder = decoder
+        self.beam_width = beam_width
+        self.transition_smoothing = transition_smoothing
+        self.emission_smoothing = emission_smoothing
+
+    def _encode(self, sentences, *, train: bool = False, source: str = "<input>"):
+        # Feature 0 carries every label's unseen-pair score, feature 1 the unknown word's.
+        get = self._vocab.get
+        ids: List[int] = []
+        for k, sent in enumerate(sentences):
+            if isinstance(sent, str):
+                raise DataFormatError(f"sentence {k + 1}: expected a list of tokens, got a string", source)
+            for i, w in enumerate(sent):
+                if not isinstance(w, str) or not w:
+                    raise DataFormatError(f"sentence {k + 1}, token {i + 1}: an HMM needs word tokens (non-empty "
+                                          f"strings), got {w!r}", source)
+                ids.append(0)
+                ids.append(get(w, 1))
+        indptr = np.arange(0, len(ids) + 1, 2, dtype=np.int64)
+        return indptr, np.asarray(ids, dtype=np.int32)
+
+    def fit(self, sentences: Sequence[Sequence[str]], tags: Sequence[Sequence[str]]) -> "HMMTagger":
+        """Estimate the HMM from tagged sentences of word tokens."""
+        check_decoder(self.decoder, self.beam_width)
+        a, b = float(self.transition_smoothing), float(self.emission_smoothing)
+        if not (a > 0 and b > 0):
+            raise ConjunctError("transition_smoothing and emission_smoothing must be positive")
+        sentences, tags = list(sentences), list(tags)
+        _check_tags(sentences, tags)
+        self.labels_, code = _rank_labels(tags)
+        L = len(self.labels_)
+        words: Dict[str, int] = {}
+        for k, sent in enumerate(sentences):
+            for i, w in enumerate(sent):
+                if not isinstance(w, str) or not w:
+                    raise DataFormatError(f"sentence {k + 1}, token {i + 1}: an HMM needs word tokens (non-empty "
+                                          f"strings), got {w!r}")
+                words.setdefault(w, len(words))
+        V = len(words)
+        wid = np.fromiter((words[w] for s in sentences for w in s), dtype=np.int64)
+        y = np.fromiter((code[t] for ts in tags for t in ts), dtype=np.int64, count=len(wid))
+        ptr = _sent_ptr(sentences)
+        first, last = ptr[:-1][np.diff(ptr) > 0], ptr[1:][np.diff(ptr) > 0] - 1
+        inner = np.ones(len(y), dtype=bool)
+        inner[first] = False
+        prev_idx = np.flatnonzero(inner)
+        # Transitions: counts of (prev, cur), BOS -> y, y -> EOS.
+        trans = np.bincount(y[prev_idx - 1] * L + y[prev_idx], minlength=L * L).reshape(L, L).astype(np.float64)
+        start = np.bincount(y[first], minlength=L).astype(np.float64)
+        end = np.bincount(y[last], minlength=L).astype(np.float64)
+        out_total = trans.sum(axis=1) + end + a * (L + 1)
+        T = np.log(trans + a) - np.log(out_total)[:, None]
+        S = np.log(start + a) - np.log(start.sum() + a * L)
+        F = np.log(end + a) - np.log(out_total)
+        # Emissions, sparse: base[y] for unseen pairs, plus log((c + b) / b) for seen ones.
+        keys, counts = np.unique(wid * L + y, return_counts=True)
+        label_total = np.bincount(y, minlength=L).astype(np.float64)
+        word_total = np.bincount(wid, minlength=V)
+        hapax = np.bincount(y[word_total[wid] == 1], minlength=L).astype(np.float64)
+        denom = label_total + b * (V + 1)
+        base = np.log(b) - np.log(denom)
+        kw, ky = keys // L, keys % L
+        # Feature rows: 0 = base (all labels), 1 = unknown word, 2 + w = word w.
+        rows = np.concatenate([np.zeros(L, np.int64), np.ones(int(np.count_nonzero(hapax)), np.int64), kw + 2])
+        labs = np.concatenate([np.arange(L), np.flatnonzero(hapax), ky])
+        vals = np.concatenate([base, np.log(hapax[hapax > 0] + b) - np.log(b), np.log(counts + b) - np.log(b)])
+        order = np.lexsort((labs, rows))
+        w_indptr = np.zeros(V + 3, dtype=np.int64)
+        np.cumsum(np.bincount(rows, minlength=V + 2), out=w_indptr[1:])
+        self.feature_names_ = ["<all>", "<unknown>"] + list(words)
+        self._vocab = {w: i + 2 for i, w in enumerate(words)}
+        self.model_ = LinearChainModel(w_indptr, labs[order], vals[order], T, S, F, base_feature=self._base_feature())
+        return self
+
+    def _base_feature(self) -> int:
+        return 0  # every token carries the row of unseen-pair scores
+
+    def _restore(self, meta: dict) -> None:
+        self._vocab = {w: i + 2 for i, w in enumerate(self.feature_names_[2:])}

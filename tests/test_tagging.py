@@ -1,0 +1,191 @@
+"""Taggers: fit / predict / score, feature lists, validation, persistence, CLI,
+and exactness of every decoder on trained perceptron and HMM models."""
+
+import pickle
+
+import numpy as np
+import pytest
+
+import conjunct
+from conjunct import ConjunctError, DataFormatError, ModelFormatError
+from conjunct.cli import main
+from conjunct.corpora import read_conllu
+from conjunct.tagging import DECODERS, EXACT_DECODERS, Featurizer, HMMTagger, PerceptronTagger, word_shape
+
+
+def toy_corpus(n=300, seed=0):
+    """Determiner-adjective-noun-verb sentences; the tag depends on the word and
+    (for ambiguous words) on the previous tag."""
+    rng = np.random.default_rng(seed)
+    det, adj, noun, verb = ["the", "a", "this"], ["big", "red", "old"], ["dog", "cat", "run", "walk"], ["run", "walk", "sees"]
+    sents, tags = [], []
+    for _ in range(n):
+        s, t = [], []
+        for _ in range(rng.integers(1, 3)):
+            s.append(str(rng.choice(det))), t.append("D")
+            if rng.random() < 0.5:
+                s.append(str(rng.choice(adj))), t.append("A")
+            s.append(str(rng.choice(noun))), t.append("N")
+            s.append(str(rng.choice(verb))), t.append("V")
+        sents.append(s), tags.append(t)
+    return sents, tags
+
+
+def test_word_shape_and_templates():
+    assert word_shape("McDonald's") == "XxXx'x"
+    assert word_shape("1,234.5") == "d,d.d"
+    feats = Featurizer(["w", "s2", "w-1", "w-1|w", "shape|w+1"]).strings(["The", "Dogs"])
+    assert feats[0] == ["w=The", "s2=he", "w-1=<s>", "w-1|w=<s>|The", "shape|w+1=Xx|dogs"]
+    assert feats[1][-1] == "shape|w+1=Xx|</s>"
+    with pytest.raises(ValueError, match="unknown feature template"):
+        Featurizer(["w", "w-3"])
+
+
+def test_vectorised_encoding_matches_feature_strings():
+    sents = [["The", "old", "man", "the", "boats", "."], ["Run", "!"], [], ["the", "the", "the"]]
+    templates = ["bias", "w", "lw", "p2", "s3", "shape", "w-2", "w-1", "w+1", "w+2", "w-1|w", "w|w+1", "s3|w-1|shape"]
+    feat = Featurizer(templates)
+    vocab, names = {}, []
+    indptr, ids = feat.encode(sents, vocab, names)
+    expected = [f for s in sents for f in feat.strings(s)]
+    assert len(indptr) == len(expected) + 1
+    for i, fs in enumerate(expected):
+        assert [names[j] for j in ids[indptr[i]:indptr[i + 1]]] == fs
+    # Without `names`, unseen features are dropped and seen ones keep their ids.
+    indptr2, ids2 = feat.encode([["The", "zebra"]], vocab)
+    got = [[names[j] for j in ids2[indptr2[i]:indptr2[i + 1]]] for i in range(2)]
+    assert got == [[f for f in fs if f in vocab] for fs in feat.strings(["The", "zebra"])]
+
+
+@pytest.mark.parametrize("cls", [PerceptronTagger, HMMTagger])
+def test_fit_predict_learns_ambiguity(cls):
+    X, Y = toy_corpus()
+    tagger = cls().fit(X, Y)
+    assert tagger.labels_[0] in ("D", "N", "V")  # most frequent first
+    Xt, Yt = toy_corpus(100, seed=1)
+    assert tagger.score(Xt, Yt) > 0.97
+    # "run" is a noun after a determiner/adjective, a verb after a noun.
+    assert tagger.predict([["the", "run", "run"]]) == [["D", "N", "V"]]
+
+
+@pytest.mark.parametrize("cls", [PerceptronTagger, HMMTagger])
+def test_every_exact_decoder_matches_viterbi_on_trained_models(cls):
+    X, Y = toy_corpus()
+    tagger = cls(n_iter=2) if cls is PerceptronTagger else cls()
+    tagger.fit(X[:50], Y[:50])
+    ref = tagger.decode(X, decoder="viterbi")
+    for name in DECODERS:
+        got = tagger.decode(X, decoder=name)
+        if name in EXACT_DECODERS:
+            np.testing.assert_allclose(got.scores, ref.scores, rtol=1e-9, atol=1e-9)
+        else:
+            assert np.all(got.scores <= ref.scores + 1e-9 * np.maximum(1, np.abs(ref.scores)))
+        assert np.all(got.iterations >= 1)
+
+
+def test_training_with_any_decoder_and_progress(capsys):
+    X, Y = toy_corpus(150)
+    for name in DECODERS:
+        tagger = PerceptronTagger(decoder=name, n_iter=3, verbose=True).fit(X, Y)
+        assert len(tagger.train_log_) == 3
+        assert tagger.train_log_[-1]["token_errors"] <= tagger.train_log_[0]["token_errors"]
+        assert tagger.score(X, Y) > 0.95
+    err = capsys.readouterr().err
+    assert "epoch 3/3" in err and "search steps/sentence (staggered-column)" in err
+
+
+def test_feature_list_input():
+    X, Y = toy_corpus(100)
+    F = [[[f"w={w}", f"prev={s[i - 1] if i else '<s>'}"] for i, w in enumerate(s)] for s in X]
+    tagger = PerceptronTagger(n_iter=5).fit(F, Y)
+    assert tagger.score(F, Y) > 0.95
+    assert tagger.feature_names_[0] == "w=" + X[0][0]
+    with pytest.raises(DataFormatError, match="HMM needs word tokens"):
+        HMMTagger().fit(F, Y)
+
+
+def test_unseen_words_and_labels_only_from_training():
+    X, Y = toy_corpus(100)
+    tagger = PerceptronTagger(n_iter=3).fit(X, Y)
+    out = tagger.predict([["zebra", "qux"], []])
+    assert len(out[0]) == 2 and out[1] == [] and set(out[0]) <= set(tagger.labels_)
+    hmm = HMMTagger().fit(X, Y)
+    assert len(hmm.predict([["zebra", "qux", "the"]])[0]) == 3
+
+
+def test_validation_errors():
+    X, Y = toy_corpus(10)
+    with pytest.raises(DataFormatError, match="sentence 2: .* tokens but .* tags"):
+        PerceptronTagger().fit(X, [Y[0], Y[1][:-1]] + Y[2:])
+    with pytest.raises(DataFormatError, match="10 sentences but 9"):
+        PerceptronTagger().fit(X, Y[:9])
+    with pytest.raises(DataFormatError, match="expected a list of tokens"):
+        PerceptronTagger().fit(["the dog"], [["D", "N"]])
+    with pytest.raises(DataFormatError, match="non-empty strings"):
+        PerceptronTagger().fit([["the", ""]], [["D", "N"]])
+    with pytest.raises(ConjunctError, match="unknown decoder"):
+        PerceptronTagger(decoder="fast").fit(X, Y)
+    with pytest.raises(ConjunctError, match="not fitted"):
+        PerceptronTagger().predict(X)
+    with pytest.raises(ConjunctError, match="n_iter"):
+        PerceptronTagger(n_iter=0).fit(X, Y)
+
+
+@pytest.mark.parametrize("cls", [PerceptronTagger, HMMTagger])
+def test_save_load_pickle(cls, tmp_path):
+    X, Y = toy_corpus(120)
+    tagger = cls(decoder="staggered").fit(X, Y)
+    expected = tagger.decode(X)
+    path = tmp_path / "tagger.cjt"
+    tagger.save(path)
+    for loaded in (conjunct.load(path), conjunct.load(path, mmap=True), pickle.loads(pickle.dumps(tagger))):
+        assert type(loaded) is cls and loaded.get_params() == tagger.get_params()
+        got = loaded.decode(X)
+        assert got.tags == expected.tags
+        np.testing.assert_array_equal(got.scores, expected.scores)
+    unfitted = pickle.loads(pickle.dumps(cls(beam_width=7)))
+    assert unfitted.beam_width == 7 and not hasattr(unfitted, "model_")
+    data = bytearray(path.read_bytes())
+    data[-3] ^= 0xFF
+    path.write_bytes(bytes(data))
+    with pytest.raises(ModelFormatError, match="hash"):
+        conjunct.load(path)
+
+
+def test_read_conllu(tmp_path):
+    p = tmp_path / "a.conllu"
+    p.write_text("# sent_id = 1\n1-2\tdon't\t_\t_\t_\t_\t_\t_\t_\t_\n1\tdo\tdo\tAUX\tVBP\tMood=Ind\t0\troot\t_\t_\n"
+                 "2\tn't\tnot\tPART\tRB\t_\t1\tadvmod\t_\t_\n2.1\tx\t_\t_\t_\t_\t_\t_\t_\t_\n\n"
+                 "1\tyes\tyes\tINTJ\tUH\t_\t0\troot\t_\t_\n")
+    assert read_conllu(p) == [[("do", "VBP"), ("n't", "RB")], [("yes", "UH")]]
+    assert read_conllu(p, fields=("form", "upos|feats"))[0][0] == ("do", "AUX|Mood=Ind")
+    p.write_text("1\tdo\tdo\tAUX\tVBP\t_\t0\troot\t_\n")
+    with pytest.raises(DataFormatError, match=r"a.conllu:1: expected 10 tab-separated"):
+        read_conllu(p)
+    p.write_text("1\ta\t_\t_\tX\t_\t0\troot\t_\t_\n3\tb\t_\t_\tX\t_\t1\tdep\t_\t_\n")
+    with pytest.raises(DataFormatError, match=r"a.conllu:2: word id 3 out of sequence"):
+        read_conllu(p)
+    with pytest.raises(DataFormatError, match="unknown CoNLL-U field"):
+        read_conllu(p, fields=("form", "pos"))
+
+
+def test_cli_train_tag_eval_info(tmp_path, capsys):
+    X, Y = toy_corpus(200)
+    train = tmp_path / "train.txt"
+    train.write_text("".join("".join(f"{w} {t}\n" for w, t in zip(s, ts)) + "\n" for s, ts in zip(X, Y)))
+    model = tmp_path / "m.cjt"
+    assert main(["tag", "train", str(train), "-o", str(model), "--n-iter", "3", "--format", "columns"]) == 0
+    assert "epoch 3/3" in capsys.readouterr().err
+    raw = tmp_path / "raw.txt"
+    raw.write_text("the\nrun\nrun\n\na\ncat\nsees\n")
+    out = tmp_path / "out.txt"
+    assert main(["tag", "tag", str(model), str(raw), "-o", str(out), "--format", "columns"]) == 0
+    assert out.read_text() == "the\tD\nrun\tN\nrun\tV\n\na\tD\ncat\tN\nsees\tV\n\n"
+    capsys.readouterr()
+    assert main(["tag", "eval", str(model), str(train), "--format", "columns", "--decoder", "staggered"]) == 0
+    report = capsys.readouterr().out
+    assert "accuracy 1.000000" in report and "search steps/sentence" in report
+    assert main(["info", str(model)]) == 0
+    assert "perceptron tagger" in capsys.readouterr().out
+    assert main(["tag", "train", str(tmp_path / "missing.txt"), "-o", str(model)]) == 2
+    assert "missing.txt: no such file" in capsys.readouterr().err
