@@ -1,4 +1,5 @@
 // Early-exit prediction over conjunctive bases (seed 001 §3.2.2 style bounds).
+#include "conjunct/scratch.h"
 #include <algorithm>
 #include <atomic>
 #include <cmath>
@@ -9,6 +10,13 @@
 namespace conjunct {
 
 namespace {
+
+struct SignsScratch {
+  std::vector<double> signs;
+};
+struct BoundsScratch {
+  std::vector<double> suf_lo, suf_hi, lo, hi, slack;
+};
 
 std::atomic<int64_t> g_early_stops{0};
 std::atomic<int64_t> g_steps_skipped{0};
@@ -30,7 +38,7 @@ bool settled(const Decision& d, const double* lo, const double* hi, const double
       return true;
     }
     case DecisionKind::Ovo: {
-      thread_local std::vector<double> signs;
+      std::vector<double>& signs = thread_scratch<SignsScratch>().signs;
       const size_t K = d.n_outputs();
       signs.resize(K);
       for (size_t p = 0; p < K; ++p) {
@@ -61,7 +69,8 @@ int64_t decide_with_bounds(const ConjunctiveBase& base, Span<int32_t> x, size_t 
     return decision.decide(out);
   }
   // Suffix sums of the position bounds: what positions j.. can still add.
-  thread_local std::vector<double> suf_lo, suf_hi, lo, hi, slack;
+  BoundsScratch& sc = thread_scratch<BoundsScratch>();
+  std::vector<double>&suf_lo = sc.suf_lo, &suf_hi = sc.suf_hi, &lo = sc.lo, &hi = sc.hi, &slack = sc.slack;
   const size_t m = n - p;
   suf_lo.assign((m + 1) * K, 0.0);
   suf_hi.assign((m + 1) * K, 0.0);

@@ -1,3 +1,4 @@
+#include "conjunct/scratch.h"
 #include "conjunct/classify/classifier.h"
 
 #include <algorithm>
@@ -5,21 +6,30 @@
 
 namespace conjunct {
 
+namespace {
+struct MappedScratch {
+  std::vector<int32_t> mapped;
+};
+struct MarginScratch {
+  std::vector<double> m;
+};
+}  // namespace
+
 void Classifier::margins(Span<int32_t> columns, double* out) const {
-  thread_local std::vector<int32_t> mapped;
+  std::vector<int32_t>& mapped = thread_scratch<MappedScratch>().mapped;
   map_.apply(columns, mapped);
   margins_internal(Span<int32_t>(mapped), out);
 }
 
 int64_t Classifier::decide_internal(Span<int32_t> x, const Decision& decision, bool) const {
-  thread_local std::vector<double> m;
+  std::vector<double>& m = thread_scratch<MarginScratch>().m;
   m.resize(n_outputs_);
   margins_internal(x, m.data());
   return decision.decide(m.data());
 }
 
 int64_t Classifier::predict(Span<int32_t> columns, const Decision& decision, bool early_exit) const {
-  thread_local std::vector<int32_t> mapped;
+  std::vector<int32_t>& mapped = thread_scratch<MappedScratch>().mapped;
   map_.apply(columns, mapped);
   return decide_internal(Span<int32_t>(mapped), decision, early_exit);
 }

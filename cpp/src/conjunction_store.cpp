@@ -1,8 +1,15 @@
+#include "conjunct/scratch.h"
 #include "conjunct/classify/conjunction_store.h"
 
 #include <stdexcept>
 
 namespace conjunct {
+
+namespace {
+struct PositionScratch {
+  std::vector<uint16_t> pos_of;
+};
+}  // namespace
 
 void Binomials::init(int64_t n_values, int max_r) {
   n = n_values;
@@ -108,7 +115,7 @@ template <bool Single>
 void ConjunctionStore::add_rarest_impl(Span<int32_t> x, size_t j_begin, size_t j_end, double* out) const {
   const size_t K = v_.n_outputs;
   // Position (1-based) of each of x's features; 0 = absent. Zero on entry and exit.
-  thread_local std::vector<uint16_t> pos_of;
+  std::vector<uint16_t>& pos_of = thread_scratch<PositionScratch>().pos_of;
   const size_t width = v_.trie.root_map.size;
   if (pos_of.size() < width) pos_of.resize(width, 0);
   const bool use_marker = x.size < 65535 && v_.degree >= 2;

@@ -1,8 +1,15 @@
+#include "conjunct/scratch.h"
 #include "conjunct/classify/decision.h"
 
 #include <vector>
 
 namespace conjunct {
+
+namespace {
+struct VoteScratch {
+  std::vector<int32_t> votes;
+};
+}  // namespace
 
 Decision Decision::parse(const std::string& kind, size_t n_classes) {
   Decision d;
@@ -36,7 +43,7 @@ int64_t Decision::decide(const double* m) const {
       return static_cast<int64_t>(best);
     }
     case DecisionKind::Ovo: {
-      thread_local std::vector<int32_t> votes;
+      std::vector<int32_t>& votes = thread_scratch<VoteScratch>().votes;
       votes.assign(n_classes, 0);
       size_t p = 0;
       for (size_t i = 0; i < n_classes; ++i)

@@ -1,3 +1,4 @@
+#include "conjunct/scratch.h"
 #include "conjunct/classify/fstrie.h"
 
 #include <algorithm>
@@ -7,6 +8,12 @@
 #include <stdexcept>
 
 namespace conjunct {
+
+namespace {
+struct FstrieScratch {
+  std::vector<double> m;
+};
+}  // namespace
 
 Fstrie::Fstrie(FeatureMap map, TrieView trie, Span<double> weight, const ConjunctiveBase& base, size_t n_outputs)
     : Classifier(map, n_outputs), trie_(trie), weight_(weight), base_(base) {
@@ -37,7 +44,7 @@ int64_t Fstrie::decide_internal(Span<int32_t> x, const Decision& decision, bool 
   size_t p = 0;
   const int32_t node = walk(x, &p);
   const size_t K = n_outputs();
-  thread_local std::vector<double> m;
+  std::vector<double>& m = thread_scratch<FstrieScratch>().m;
   m.assign(weight_.data + static_cast<size_t>(node) * K, weight_.data + static_cast<size_t>(node + 1) * K);
   if (!early_exit) {
     if (p < x.size) base_.add_remainder(x, p, m.data());

@@ -1,8 +1,15 @@
+#include "conjunct/scratch.h"
 #include "conjunct/classify/pkb.h"
 
 #include <stdexcept>
 
 namespace conjunct {
+
+namespace {
+struct PkbScratch {
+  std::vector<uint8_t> marker;
+};
+}  // namespace
 
 Pkb::Pkb(FeatureMap map, KernelModelView model) : Classifier(map, model.n_outputs()), model_(model) {
   if (model_.alpha.n_rows != model_.n_sv() || model_.alpha.n_outputs != model_.n_outputs())
@@ -12,7 +19,7 @@ Pkb::Pkb(FeatureMap map, KernelModelView model) : Classifier(map, model.n_output
 
 void Pkb::margins_internal(Span<int32_t> x, double* out) const {
   // Dense marker of x over internal ids: |s ∩ x| is then |s| lookups, for every s.
-  thread_local std::vector<uint8_t> marker;
+  std::vector<uint8_t>& marker = thread_scratch<PkbScratch>().marker;
   const size_t width = x.empty() ? 0 : static_cast<size_t>(x[x.size - 1]) + 1;
   if (marker.size() < width) marker.resize(width, 0);
   for (int32_t f : x) marker[f] = 1;

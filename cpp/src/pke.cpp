@@ -1,8 +1,15 @@
+#include "conjunct/scratch.h"
 #include "conjunct/classify/pke.h"
 
 #include <stdexcept>
 
 namespace conjunct {
+
+namespace {
+struct PkeScratch {
+  std::vector<double> m;
+};
+}  // namespace
 
 Pke::Pke(FeatureMap map, ConjunctionStoreView store, Span<double> bias)
     : Classifier(map, bias.size), store_(store), bias_(bias) {
@@ -10,7 +17,7 @@ Pke::Pke(FeatureMap map, ConjunctionStoreView store, Span<double> bias)
 }
 
 int64_t Pke::decide_internal(Span<int32_t> x, const Decision& decision, bool early_exit) const {
-  thread_local std::vector<double> m;
+  std::vector<double>& m = thread_scratch<PkeScratch>().m;
   m.assign(bias_.begin(), bias_.end());
   if (!early_exit) {
     store_.add_rarest(x, 0, x.size, m.data());

@@ -1,8 +1,15 @@
+#include "conjunct/scratch.h"
 #include "conjunct/classify/pki.h"
 
 #include <stdexcept>
 
 namespace conjunct {
+
+namespace {
+struct PkiScratch {
+  std::vector<int32_t> count, touched;
+};
+}  // namespace
 
 Pki::Pki(FeatureMap map, PolyKernel kernel, InvertedIndexView index, AlphaRows alpha, Span<double> bias)
     : Classifier(map, bias.size), index_(index), alpha_(alpha) {
@@ -18,8 +25,8 @@ Pki::Pki(FeatureMap map, PolyKernel kernel, InvertedIndexView index, AlphaRows a
 
 void Pki::margins_internal(Span<int32_t> x, double* out) const {
   // Overlap counts per support vector; zero on entry and on exit.
-  thread_local std::vector<int32_t> count;
-  thread_local std::vector<int32_t> touched;
+  PkiScratch& sc = thread_scratch<PkiScratch>();
+  std::vector<int32_t>&count = sc.count, &touched = sc.touched;
   if (count.size() < index_.n_sv) count.resize(index_.n_sv, 0);
   touched.clear();
   for (int32_t f : x) {

@@ -1,8 +1,15 @@
+#include "conjunct/scratch.h"
 #include "conjunct/tasks/sassano.h"
 
 #include <chrono>
 
 namespace conjunct {
+
+namespace {
+struct SassanoScratch {
+  std::vector<int32_t> x, stack;
+};
+}  // namespace
 
 void sassano_parse(const Classifier& clf, const Decision& decision, int64_t depends, bool early_exit,
                    const BunsetsuSentenceView& s, int32_t* heads, ParseStats& stats, bool timing,
@@ -10,7 +17,8 @@ void sassano_parse(const Classifier& clf, const Decision& decision, int64_t depe
   const size_t n = s.size();
   for (size_t k = 0; k < n; ++k) heads[k] = -1;
   if (n < 2) return;
-  thread_local std::vector<int32_t> x, stack;
+  SassanoScratch& sc = thread_scratch<SassanoScratch>();
+  std::vector<int32_t>&x = sc.x, &stack = sc.stack;
   stack.clear();
   auto ask = [&](size_t i, size_t j) {
     x.clear();

@@ -1,9 +1,20 @@
+#include "conjunct/scratch.h"
 #include "conjunct/classify/split.h"
 
 #include <algorithm>
 #include <stdexcept>
 
 namespace conjunct {
+
+namespace {
+struct SplitMargins {
+  std::vector<double> m;
+};
+struct SplitScratch {
+  std::vector<int32_t> count, touched;
+  std::vector<uint8_t> marker;
+};
+}  // namespace
 
 Split::Split(FeatureMap map, SplitView view, Span<double> bias)
     : Classifier(map, bias.size), v_(view), store_(view.common), bias_(bias) {
@@ -23,7 +34,7 @@ size_t Split::common_end(Span<int32_t> x) const {
 }
 
 int64_t Split::decide_internal(Span<int32_t> x, const Decision& decision, bool early_exit) const {
-  thread_local std::vector<double> m;
+  std::vector<double>& m = thread_scratch<SplitMargins>().m;
   m.assign(bias_.begin(), bias_.end());
   if (!early_exit) {
     add_remainder(x, 0, m.data());
@@ -90,8 +101,9 @@ void Split::add_remainder(Span<int32_t> x, size_t p, double* out) const {
 
 void Split::add_rare(Span<int32_t> x, size_t P, double* out) const {
   if (P >= x.size) return;
-  thread_local std::vector<int32_t> count, touched;
-  thread_local std::vector<uint8_t> marker;
+  SplitScratch& sc = thread_scratch<SplitScratch>();
+  std::vector<int32_t>&count = sc.count, &touched = sc.touched;
+  std::vector<uint8_t>& marker = sc.marker;
   const size_t n_sv = v_.support_vectors.rows();
   if (count.size() < n_sv) count.resize(n_sv, 0);
   touched.clear();
