@@ -46,5 +46,6 @@ inline OutArray owned_array(std::vector<double>&& data, size_t rows, size_t cols
 
 void bind_kernel(nb::module_& m);
 void bind_classify(nb::module_& m);
+void bind_train(nb::module_& m);
 
 }  // namespace conjunct::py

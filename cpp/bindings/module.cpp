@@ -4,4 +4,5 @@ NB_MODULE(_core, m) {
   m.doc() = "conjunct's C++ core: kernels, classifiers, trainers and decoders";
   conjunct::py::bind_kernel(m);
   conjunct::py::bind_classify(m);
+  conjunct::py::bind_train(m);
 }

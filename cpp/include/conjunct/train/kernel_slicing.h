@@ -1,0 +1,91 @@
+// Kernel slicing (Yoshinaga & Kitsuregawa 2010, seed 001 §3.2, Algorithm 2)
+// and its special cases kernel splitting (§3.1, "SP") and kernel expansion
+// ("KE").
+//
+// The margin of x = (f_1, ..., f_n), frequent to rare, is accumulated one
+// feature at a time (Eq. 3): m(x) = m^0 + sum_j m^j with
+// m^j = m(x_j) - m(x_{j-1}). Each partial margin comes from
+//   Eq. 5  the weight trie, for a common feature (internal id < N), or
+//   Eq. 6  the stored partial margin of the prefix x_j, computed when the
+//          support set had E' events, plus the events since E' that contain
+//          f_j, each weighted by the sliced increment k(o + 1) - k(o) of its
+//          overlap o with x_{j-1} (Eq. 4 when nothing is stored),
+// chosen by the cost criterion of Eq. 7 (generalised to any degree). Before
+// each feature, the bounds of Eq. 8-9 on the partial margins still to come
+// may prove that the example needs no update, and the computation stops.
+//
+// Modes: expanded = N = all features, Eq. 5 only; split = Eq. 5 for common
+// and Eq. 4 for rare features, no reuse, no termination; slicing = all of the
+// above, with switches for reuse (SL* without it) and termination.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "conjunct/kernel.h"
+#include "conjunct/train/margin.h"
+#include "conjunct/train/partial_margin_trie.h"
+#include "conjunct/train/weight_trie.h"
+
+namespace conjunct {
+
+struct SlicingOptions {
+  int32_t limit = INT32_MAX;  // N: internal ids below are common features
+  bool reuse = true;          // partial-margin trie + Eq. 6
+  bool terminate = true;      // early termination by Eq. 8-9
+  bool choose = true;         // Eq. 7 picks Eq. 5 or Eq. 6 for common features (false: always Eq. 5)
+  int64_t weight_budget = 0;  // bytes of the weight trie before N is halved (0: no budget)
+};
+
+class KernelSlicing final : public MarginEngine {
+ public:
+  KernelSlicing(const PolyKernel& kernel, const SupportSet& S, const SlicingOptions& options);
+  void ensure_features(size_t n_features) override;
+  bool margins(Span<int32_t> x, const MarginGoal& goal, double* out, double* bound) override;
+  void on_update(const SupportSet& S, size_t e, bool new_sv) override;
+  void stats(MarginStats& s) const override;
+
+  const WeightTrie& weights() const { return weights_; }
+
+ private:
+  struct Posting {
+    uint32_t event;  // the update
+    uint32_t pos;    // position of the feature in the support vector (features before it are more frequent)
+  };
+  struct Overlap {
+    uint32_t stamp = 0;  // margin computation this entry belongs to
+    uint32_t scan = 0;   // features of the support vector examined so far
+    int32_t count = 0;   // ... of which occur in x
+  };
+
+  void grow_tables(size_t n);
+  int32_t overlap(int32_t sv, uint32_t pos);
+  void bounds(Span<int32_t> x);
+  bool proven(const MarginGoal& goal, size_t j, double* bound) const;
+  void enforce_budget();
+  bool has_postings(int32_t f) const { return f >= postings_from_; }
+
+  PolyKernel kernel_;
+  const SupportSet& S_;
+  SlicingOptions opt_;
+  size_t K_;
+  size_t n_features_ = 0;
+  int32_t postings_from_;  // features with postings (all when Eq. 6 may serve a common feature)
+
+  WeightTrie weights_;
+  PartialMarginTrie partial_;
+  std::vector<std::vector<Posting>> postings_;  // feature -> events whose support vector contains it
+  std::vector<double> apos_, aneg_;              // per feature x output: sums of positive / negative updates
+
+  // Tables over the overlap o = 0, 1, ...: sliced increments, their running
+  // min / max (the range of an increment at position j), Eq. 5's cost.
+  std::vector<double> inc_, inc_min_, inc_max_, eq5_cost_;
+  // Scratch space of one margin computation.
+  std::vector<uint8_t> mark_;
+  std::vector<Overlap> cache_;
+  uint32_t stamp_ = 0;
+  std::vector<double> acc_, part_, abs_, upper_, lower_;
+  WeightTrie::Scratch trie_scratch_;
+  MarginStats counters_;
+};
+
+}  // namespace conjunct
