@@ -111,6 +111,8 @@ def test_string_csr_and_integer_inputs_train_the_same_model(zipf):
     np.testing.assert_allclose(a.decision_function(Xte), b.decision_function(index.transform(Xte)), rtol=1e-12, atol=1e-12)
     with pytest.raises(DataFormatError):
         b.partial_fit(Xtr[:10], ytr[:10])  # strings into a model trained on columns
+    # A model trained on strings takes matrices whose columns are its feature ids.
+    np.testing.assert_array_equal(a.decision_function(index.transform(Xte)), a.decision_function(Xte))
 
 
 def test_partial_fit_is_one_pass(zipf):

@@ -120,8 +120,7 @@ class _Encoder:
     def columns_of(self, X, *, learn: bool) -> sp.csr_matrix:
         """Binary CSR (column ids) of X; with ``learn``, new features are added and counted."""
         if sp.issparse(X) or isinstance(X, np.ndarray):
-            if self.named:
-                raise DataFormatError("this estimator was trained on string features; pass lists of feature strings")
+            # Columns are column ids (the feature index's ids for string features).
             M = as_binary_csr(X)
             if learn:
                 if self.index is None:

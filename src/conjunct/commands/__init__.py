@@ -2,4 +2,4 @@
 each with ``register(subparsers)`` and ``run(args)``."""
 
 # Order of appearance in ``conjunct --help``.
-COMMANDS = ["convert", "predict", "info", "demo"]
+COMMANDS = ["convert", "predict", "info", "train", "demo"]
