@@ -10,9 +10,11 @@ namespace conjunct {
 namespace {
 
 // Relative slack of the termination test. The bounds prove "no update" only
-// when they clear the threshold by more than any summation-order error of any
-// margin mode could move the margin, so terminating never changes a decision.
-constexpr double kBoundSlack = 1e-9;
+// when they clear the threshold by this fraction of an upper bound of the
+// margin's scale (|b| + sum |alpha_i k(s_i, x)|): far more than any
+// summation-order error of any margin mode (about 1e-16 per term), so
+// terminating never changes a decision.
+constexpr double kBoundSlack = 1e-12;
 
 }  // namespace
 
@@ -40,6 +42,7 @@ void KernelSlicing::ensure_features(size_t n_features) {
   if (opt_.terminate) {
     apos_.resize(n_features * K_, 0.0);
     aneg_.resize(n_features * K_, 0.0);
+    if (opt_.reuse) sums_.resize(n_features);
   }
 }
 
@@ -66,51 +69,129 @@ void KernelSlicing::grow_tables(size_t n) {
 
 int32_t KernelSlicing::overlap(int32_t sv, uint32_t pos) {
   // |s ∩ x_{j-1}| = how many of the features of s before position pos (all
-  // more frequent than f_j) occur in x. Positions only grow within one margin
-  // computation, so each support vector is scanned at most once per margin.
+  // more frequent than f_j) occur in x. The scan of each support vector is
+  // cached and moved from where the last query left it, so visiting its
+  // features in frequency order scans it once per margin computation.
   Overlap& c = cache_[static_cast<size_t>(sv)];
   if (c.stamp != stamp_) c.stamp = stamp_, c.scan = 0, c.count = 0;
-  if (c.scan < pos) {
+  if (c.scan != pos) {
     const int32_t* s = S_.features() + S_.ptr()[sv];
     int32_t count = c.count;
     uint32_t i = c.scan;
-    do count += mark_[static_cast<size_t>(s[i])];
-    while (++i < pos);
+    while (i < pos) count += mark_[static_cast<size_t>(s[i++])];
+    while (i > pos) count -= mark_[static_cast<size_t>(s[--i])];
     c.scan = i;
     c.count = count;
   }
   return c.count;
 }
 
-void KernelSlicing::bounds(Span<int32_t> x) {
-  // Eq. 8-9 for every remaining feature f_k, summed from rare to frequent:
-  // each update containing f_k contributes tau * (k(o + 1) - k(o)) with o in
-  // [0, k - 1], so its contribution lies between tau times the smallest and
-  // the largest increment over that range (whichever order the sign of tau needs).
-  const size_t n = x.size, K = K_;
-  upper_.assign((n + 1) * K, 0.0);
-  lower_.assign((n + 1) * K, 0.0);
-  for (size_t j = n; j-- > 0;) {
-    const size_t f = static_cast<size_t>(x[j]);
-    const double* ap = apos_.data() + f * K;
-    const double* an = aneg_.data() + f * K;
-    const double lo = inc_min_[j], hi = inc_max_[j];
-    for (size_t o = 0; o < K; ++o) {
-      upper_[j * K + o] = upper_[(j + 1) * K + o] + (ap[o] * hi + an[o] * lo);
-      lower_[j * K + o] = lower_[(j + 1) * K + o] + (ap[o] * lo + an[o] * hi);
+KernelSlicing::Step KernelSlicing::plan(Span<int32_t> x, size_t j, uint32_t node) const {
+  const int32_t f = x[j];
+  Step st;
+  st.node = node;
+  const std::vector<Posting>* P = has_postings(f) ? &postings_[static_cast<size_t>(f)] : nullptr;
+  st.start = opt_.reuse ? partial_.since(node) : 0;  // the updates of f new since the stored partial margin
+  st.end = P ? static_cast<uint32_t>(P->size()) : 0;
+  st.eq6 = f >= weights_.limit();
+  if (!st.eq6 && opt_.choose && P) {
+    // Eq. 7: features examined by Eq. 6 (the stored value, then each new
+    // update against the j earlier features) vs by Eq. 5 (the trie). An
+    // update costs at least its visit, also for j = 0, where the paper's
+    // count (|S_j| |x_{j-1}| = 0) would send every update of the most
+    // frequent feature through Eq. 6.
+    const double fresh = static_cast<double>(st.end - st.start);
+    st.eq6 = 1.0 + fresh * static_cast<double>(std::max<size_t>(j, 1)) <= eq5_cost_[j];
+  }
+  st.cost = st.eq6 ? 1.0 + static_cast<double>(st.end - st.start) : eq5_cost_[j];
+  return st;
+}
+
+void KernelSlicing::compute(Span<int32_t> x, size_t j, const Step& st, double* part) {
+  const size_t K = K_;
+  std::fill(part, part + K, 0.0);
+  if (st.eq6) {
+    ++counters_.kernel_steps;
+    if (st.start > 0) {
+      ++counters_.reused;
+      const double* delta = partial_.delta(st.node);
+      std::copy(delta, delta + K, part);
     }
+    const Posting* p = postings_[static_cast<size_t>(x[j])].data() + st.start;
+    const Posting* end = p + (st.end - st.start);
+    counters_.postings += end - p;
+    if (K == 1) {
+      double m = part[0];
+      for (; p != end; ++p) {
+        const Update& u = S_.event(p->event);
+        m += u.tau * inc_[static_cast<size_t>(overlap(u.sv, p->pos))];
+      }
+      part[0] = m;
+    } else {
+      for (; p != end; ++p) {
+        const Update& u = S_.event(p->event);
+        const double v = u.tau * inc_[static_cast<size_t>(overlap(u.sv, p->pos))];
+        part[u.pos] += v;
+        if (u.neg >= 0) part[u.neg] -= v;
+      }
+    }
+  } else {
+    ++counters_.expanded_steps;
+    counters_.trie_lookups += static_cast<int64_t>(weights_.partial(x.data, j, part, trie_scratch_));
+  }
+  if (opt_.reuse) partial_.store(st.node, st.end, part);
+}
+
+void KernelSlicing::bound_step(Span<int32_t> x, size_t j, const Step& st, double* low, double* up, double* mag) const {
+  // Bounds of m^j (Eq. 8-9): every update containing f_j contributes
+  // tau * (k(o + 1) - k(o)) with o in [0, j], so between tau times the
+  // smallest and the largest increment over that range. When a partial
+  // margin of the prefix x_j is stored, m^j = stored + the updates since
+  // (Eq. 6), and bounding only those is usually far tighter; both bounds
+  // hold, so both are used. mag collects the magnitudes involved, for the
+  // rounding allowance.
+  const size_t K = K_, f = static_cast<size_t>(x[j]);
+  const double* ap = apos_.data() + f * K;
+  const double* an = aneg_.data() + f * K;
+  const double lo = inc_min_[j], hi = inc_max_[j];
+  const double widest = std::max(std::fabs(lo), std::fabs(hi));
+  const double* delta = nullptr;
+  double fresh_pos = 0.0, fresh_neg = 0.0, total = 0.0;
+  if (opt_.reuse && st.start > 0) {
+    const std::vector<RunningSum>& R = sums_[f];
+    delta = partial_.delta(st.node);
+    const RunningSum& last = R[st.end - 1];
+    const RunningSum& then = R[st.start - 1];
+    fresh_pos = last.pos - then.pos;
+    fresh_neg = last.neg - then.neg;
+    total = std::fabs(last.pos) + std::fabs(last.neg);
+  }
+  for (size_t o = 0; o < K; ++o) {
+    double u = ap[o] * hi + an[o] * lo;
+    double l = ap[o] * lo + an[o] * hi;
+    double m = (ap[o] - an[o]) * widest;  // >= sum of |tau k'| over the updates containing f_j
+    if (delta) {
+      const double u2 = K == 1 ? delta[o] + fresh_pos * hi + fresh_neg * lo : delta[o] + fresh_pos * widest;
+      const double l2 = K == 1 ? delta[o] + fresh_pos * lo + fresh_neg * hi : delta[o] - fresh_pos * widest;
+      u = std::min(u, u2);
+      l = std::max(l, l2);
+      m += std::fabs(delta[o]) + total * widest;
+    }
+    low[o] = l, up[o] = u, mag[o] = m;
   }
 }
 
-bool KernelSlicing::proven(const MarginGoal& goal, size_t j, double* bound) const {
+bool KernelSlicing::proven(const MarginGoal& goal, double* bound) const {
+  // acc_: the partial margins computed; lower_ / upper_: bounds of the rest;
+  // abs_ + slack_: an upper bound of the margin's scale, per output.
   const size_t K = K_;
-  const double* U = upper_.data() + j * K;
-  const double* L = lower_.data() + j * K;
+  const double* U = upper_.data();
+  const double* L = lower_.data();
+  const double* S = slack_.data();
   if (K == 1) {
     const double v = acc_[0] + goal.bias[0];
     const double low = goal.label > 0 ? v + L[0] : -(v + U[0]);
-    const double slack = kBoundSlack * (1.0 + abs_[0] + std::fabs(U[0]) + std::fabs(L[0]));
-    if (low > goal.threshold + slack) {
+    if (low > goal.threshold + kBoundSlack * (1.0 + abs_[0] + S[0])) {
       *bound = low;
       return true;
     }
@@ -119,12 +200,11 @@ bool KernelSlicing::proven(const MarginGoal& goal, size_t j, double* bound) cons
   // Multi-class: the true class's lowest margin must beat every rival's highest.
   const size_t y = static_cast<size_t>(goal.label);
   const double low_y = acc_[y] + goal.bias[y] + L[y];
-  const double slack_y = abs_[y] + std::fabs(U[y]) + std::fabs(L[y]);
   double worst = std::numeric_limits<double>::infinity();
   for (size_t r = 0; r < K; ++r) {
     if (r == y) continue;
     const double gap = low_y - (acc_[r] + goal.bias[r] + U[r]);
-    const double slack = kBoundSlack * (1.0 + slack_y + abs_[r] + std::fabs(U[r]) + std::fabs(L[r]));
+    const double slack = kBoundSlack * (1.0 + abs_[y] + S[y] + abs_[r] + S[r]);
     if (!(gap > goal.threshold + slack)) return false;
     worst = std::min(worst, gap);
   }
@@ -145,73 +225,62 @@ bool KernelSlicing::margins(Span<int32_t> x, const MarginGoal& goal, double* out
   const double k0 = kernel_.value(0);
   const double* sum = S_.alpha_sum();
   for (size_t o = 0; o < K; ++o) acc_[o] = k0 * sum[o];  // m^0 (Eq. 3)
-  const bool terminate = opt_.terminate && goal.enabled;
-  if (terminate) {
-    bounds(x);
+  double* part = part_.data();
+  bool stopped = false;
+  if (!(opt_.terminate && goal.enabled)) {
+    // Algorithm 2: frequent to rare, each prefix's node from its parent's.
+    uint32_t node = HashTrie::kRoot;
+    for (size_t j = 0; j < n; ++j) {
+      if (opt_.reuse) node = partial_.step(node, x[j]);
+      compute(x, j, plan(x, j, node), part);
+      for (size_t o = 0; o < K; ++o) acc_[o] += part[o];
+    }
+  } else {
+    // With termination, the partial margins are computed cheapest first (any
+    // order gives the same sum: each depends only on its own prefix), and
+    // before each one the bounds of those still missing may prove that x
+    // needs no update. The cheap ones (rare features, reused partial margins
+    // with few updates since) then tighten the bounds before the expensive
+    // ones (Eq. 5 over many common features) are paid for.
+    steps_.resize(n);
+    order_.resize(n);
+    low_.resize(n * K), up_.resize(n * K);
+    upper_.assign(K, 0.0), lower_.assign(K, 0.0), slack_.assign(K, 0.0);
+    std::vector<double> mag(K);
+    uint32_t node = HashTrie::kRoot;
+    for (size_t j = 0; j < n; ++j) {
+      if (opt_.reuse) node = partial_.step(node, x[j]);
+      steps_[j] = plan(x, j, node);
+      bound_step(x, j, steps_[j], low_.data() + j * K, up_.data() + j * K, mag.data());
+      double width = 0.0;
+      for (size_t o = 0; o < K; ++o) {
+        lower_[o] += low_[j * K + o], upper_[o] += up_[j * K + o];
+        slack_[o] += mag[o];
+        width += up_[j * K + o] - low_[j * K + o];
+      }
+      steps_[j].gain = width / steps_[j].cost;
+      order_[j] = static_cast<uint32_t>(j);
+    }
+    // Loose and cheap first: what is left when the bounds suffice is what is
+    // tightly bounded for its cost.
+    std::stable_sort(order_.begin(), order_.end(),
+                     [&](uint32_t a, uint32_t b) { return steps_[a].gain > steps_[b].gain; });
     const double* abs_sum = S_.alpha_abs_sum();
     for (size_t o = 0; o < K; ++o) abs_[o] = std::fabs(goal.bias[o]) + std::fabs(k0) * abs_sum[o];
-  }
-  const int32_t limit = weights_.limit();
-  uint32_t node = HashTrie::kRoot;
-  bool stopped = false;
-  for (size_t j = 0; j < n; ++j) {
-    if (terminate && proven(goal, j, bound)) {
-      stopped = true;
-      counters_.skipped_steps += static_cast<int64_t>(n - j);
-      break;
-    }
-    const int32_t f = x[j];
-    double* part = part_.data();
-    std::fill(part, part + K, 0.0);
-    const std::vector<Posting>* P = has_postings(f) ? &postings_[static_cast<size_t>(f)] : nullptr;
-    size_t start = 0;  // the updates of f new since the stored partial margin
-    if (opt_.reuse) {
-      node = partial_.step(node, f);
-      start = partial_.since(node);
-    }
-    bool eq6 = f >= limit;
-    if (!eq6 && opt_.choose && P) {
-      // Eq. 7: features examined by Eq. 6 (the stored value, then each new
-      // event against the j earlier features) vs by Eq. 5 (the trie). An
-      // event costs at least its visit, also for j = 0, where the paper's
-      // count (|S_j| |x_{j-1}| = 0) would send every event of the most
-      // frequent feature through Eq. 6.
-      const double fresh = static_cast<double>(P->size() - start);
-      eq6 = 1.0 + fresh * static_cast<double>(std::max<size_t>(j, 1)) <= eq5_cost_[j];
-    }
-    if (eq6) {
-      ++counters_.kernel_steps;
-      if (start > 0) {
-        ++counters_.reused;
-        const double* delta = partial_.delta(node);
-        std::copy(delta, delta + K, part);
+    for (size_t i = 0; i < n; ++i) {
+      if (proven(goal, bound)) {
+        stopped = true;
+        counters_.skipped_steps += static_cast<int64_t>(n - i);
+        break;
       }
-      const Posting* p = P->data() + start;
-      const Posting* end = P->data() + P->size();
-      counters_.postings += end - p;
-      if (K == 1) {
-        double m = part[0];
-        for (; p != end; ++p) {
-          const Update& u = S_.event(p->event);
-          m += u.tau * inc_[static_cast<size_t>(overlap(u.sv, p->pos))];
-        }
-        part[0] = m;
-      } else {
-        for (; p != end; ++p) {
-          const Update& u = S_.event(p->event);
-          const double v = u.tau * inc_[static_cast<size_t>(overlap(u.sv, p->pos))];
-          part[u.pos] += v;
-          if (u.neg >= 0) part[u.neg] -= v;
-        }
+      const size_t j = order_[i];
+      compute(x, j, steps_[j], part);
+      for (size_t o = 0; o < K; ++o) {
+        acc_[o] += part[o];
+        lower_[o] -= low_[j * K + o];
+        upper_[o] -= up_[j * K + o];
       }
-    } else {
-      ++counters_.expanded_steps;
-      counters_.trie_lookups += static_cast<int64_t>(weights_.partial(x.data, j, part, trie_scratch_));
     }
-    if (opt_.reuse) partial_.store(node, P ? static_cast<uint32_t>(P->size()) : 0, part);
-    for (size_t o = 0; o < K; ++o) acc_[o] += part[o];
-    if (terminate)
-      for (size_t o = 0; o < K; ++o) abs_[o] += std::fabs(part[o]);
   }
   for (int32_t f : x) mark_[static_cast<size_t>(f)] = 0;
   if (stopped) {
@@ -226,8 +295,20 @@ void KernelSlicing::on_update(const SupportSet& S, size_t e, bool) {
   const Update& u = S.event(e);
   const Span<int32_t> s = S.sv(static_cast<size_t>(u.sv));
   if (e > UINT32_MAX) throw std::length_error("kernel slicing counts at most 2^32 updates");
-  for (size_t p = 0; p < s.size; ++p)
-    if (has_postings(s[p])) postings_[static_cast<size_t>(s[p])].push_back(Posting{static_cast<uint32_t>(e), static_cast<uint32_t>(p)});
+  const bool sums = opt_.terminate && opt_.reuse;
+  for (size_t p = 0; p < s.size; ++p) {
+    const size_t f = static_cast<size_t>(s[p]);
+    if (!has_postings(s[p])) continue;
+    if (postings_[f].size() >= UINT32_MAX) throw std::length_error("a feature occurs in more than 2^32 - 1 updates");
+    postings_[f].push_back(Posting{static_cast<uint32_t>(e), static_cast<uint32_t>(p)});
+    if (sums) {
+      RunningSum r = sums_[f].empty() ? RunningSum{0.0, 0.0} : sums_[f].back();
+      if (K_ > 1) r.pos += std::fabs(u.tau);
+      else if (u.tau > 0) r.pos += u.tau;
+      else r.neg += u.tau;
+      sums_[f].push_back(r);
+    }
+  }
   if (opt_.terminate) {
     auto add = [&](size_t f, int32_t o, double v) {
       if (v > 0) apos_[f * K_ + static_cast<size_t>(o)] += v;
@@ -263,8 +344,10 @@ void KernelSlicing::stats(MarginStats& s) const {
   int64_t bytes = static_cast<int64_t>(postings_.capacity() * sizeof(std::vector<Posting>));
   for (const auto& p : postings_) bytes += static_cast<int64_t>(p.capacity() * sizeof(Posting));
   s.postings_bytes = bytes;
-  s.bounds_bytes = static_cast<int64_t>((apos_.capacity() + aneg_.capacity()) * sizeof(double) +
-                                        cache_.capacity() * sizeof(Overlap) + mark_.capacity());
+  int64_t sums = static_cast<int64_t>(sums_.capacity() * sizeof(std::vector<RunningSum>));
+  for (const auto& r : sums_) sums += static_cast<int64_t>(r.capacity() * sizeof(RunningSum));
+  s.bounds_bytes = sums + static_cast<int64_t>((apos_.capacity() + aneg_.capacity()) * sizeof(double) +
+                                               cache_.capacity() * sizeof(Overlap) + mark_.capacity());
 }
 
 }  // namespace conjunct

@@ -11,8 +11,14 @@
 //          f_j, each weighted by the sliced increment k(o + 1) - k(o) of its
 //          overlap o with x_{j-1} (Eq. 4 when nothing is stored),
 // chosen by the cost criterion of Eq. 7 (generalised to any degree). Before
-// each feature, the bounds of Eq. 8-9 on the partial margins still to come
-// may prove that the example needs no update, and the computation stops.
+// each feature, bounds on the partial margins still to come may prove that
+// the example needs no update, and the computation stops (§3.2.2). The bound
+// of a remaining feature is Eq. 8-9's (every update containing it, times the
+// smallest / largest sliced increment its position allows), or, tighter, when
+// reuse stored a partial margin for that prefix: the stored value plus Eq.
+// 8-9's bounds over only the updates since (Eq. 6 bounded term by term). An
+// example met again with little changed is then settled by its stored
+// partial margins alone.
 //
 // Modes: expanded = N = all features, Eq. 5 only; split = Eq. 5 for common
 // and Eq. 4 for rare features, no reuse, no termination; slicing = all of the
@@ -51,16 +57,35 @@ class KernelSlicing final : public MarginEngine {
     uint32_t event;  // the update
     uint32_t pos;    // position of the feature in the support vector (features before it are more frequent)
   };
+  // Running sums over a posting list, up to and including each entry (kept
+  // when reuse and termination are both on): binary, the positive and the
+  // negative taus; multi-class, |tau| (an update moves two outputs by tau).
+  struct RunningSum {
+    double pos;
+    double neg;
+  };
   struct Overlap {
     uint32_t stamp = 0;  // margin computation this entry belongs to
     uint32_t scan = 0;   // features of the support vector examined so far
     int32_t count = 0;   // ... of which occur in x
   };
 
+  // How the partial margin of position j will be computed.
+  struct Step {
+    uint32_t node = 0;   // partial-margin trie node of the prefix x_j (reuse)
+    uint32_t start = 0;  // first posting of f_j not covered by the stored partial margin
+    uint32_t end = 0;    // postings of f_j now
+    bool eq6 = false;    // Eq. 6 (else Eq. 5)
+    double cost = 0.0;   // features / updates it will examine
+    double gain = 0.0;   // width of its bounds per unit of cost
+  };
+
   void grow_tables(size_t n);
   int32_t overlap(int32_t sv, uint32_t pos);
-  void bounds(Span<int32_t> x);
-  bool proven(const MarginGoal& goal, size_t j, double* bound) const;
+  Step plan(Span<int32_t> x, size_t j, uint32_t node) const;
+  void compute(Span<int32_t> x, size_t j, const Step& st, double* part);
+  void bound_step(Span<int32_t> x, size_t j, const Step& st, double* low, double* up, double* mag) const;
+  bool proven(const MarginGoal& goal, double* bound) const;
   void enforce_budget();
   bool has_postings(int32_t f) const { return f >= postings_from_; }
 
@@ -74,6 +99,7 @@ class KernelSlicing final : public MarginEngine {
   WeightTrie weights_;
   PartialMarginTrie partial_;
   std::vector<std::vector<Posting>> postings_;  // feature -> events whose support vector contains it
+  std::vector<std::vector<RunningSum>> sums_;    // feature -> running sums along its postings
   std::vector<double> apos_, aneg_;              // per feature x output: sums of positive / negative updates
 
   // Tables over the overlap o = 0, 1, ...: sliced increments, their running
@@ -83,7 +109,11 @@ class KernelSlicing final : public MarginEngine {
   std::vector<uint8_t> mark_;
   std::vector<Overlap> cache_;
   uint32_t stamp_ = 0;
-  std::vector<double> acc_, part_, abs_, upper_, lower_;
+  std::vector<double> acc_, part_, abs_;
+  std::vector<double> upper_, lower_, slack_;  // bounds of the partial margins not yet computed, per output
+  std::vector<double> low_, up_;                // ... of each position
+  std::vector<Step> steps_;
+  std::vector<uint32_t> order_;
   WeightTrie::Scratch trie_scratch_;
   MarginStats counters_;
 };

@@ -33,6 +33,9 @@ class PartialMarginTrie {
     return child;
   }
 
+  // The node of prefix + {f} if it exists, else HashTrie::kNone (nothing is created).
+  uint32_t find(uint32_t node, int32_t f) const { return trie_.child(node, f); }
+
   uint32_t since(uint32_t node) const { return since_[node]; }
   const double* delta(uint32_t node) const { return delta_.data() + static_cast<size_t>(node) * K_; }
 
