@@ -288,6 +288,12 @@ void bind_train(nb::module_& m) {
       .def_prop_ro("memory_bytes", &L1LogLinear::memory_bytes);
 
   m.def(
+      "dense_capacity",
+      [](int degree, size_t n_outputs) { return WeightTrie::dense_capacity(degree, n_outputs); },
+      nb::arg("degree"), nb::arg("n_outputs"),
+      "N chosen by common_features=None: the most features whose conjunctions the weight trie keeps in dense tables.");
+
+  m.def(
       "expand_kernel",
       [](double gamma, double coef0, int degree, const Array1<int64_t>& sv_indptr, const Array1<int32_t>& sv_indices,
          const ArrayN<double>& alpha) {

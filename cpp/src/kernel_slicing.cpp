@@ -28,6 +28,7 @@ KernelSlicing::KernelSlicing(const PolyKernel& kernel, const SupportSet& S, cons
       postings_from_(options.reuse || options.choose || options.weight_budget > 0 ? 0 : options.limit),
       weights_(kernel, S.n_outputs(), options.limit),
       partial_(S.n_outputs()),
+      stats_stride_(2 * S.n_outputs() + 2),
       acc_(S.n_outputs()),
       part_(S.n_outputs()),
       abs_(S.n_outputs()) {
@@ -39,11 +40,7 @@ void KernelSlicing::ensure_features(size_t n_features) {
   n_features_ = n_features;
   postings_.resize(n_features);
   mark_.resize(n_features, 0);
-  if (opt_.terminate) {
-    apos_.resize(n_features * K_, 0.0);
-    aneg_.resize(n_features * K_, 0.0);
-    if (opt_.reuse) sums_.resize(n_features);
-  }
+  stats_.resize(n_features * stats_stride_, 0.0);
 }
 
 void KernelSlicing::grow_tables(size_t n) {
@@ -90,9 +87,9 @@ KernelSlicing::Step KernelSlicing::plan(Span<int32_t> x, size_t j, uint32_t node
   const int32_t f = x[j];
   Step st;
   st.node = node;
-  const std::vector<Posting>* P = has_postings(f) ? &postings_[static_cast<size_t>(f)] : nullptr;
+  const bool P = has_postings(f);
   st.start = opt_.reuse ? partial_.since(node) : 0;  // the updates of f new since the stored partial margin
-  st.end = P ? static_cast<uint32_t>(P->size()) : 0;
+  st.end = P ? static_cast<uint32_t>(stats_[static_cast<size_t>(f) * stats_stride_]) : 0;
   st.eq6 = f >= weights_.limit();
   if (!st.eq6 && opt_.choose && P) {
     // Eq. 7: features examined by Eq. 6 (the stored value, then each new
@@ -114,7 +111,7 @@ void KernelSlicing::compute(Span<int32_t> x, size_t j, const Step& st, double* p
     ++counters_.kernel_steps;
     if (st.start > 0) {
       ++counters_.reused;
-      const double* delta = partial_.delta(st.node);
+      const double* delta = partial_.record(st.node) + PartialMarginTrie::kDelta;
       std::copy(delta, delta + K, part);
     }
     const Posting* p = postings_[static_cast<size_t>(x[j])].data() + st.start;
@@ -139,7 +136,15 @@ void KernelSlicing::compute(Span<int32_t> x, size_t j, const Step& st, double* p
     ++counters_.expanded_steps;
     counters_.trie_lookups += static_cast<int64_t>(weights_.partial(x.data, j, part, trie_scratch_));
   }
-  if (opt_.reuse) partial_.store(st.node, st.end, part);
+  if (opt_.reuse) {
+    // (t', the running sums of f_j's updates then, m^j)
+    double* rec = partial_.record(st.node);
+    const double* fs = stats_.data() + static_cast<size_t>(x[j]) * stats_stride_;
+    rec[PartialMarginTrie::kSince] = st.end;
+    rec[PartialMarginTrie::kSumA] = K == 1 ? fs[1] : fs[2 * K + 1];
+    rec[PartialMarginTrie::kSumB] = K == 1 ? fs[2] : 0.0;
+    std::copy(part, part + K, rec + PartialMarginTrie::kDelta);
+  }
 }
 
 void KernelSlicing::bound_step(Span<int32_t> x, size_t j, const Step& st, double* low, double* up, double* mag) const {
@@ -151,20 +156,25 @@ void KernelSlicing::bound_step(Span<int32_t> x, size_t j, const Step& st, double
   // hold, so both are used. mag collects the magnitudes involved, for the
   // rounding allowance.
   const size_t K = K_, f = static_cast<size_t>(x[j]);
-  const double* ap = apos_.data() + f * K;
-  const double* an = aneg_.data() + f * K;
+  const double* fs = stats_.data() + f * stats_stride_;
+  const double* ap = fs + 1;
+  const double* an = fs + 1 + K;
   const double lo = inc_min_[j], hi = inc_max_[j];
   const double widest = std::max(std::fabs(lo), std::fabs(hi));
   const double* delta = nullptr;
   double fresh_pos = 0.0, fresh_neg = 0.0, total = 0.0;
   if (opt_.reuse && st.start > 0) {
-    const std::vector<RunningSum>& R = sums_[f];
-    delta = partial_.delta(st.node);
-    const RunningSum& last = R[st.end - 1];
-    const RunningSum& then = R[st.start - 1];
-    fresh_pos = last.pos - then.pos;
-    fresh_neg = last.neg - then.neg;
-    total = std::fabs(last.pos) + std::fabs(last.neg);
+    // The running sums now less those when m^j was stored: the updates since.
+    const double* rec = partial_.record(st.node);
+    delta = rec + PartialMarginTrie::kDelta;
+    if (K == 1) {
+      fresh_pos = ap[0] - rec[PartialMarginTrie::kSumA];
+      fresh_neg = an[0] - rec[PartialMarginTrie::kSumB];
+      total = ap[0] - an[0];
+    } else {
+      fresh_pos = fs[2 * K + 1] - rec[PartialMarginTrie::kSumA];
+      total = fs[2 * K + 1];
+    }
   }
   for (size_t o = 0; o < K; ++o) {
     double u = ap[o] * hi + an[o] * lo;
@@ -295,29 +305,21 @@ void KernelSlicing::on_update(const SupportSet& S, size_t e, bool) {
   const Update& u = S.event(e);
   const Span<int32_t> s = S.sv(static_cast<size_t>(u.sv));
   if (e > UINT32_MAX) throw std::length_error("kernel slicing counts at most 2^32 updates");
-  const bool sums = opt_.terminate && opt_.reuse;
   for (size_t p = 0; p < s.size; ++p) {
     const size_t f = static_cast<size_t>(s[p]);
-    if (!has_postings(s[p])) continue;
-    if (postings_[f].size() >= UINT32_MAX) throw std::length_error("a feature occurs in more than 2^32 - 1 updates");
-    postings_[f].push_back(Posting{static_cast<uint32_t>(e), static_cast<uint32_t>(p)});
-    if (sums) {
-      RunningSum r = sums_[f].empty() ? RunningSum{0.0, 0.0} : sums_[f].back();
-      if (K_ > 1) r.pos += std::fabs(u.tau);
-      else if (u.tau > 0) r.pos += u.tau;
-      else r.neg += u.tau;
-      sums_[f].push_back(r);
+    double* fs = stats_.data() + f * stats_stride_;
+    if (has_postings(s[p])) {
+      if (postings_[f].size() >= UINT32_MAX) throw std::length_error("a feature occurs in more than 2^32 - 1 updates");
+      postings_[f].push_back(Posting{static_cast<uint32_t>(e), static_cast<uint32_t>(p)});
+      fs[0] += 1.0;
     }
-  }
-  if (opt_.terminate) {
-    auto add = [&](size_t f, int32_t o, double v) {
-      if (v > 0) apos_[f * K_ + static_cast<size_t>(o)] += v;
-      else aneg_[f * K_ + static_cast<size_t>(o)] += v;
+    auto add = [&](int32_t o, double v) {
+      if (v > 0) fs[1 + static_cast<size_t>(o)] += v;
+      else fs[1 + K_ + static_cast<size_t>(o)] += v;
     };
-    for (int32_t f : s) {
-      add(static_cast<size_t>(f), u.pos, u.tau);
-      if (u.neg >= 0) add(static_cast<size_t>(f), u.neg, -u.tau);
-    }
+    add(u.pos, u.tau);
+    if (u.neg >= 0) add(u.neg, -u.tau);
+    fs[2 * K_ + 1] += std::fabs(u.tau);
   }
   if (weights_.limit() > 0) weights_.add(s, u.pos, u.neg, u.tau);
   if (opt_.weight_budget > 0) enforce_budget();
@@ -344,10 +346,8 @@ void KernelSlicing::stats(MarginStats& s) const {
   int64_t bytes = static_cast<int64_t>(postings_.capacity() * sizeof(std::vector<Posting>));
   for (const auto& p : postings_) bytes += static_cast<int64_t>(p.capacity() * sizeof(Posting));
   s.postings_bytes = bytes;
-  int64_t sums = static_cast<int64_t>(sums_.capacity() * sizeof(std::vector<RunningSum>));
-  for (const auto& r : sums_) sums += static_cast<int64_t>(r.capacity() * sizeof(RunningSum));
-  s.bounds_bytes = sums + static_cast<int64_t>((apos_.capacity() + aneg_.capacity()) * sizeof(double) +
-                                               cache_.capacity() * sizeof(Overlap) + mark_.capacity());
+  s.bounds_bytes = static_cast<int64_t>(stats_.capacity() * sizeof(double) + cache_.capacity() * sizeof(Overlap) +
+                                        mark_.capacity());
 }
 
 }  // namespace conjunct

@@ -7,6 +7,7 @@
 
 #include "conjunct/train/kernel_slicing.h"
 #include "conjunct/train/pa_kernel.h"
+#include "conjunct/train/weight_trie.h"
 
 namespace conjunct {
 
@@ -40,7 +41,9 @@ PaTrainer::PaTrainer(const PaOptions& options)
     return;
   }
   SlicingOptions so;
-  const int32_t N = opt_.common_features < 0 || opt_.common_features >= INT32_MAX
+  const int32_t N = opt_.common_features == kAutoCommon
+                        ? WeightTrie::dense_capacity(opt_.kernel.degree, opt_.n_outputs)
+                    : opt_.common_features < 0 || opt_.common_features >= INT32_MAX
                         ? INT32_MAX
                         : static_cast<int32_t>(opt_.common_features);
   switch (opt_.mode) {

@@ -5,23 +5,27 @@
 
 namespace conjunct {
 
-WeightTrie::WeightTrie(const PolyKernel& kernel, size_t n_outputs, int32_t limit, size_t dense_bytes)
-    : degree_(kernel.degree), K_(n_outputs), limit_(limit), dense_(0), coef_(kernel.subset_weights()),
-      dense_w_(static_cast<size_t>(kernel.degree) + 1), w_(n_outputs, 0.0) {
-  if (n_outputs == 0) throw std::invalid_argument("the weight trie needs at least one output");
-  // D: the most features whose dense tables (sum_r C(D, r) rows of K) fit the cap.
-  auto bytes = [&](double D) {
+int32_t WeightTrie::dense_capacity(int degree, size_t n_outputs, int32_t limit, size_t dense_bytes) {
+  if (degree > kMaxDenseDegree || degree < 1) return 0;
+  auto bytes = [&](double D) {  // sum_r C(D, r) rows of K doubles
     double total = 0.0, c = 1.0;
-    for (int r = 1; r <= degree_; ++r) total += (c = c * (D - r + 1) / r);
-    return total * static_cast<double>(K_) * sizeof(double);
+    for (int r = 1; r <= degree; ++r) total += (c = c * (D - r + 1) / r);
+    return total * static_cast<double>(n_outputs) * sizeof(double);
   };
   int64_t lo = 0, hi = std::min<int64_t>(limit, int64_t{1} << 26);
-  while (lo < hi) {  // the largest D with bytes(D) <= cap
+  while (lo < hi) {  // the largest D with bytes(D) <= dense_bytes
     const int64_t mid = (lo + hi + 1) / 2;
     if (bytes(static_cast<double>(mid)) <= static_cast<double>(dense_bytes)) lo = mid;
     else hi = mid - 1;
   }
-  dense_ = degree_ <= kMaxDenseDegree ? static_cast<int32_t>(lo) : 0;
+  return static_cast<int32_t>(lo);
+}
+
+WeightTrie::WeightTrie(const PolyKernel& kernel, size_t n_outputs, int32_t limit, size_t dense_bytes)
+    : degree_(kernel.degree), K_(n_outputs), limit_(limit),
+      dense_(dense_capacity(kernel.degree, n_outputs, limit, dense_bytes)), coef_(kernel.subset_weights()),
+      dense_w_(static_cast<size_t>(kernel.degree) + 1), w_(n_outputs, 0.0) {
+  if (n_outputs == 0) throw std::invalid_argument("the weight trie needs at least one output");
 }
 
 void WeightTrie::grow_dense(int32_t size) {

@@ -50,15 +50,18 @@ MARGINS = ("kernel", "expanded", "split", "slicing")
 _PROGRESS_EVERY = 20000
 
 
-def default_common_features(degree: int) -> Optional[int]:
-    """N used when ``common_features`` is None for split / slicing (None: all features).
+def default_common_features(degree: int, n_outputs: int = 1) -> int:
+    """N used when ``common_features`` is None (split / slicing): as many of the
+    most frequent features as the weight trie keeps in dense tables (about
+    32 MB of weights: all features at d = 1, about 2,900 at d = 2, 290 at
+    d = 3 and 115 at d = 4 for one output; fewer for more outputs).
 
-    Seed 001 found the fastest N to shrink as the degree grows (N = 4000 at
-    d = 2, 250 at d = 3 on its parsing task): the weight trie's cost per
-    example grows like |x|^d, while reused partial margins make the kernel side
-    cheap. ``benchmarks/bench_train.py`` measures the same trade-off here.
+    Seed 001 found the fastest N to shrink as d grows (4,000 at d = 2, 250 at
+    d = 3 on its parsing task): the expanded side costs about |x|^d per
+    example, while reused partial margins keep the kernel side cheap.
+    ``benchmarks/bench_train.py`` measures the trade-off on real data.
     """
-    return {1: None, 2: 4000, 3: 250}.get(int(degree), 64)
+    return int(_core.dense_capacity(int(degree), int(n_outputs)))
 
 
 # -- scikit-learn compatibility without requiring scikit-learn -----------------------------------
@@ -340,17 +343,20 @@ class PAClassifier(_OnlineEstimator):
     common_features : int or None, default None
         N for ``"split"`` and ``"slicing"``: conjunctions among the N most
         frequent features get explicit weights. None picks
-        :func:`default_common_features` (split / slicing) or all features
-        (expanded).
+        :func:`default_common_features`.
     memory_budget : float or None, default None
         Megabytes the explicit weights may take (``"split"``, ``"slicing"``):
         when exceeded, N is halved and the weights of conjunctions with rarer
         features are dropped (they move to the kernel side; the model does not
         change). With a budget and ``common_features=None``, N starts at all features.
-    reuse : bool, default True
-        Slicing: reuse partial margins of earlier rounds (False is seed 001's SL*).
-    terminate : bool, default True
+    reuse : bool or None, default None
+        Slicing: reuse partial margins of earlier rounds (False is seed 001's
+        SL*). None: for d >= 3, where it pays (seed 001, §3.2.1; at d <= 2 the
+        weight trie is cheaper than its bookkeeping).
+    terminate : bool or None, default None
         Slicing: stop a margin computation once its bounds prove no update.
+        None: for d >= 3, as ``reuse``. With both off, slicing is kernel
+        splitting (seed 001's SP).
     fit_intercept : bool, default False
         Learn a bias per output as the weight of a constant coordinate. By
         default (as opal) the kernel's constant term ``coef0 ** d * sum(alpha)``
@@ -391,7 +397,7 @@ class PAClassifier(_OnlineEstimator):
 
     def __init__(self, degree: int = 2, *, C: float = 1.0, learner: str = "pa1", margin: str = "slicing",
                  n_iter: int = 10, average: bool = True, common_features: Optional[int] = None,
-                 memory_budget: Optional[float] = None, reuse: bool = True, terminate: bool = True,
+                 memory_budget: Optional[float] = None, reuse: Optional[bool] = None, terminate: Optional[bool] = None,
                  fit_intercept: bool = False, gamma: float = 1.0, coef0: float = 1.0, shuffle: bool = True,
                  random_state=None, verbose: int = 0, callback: Optional[Callable[[dict], object]] = None,
                  trace: bool = False):
@@ -429,13 +435,16 @@ class PAClassifier(_OnlineEstimator):
             if self.margin not in ("split", "slicing"):
                 raise ConjunctError(f"memory_budget applies to the split and slicing modes, not {self.margin!r}")
             budget = max(1, int(_check_positive("memory_budget", self.memory_budget) * 1e6))
-        if N is None and self.margin in ("split", "slicing") and not budget:
-            N = default_common_features(degree)
+        if N is None:
+            # -2: the trainer's automatic N (dense tables); -1: all features (a budget then halves it).
+            N = -1 if budget or self.margin not in ("split", "slicing") else -2
         coef0 = float(self.coef0)
         if not math.isfinite(coef0):
             raise ConjunctError(f"coef0 must be finite, got {self.coef0!r}")
+        reuse = degree >= 3 if self.reuse is None else bool(self.reuse)
+        terminate = degree >= 3 if self.terminate is None else bool(self.terminate)
         return dict(degree=degree, gamma=_check_positive("gamma", self.gamma), coef0=coef0,
-                    C=_check_positive("C", self.C), N=-1 if N is None else N, budget=budget,
+                    C=_check_positive("C", self.C), N=N, budget=budget, reuse=reuse, terminate=terminate,
                     n_iter=_check_int("n_iter", self.n_iter, 1))
 
     # -- training -----------------------------------------------------------------------------------------
@@ -502,8 +511,7 @@ class PAClassifier(_OnlineEstimator):
     def _new_trainer(self):
         p = self._params
         return _core.PaTrainer(p["gamma"], p["coef0"], p["degree"], self._K, self.learner, p["C"], self.margin, p["N"],
-                               bool(self.reuse), bool(self.terminate), bool(self.fit_intercept), p["budget"],
-                               bool(self.trace))
+                               p["reuse"], p["terminate"], bool(self.fit_intercept), p["budget"], bool(self.trace))
 
     def _live_trainer(self):
         if self._trainer is None:

@@ -27,8 +27,11 @@ def register(sub) -> None:
     t.add_argument("--memory-budget", type=float, default=None, metavar="MB",
                    help="megabytes for explicit weights; N is halved when exceeded (split, slicing)")
     t.add_argument("--no-average", dest="average", action="store_false", help="keep the last model instead of the averaged one")
-    t.add_argument("--no-reuse", dest="reuse", action="store_false", help="slicing without reuse of partial margins (SL*)")
-    t.add_argument("--no-terminate", dest="terminate", action="store_false", help="slicing without early termination")
+    for name, what in (("reuse", "reuse of partial margins (off: SL*)"), ("terminate", "early termination")):
+        g = t.add_mutually_exclusive_group()
+        g.add_argument(f"--{name}", dest=name, action="store_const", const=True, default=None,
+                       help=f"slicing with {what} (default: for d >= 3)")
+        g.add_argument(f"--no-{name}", dest=name, action="store_const", const=False, help=f"slicing without {what}")
     t.add_argument("--fit-intercept", action="store_true", help="learn a bias (default: the kernel's constant term)")
     t.add_argument("--gamma", type=float, default=1.0, help="kernel gamma (default 1)")
     t.add_argument("--coef0", type=float, default=1.0, help="kernel coef0 (default 1)")

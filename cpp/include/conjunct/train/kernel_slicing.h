@@ -57,19 +57,11 @@ class KernelSlicing final : public MarginEngine {
     uint32_t event;  // the update
     uint32_t pos;    // position of the feature in the support vector (features before it are more frequent)
   };
-  // Running sums over a posting list, up to and including each entry (kept
-  // when reuse and termination are both on): binary, the positive and the
-  // negative taus; multi-class, |tau| (an update moves two outputs by tau).
-  struct RunningSum {
-    double pos;
-    double neg;
-  };
   struct Overlap {
     uint32_t stamp = 0;  // margin computation this entry belongs to
     uint32_t scan = 0;   // features of the support vector examined so far
     int32_t count = 0;   // ... of which occur in x
   };
-
   // How the partial margin of position j will be computed.
   struct Step {
     uint32_t node = 0;   // partial-margin trie node of the prefix x_j (reuse)
@@ -99,8 +91,12 @@ class KernelSlicing final : public MarginEngine {
   WeightTrie weights_;
   PartialMarginTrie partial_;
   std::vector<std::vector<Posting>> postings_;  // feature -> events whose support vector contains it
-  std::vector<std::vector<RunningSum>> sums_;    // feature -> running sums along its postings
-  std::vector<double> apos_, aneg_;              // per feature x output: sums of positive / negative updates
+  // Per feature, a record of kFeatureStride(K) doubles: the number of updates
+  // containing it, then per output the sums of their positive and negative
+  // contributions (Eq. 8-9), then the sum of |tau|. One cache line for the
+  // bounds and the plan of a step.
+  std::vector<double> stats_;
+  size_t stats_stride_;
 
   // Tables over the overlap o = 0, 1, ...: sliced increments, their running
   // min / max (the range of an increment at position j), Eq. 5's cost.

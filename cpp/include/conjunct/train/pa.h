@@ -39,13 +39,17 @@ MarginMode parse_margin_mode(const std::string& name);
 // count as zero.
 constexpr double kLossTolerance = 1e-9;
 
+// common_features: as many features as the weight trie's dense tables hold
+// (WeightTrie::dense_capacity for the degree and number of outputs).
+constexpr int64_t kAutoCommon = -2;
+
 struct PaOptions {
   PolyKernel kernel;
   size_t n_outputs = 1;        // 1: binary; else the number of classes
   Learner learner = Learner::PA1;
   double C = 1.0;
   MarginMode mode = MarginMode::Slicing;
-  int64_t common_features = -1;  // N (internal ids below are common); -1: all
+  int64_t common_features = -1;  // N (internal ids below are common); -1: all; kAutoCommon: as many as dense tables hold
   bool reuse = true;
   bool terminate = true;
   bool fit_intercept = false;

@@ -5,9 +5,11 @@
 //
 // Time is kept per node as the length t' of f_j's posting list (the updates
 // containing f_j, in time order) when delta was computed: the updates since
-// are exactly the list's entries from t' on, with no search.
+// are exactly the list's entries from t' on, with no search. Next to it a
+// node keeps two running sums of f_j's updates as they were at t', so that
+// the updates since can be bounded without visiting them.
 //
-// A fresh node holds (0, 0), which is exact: with no updates every partial
+// A fresh node holds zeros, which is exact: with no updates every partial
 // margin is zero (footnote 3), so a missing entry needs no special case.
 #pragma once
 #include <cstddef>
@@ -20,41 +22,31 @@ namespace conjunct {
 
 class PartialMarginTrie {
  public:
-  explicit PartialMarginTrie(size_t n_outputs) : K_(n_outputs), since_(1, 0), delta_(n_outputs, 0.0) {}
+  // A node's record: [t', sum_a(t'), sum_b(t'), delta_0 .. delta_{K-1}].
+  static constexpr size_t kSince = 0, kSumA = 1, kSumB = 2, kDelta = 3;
 
-  // The node of prefix + {f}, created (as (0, 0)) if absent.
+  explicit PartialMarginTrie(size_t n_outputs) : stride_(n_outputs + kDelta), records_(n_outputs + kDelta, 0.0) {}
+
+  // The node of prefix + {f}, created (all zeros) if absent.
   uint32_t step(uint32_t node, int32_t f) {
     bool created = false;
     const uint32_t child = trie_.child_or_add(node, f, created);
-    if (created) {
-      since_.push_back(0);
-      delta_.resize(delta_.size() + K_, 0.0);
-    }
+    if (created) records_.resize(records_.size() + stride_, 0.0);
     return child;
   }
 
-  // The node of prefix + {f} if it exists, else HashTrie::kNone (nothing is created).
-  uint32_t find(uint32_t node, int32_t f) const { return trie_.child(node, f); }
-
-  uint32_t since(uint32_t node) const { return since_[node]; }
-  const double* delta(uint32_t node) const { return delta_.data() + static_cast<size_t>(node) * K_; }
-
-  void store(uint32_t node, uint32_t since, const double* value) {
-    since_[node] = since;
-    double* d = delta_.data() + static_cast<size_t>(node) * K_;
-    for (size_t o = 0; o < K_; ++o) d[o] = value[o];
-  }
+  const double* record(uint32_t node) const { return records_.data() + static_cast<size_t>(node) * stride_; }
+  double* record(uint32_t node) { return records_.data() + static_cast<size_t>(node) * stride_; }
+  // t' is a posting-list length (< 2^32), exact as a double.
+  uint32_t since(uint32_t node) const { return static_cast<uint32_t>(record(node)[kSince]); }
 
   size_t n_nodes() const { return trie_.n_nodes() - 1; }
-  size_t memory_bytes() const {
-    return trie_.memory_bytes() + since_.capacity() * sizeof(uint32_t) + delta_.capacity() * sizeof(double);
-  }
+  size_t memory_bytes() const { return trie_.memory_bytes() + records_.capacity() * sizeof(double); }
 
  private:
-  size_t K_;
+  size_t stride_;
   HashTrie trie_;
-  std::vector<uint32_t> since_;  // t' per node: the length of f_j's posting list then
-  std::vector<double> delta_;    // K per node
+  std::vector<double> records_;
 };
 
 }  // namespace conjunct

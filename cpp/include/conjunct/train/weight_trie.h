@@ -34,6 +34,10 @@ class WeightTrie {
   WeightTrie(const PolyKernel& kernel, size_t n_outputs, int32_t limit, size_t dense_bytes = kDefaultDenseBytes);
 
   static constexpr size_t kDefaultDenseBytes = size_t{32} << 20;
+  // D for a degree and number of outputs: the most features whose dense
+  // tables fit in dense_bytes (also bounded by limit).
+  static int32_t dense_capacity(int degree, size_t n_outputs, int32_t limit = INT32_MAX,
+                                size_t dense_bytes = kDefaultDenseBytes);
   static constexpr int kMaxDenseDegree = 16;  // degrees above keep every conjunction in the trie
 
   int32_t limit() const { return limit_; }
