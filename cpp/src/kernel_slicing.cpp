@@ -117,15 +117,28 @@ void KernelSlicing::compute(Span<int32_t> x, size_t j, const Step& st, double* p
     const Posting* p = postings_[static_cast<size_t>(x[j])].data() + st.start;
     const Posting* end = p + (st.end - st.start);
     counters_.postings += end - p;
+    // Each posting leads to an update, then to its support vector's features
+    // and overlap cache: fetch those a few postings ahead.
+    constexpr ptrdiff_t kAhead = 8;
+    auto ahead = [&](const Posting* q) {
+      if (end - q > 2 * kAhead) __builtin_prefetch(&S_.event(q[2 * kAhead].event));
+      if (end - q > kAhead) {
+        const int32_t sv = S_.event(q[kAhead].event).sv;
+        __builtin_prefetch(&cache_[static_cast<size_t>(sv)]);
+        __builtin_prefetch(S_.features() + S_.ptr()[sv]);
+      }
+    };
     if (K == 1) {
       double m = part[0];
       for (; p != end; ++p) {
+        ahead(p);
         const Update& u = S_.event(p->event);
         m += u.tau * inc_[static_cast<size_t>(overlap(u.sv, p->pos))];
       }
       part[0] = m;
     } else {
       for (; p != end; ++p) {
+        ahead(p);
         const Update& u = S_.event(p->event);
         const double v = u.tau * inc_[static_cast<size_t>(overlap(u.sv, p->pos))];
         part[u.pos] += v;
@@ -237,11 +250,22 @@ bool KernelSlicing::margins(Span<int32_t> x, const MarginGoal& goal, double* out
   for (size_t o = 0; o < K; ++o) acc_[o] = k0 * sum[o];  // m^0 (Eq. 3)
   double* part = part_.data();
   bool stopped = false;
+  if (opt_.reuse) {
+    // The trie nodes of x's prefixes: their slots are known from x alone, so
+    // fetch them all before walking (the walk would otherwise miss the cache
+    // once per level, one miss after another).
+    places_.resize(n);
+    uint64_t place = PartialMarginTrie::kRoot;
+    for (size_t j = 0; j < n; ++j) {
+      places_[j] = place = PartialMarginTrie::next(place, x[j]);
+      if (j) partial_.prefetch(place);
+    }
+  }
   if (!(opt_.terminate && goal.enabled)) {
     // Algorithm 2: frequent to rare, each prefix's node from its parent's.
     uint32_t node = HashTrie::kRoot;
     for (size_t j = 0; j < n; ++j) {
-      if (opt_.reuse) node = partial_.step(node, x[j]);
+      if (opt_.reuse) node = partial_.step(node, x[j], places_[j]);
       compute(x, j, plan(x, j, node), part);
       for (size_t o = 0; o < K; ++o) acc_[o] += part[o];
     }
@@ -258,9 +282,16 @@ bool KernelSlicing::margins(Span<int32_t> x, const MarginGoal& goal, double* out
     upper_.assign(K, 0.0), lower_.assign(K, 0.0), slack_.assign(K, 0.0);
     std::vector<double> mag(K);
     uint32_t node = HashTrie::kRoot;
+    for (size_t j = 0; j < n; ++j) {  // find the nodes, and fetch what planning needs
+      if (opt_.reuse) {
+        node = partial_.step(node, x[j], places_[j]);
+        __builtin_prefetch(partial_.record(node));
+      }
+      steps_[j].node = node;
+      __builtin_prefetch(stats_.data() + static_cast<size_t>(x[j]) * stats_stride_);
+    }
     for (size_t j = 0; j < n; ++j) {
-      if (opt_.reuse) node = partial_.step(node, x[j]);
-      steps_[j] = plan(x, j, node);
+      steps_[j] = plan(x, j, steps_[j].node);
       bound_step(x, j, steps_[j], low_.data() + j * K, up_.data() + j * K, mag.data());
       double width = 0.0;
       for (size_t o = 0; o < K; ++o) {

@@ -110,6 +110,7 @@ class KernelSlicing final : public MarginEngine {
   std::vector<double> low_, up_;                // ... of each position
   std::vector<Step> steps_;
   std::vector<uint32_t> order_;
+  std::vector<uint64_t> places_;
   WeightTrie::Scratch trie_scratch_;
   MarginStats counters_;
 };

@@ -25,12 +25,20 @@ class PartialMarginTrie {
   // A node's record: [t', sum_a(t'), sum_b(t'), delta_0 .. delta_{K-1}].
   static constexpr size_t kSince = 0, kSumA = 1, kSumB = 2, kDelta = 3;
 
-  explicit PartialMarginTrie(size_t n_outputs) : stride_(n_outputs + kDelta), records_(n_outputs + kDelta, 0.0) {}
+  explicit PartialMarginTrie(size_t n_outputs)
+      : stride_(n_outputs + kDelta), trie_(/*prefix_placed=*/true), records_(n_outputs + kDelta, 0.0) {}
 
-  // The node of prefix + {f}, created (all zeros) if absent.
-  uint32_t step(uint32_t node, int32_t f) {
+  // Where the node of a prefix lives: place(prefix + {f}) = next(place(prefix), f),
+  // starting from kRoot. Knowing an example's places, all its nodes can be
+  // prefetched before the walk (see HashTrie).
+  static constexpr uint64_t kRoot = HashTrie::kRootPlace;
+  static uint64_t next(uint64_t place, int32_t f) { return HashTrie::roll(place, f); }
+  void prefetch(uint64_t place) const { trie_.prefetch(place); }
+
+  // The node of prefix + {f} (whose place is `place`), created (all zeros) if absent.
+  uint32_t step(uint32_t node, int32_t f, uint64_t place) {
     bool created = false;
-    const uint32_t child = trie_.child_or_add(node, f, created);
+    const uint32_t child = trie_.child_or_add_placed(node, f, place, created);
     if (created) records_.resize(records_.size() + stride_, 0.0);
     return child;
   }
