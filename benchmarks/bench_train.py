@@ -64,7 +64,7 @@ from _common import RESULTS, markdown_table, require_shared_data, write_results
 
 import conjunct
 from conjunct.corpora import read_conll2000, window_features
-from conjunct.training import L1LogLinearClassifier, PAClassifier
+from conjunct.training import L1LogLinearClassifier, PAClassifier, default_common_features
 
 
 # -- workloads ---------------------------------------------------------------------------------------
@@ -131,7 +131,7 @@ def dep_examples(path: Path):
     return X, np.array(y)
 
 
-def load_workload(name: str, data: Path):
+def load_workload(name: str, data: Path, limit: int = 0):
     if name == "dep":
         root = data / "ud_japanese_v1.4_bunsetsu"
         f_train, y_train = dep_examples(root / "ja-ud-train.conllu")
@@ -144,6 +144,8 @@ def load_workload(name: str, data: Path):
                     np.array([s[i][2] for s in sents for i in range(len(s))]))
 
         f_train, y_train = tokens(data / "conll2000" / "train.txt")
+        if limit:
+            f_train, y_train = f_train[:limit], y_train[:limit]
         f_test, y_test = tokens(data / "conll2000" / "test.txt")
         if name == "bnp":
             y_train, y_test = np.where(y_train == "B-NP", 1, -1), np.where(y_test == "B-NP", 1, -1)
@@ -218,7 +220,7 @@ class Runner:
 def fit_pa(w, n, degree, margin, N, reuse, terminate, n_iter, C):
     kw = dict(margin=margin, n_iter=n_iter, C=C, random_state=0, reuse=reuse, terminate=terminate)
     if margin in ("split", "slicing"):
-        kw["common_features"] = N
+        kw["common_features"] = N  # None: the estimator's automatic N
     clf = PAClassifier(degree, **kw)
     X, y = w["X_train"][:n], w["y_train"][:n]
     t0 = time.perf_counter()
@@ -355,7 +357,8 @@ def run_workload(w: dict, args, runner: Runner) -> dict:
     # Figure 1 / 2: time against N at d = 3.
     sweep = {}
     d3 = 3 in args.degrees
-    Ns = [N for N in args.n_values if N < w["n_features"]] + [w["n_features"]]
+    auto3 = default_common_features(3, 1 if len(w["classes"]) == 2 else len(w["classes"]))
+    Ns = sorted({N for N in args.n_values + [auto3] if N < w["n_features"]}) + [w["n_features"]]
     if d3 and not args.skip_sweep:
         print(f"-- time against N (d = 3): N = {Ns}", flush=True)
         for N in Ns:
@@ -371,7 +374,7 @@ def run_workload(w: dict, args, runner: Runner) -> dict:
             ok = {N: r["seconds"] for N, r in sweep[name].items() if "error" not in r}
             if ok:
                 return min(ok, key=ok.get)
-        return args.N2 if degree == 2 else 250
+        return default_common_features(degree, 1 if len(w["classes"]) == 2 else len(w["classes"]))
 
     # Table 2 / 3.
     table: Dict[str, dict] = {}
@@ -592,18 +595,19 @@ def main() -> None:
     ap.add_argument("--C", type=float, default=1.0, help="PA-I and SVM C")
     ap.add_argument("--train-examples", type=int, default=0, help="use only the first n training examples (0: all)")
     ap.add_argument("--n-values", type=int, nargs="+", default=[125, 250, 500, 1000, 4000, 16000],
-                    help="N of the sweep (all features is added)")
-    ap.add_argument("--N2", type=int, default=4000, help="N of SP / SL* / SL at d = 2")
+                    help="N of the sweep (the automatic N and all features are added)")
+    ap.add_argument("--chunk-examples", type=int, default=100000,
+                    help="CoNLL-2000 training tokens for chunk / bnp (0: all 211,727; the kernel learner is quadratic)")
     ap.add_argument("--sweep-no-termination", action="store_true", help="also sweep SL without early termination")
     ap.add_argument("--fractions", type=float, nargs="+", default=[0.125, 0.25, 0.5, 1.0])
     ap.add_argument("--l1-iter", type=int, default=10)
     ap.add_argument("--l1-C", type=float, default=1.0)
-    ap.add_argument("--svm-examples", type=int, default=20000, help="training examples for LIBSVM / SVC (0: skip)")
+    ap.add_argument("--svm-examples", type=int, default=10000, help="training examples for LIBSVM / SVC (0: skip)")
     ap.add_argument("--vw-passes", type=int, default=10)
     ap.add_argument("--vw-bits", type=int, default=24)
     ap.add_argument("--memory-limit-gb", type=float, default=8.0, help="address-space limit of each training process")
     ap.add_argument("--repeats", type=int, default=3)
-    ap.add_argument("--repeat-below", type=float, default=30.0, help="repeat runs shorter than this many seconds")
+    ap.add_argument("--repeat-below", type=float, default=10.0, help="repeat runs shorter than this many seconds")
     ap.add_argument("--skip-peers", action="store_true")
     ap.add_argument("--skip-kernel", action="store_true")
     ap.add_argument("--skip-l1", action="store_true")
@@ -621,7 +625,7 @@ def main() -> None:
     runner = Runner(args)
     results = {}
     for name in args.workloads:
-        w = load_workload(name, data)
+        w = load_workload(name, data, args.chunk_examples if name in ("chunk", "bnp") else 0)
         results[name] = run_workload(w, args, runner)
     md = report(results, args)
     figures = plot(results, args.name)
