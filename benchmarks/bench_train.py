@@ -30,7 +30,8 @@ For each workload:
   Fig. 3/4 training time of KERNEL, SP and SL against the number of training
            examples at d = 3.
 
-Every training runs in its own forked process: time is the fit call (wall
+Every training runs in its own forked process, single-threaded (OMP_NUM_THREADS=1
+also for LIBSVM, which is built with OpenMP): time is the fit call (wall
 clock; conjunct's conversion to internal ids included, featurisation excluded
 for every method), memory is the process's peak RSS growth during the fit
 (plus, for conjunct, the bytes its trainer reports for its structures).
@@ -44,11 +45,18 @@ vectors and accuracy) as SL. Results: results/<name>.{json,md} (+ figures).
 
 from __future__ import annotations
 
+import os
+
+# Every method runs on one thread: conjunct's trainers are sequential, and
+# libsvm-official is built with OpenMP, whose threads would compete with
+# each other on a shared machine (and do not survive fork).
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
 import argparse
 import json
 import math
 import multiprocessing as mp
-import os
 import resource
 import statistics
 import tempfile
