@@ -630,6 +630,12 @@ def main() -> None:
         args.n_values, args.svm_examples, args.repeats = [125, 1000], min(args.svm_examples, 3000), 1
         args.fractions = [0.25, 1.0]
     data = require_shared_data()
+    # The commit measured (write_results records the one at the end of a long run).
+    import subprocess
+
+    args.measured_commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=Path(__file__).parent,
+                                          capture_output=True, text=True).stdout.strip()
+    args.conjunct_module = conjunct.__file__
     runner = Runner(args)
     results = {}
     for name in args.workloads:
