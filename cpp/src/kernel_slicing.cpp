@@ -270,17 +270,19 @@ bool KernelSlicing::margins(Span<int32_t> x, const MarginGoal& goal, double* out
       for (size_t o = 0; o < K; ++o) acc_[o] += part[o];
     }
   } else {
-    // With termination, the partial margins are computed cheapest first (any
+    // With termination, every partial margin is planned and bounded first;
+    // then they are computed in order of bound width per unit of cost (any
     // order gives the same sum: each depends only on its own prefix), and
     // before each one the bounds of those still missing may prove that x
-    // needs no update. The cheap ones (rare features, reused partial margins
-    // with few updates since) then tighten the bounds before the expensive
-    // ones (Eq. 5 over many common features) are paid for.
+    // needs no update. Loose and cheap ones go first, so what is left when
+    // the bounds suffice is what was tightly bounded for its cost (reused
+    // partial margins with few updates since; rare features).
     steps_.resize(n);
     order_.resize(n);
     low_.resize(n * K), up_.resize(n * K);
     upper_.assign(K, 0.0), lower_.assign(K, 0.0), slack_.assign(K, 0.0);
-    std::vector<double> mag(K);
+    mag_.resize(K);
+    double* mag = mag_.data();
     uint32_t node = HashTrie::kRoot;
     for (size_t j = 0; j < n; ++j) {  // find the nodes, and fetch what planning needs
       if (opt_.reuse) {
@@ -292,7 +294,7 @@ bool KernelSlicing::margins(Span<int32_t> x, const MarginGoal& goal, double* out
     }
     for (size_t j = 0; j < n; ++j) {
       steps_[j] = plan(x, j, steps_[j].node);
-      bound_step(x, j, steps_[j], low_.data() + j * K, up_.data() + j * K, mag.data());
+      bound_step(x, j, steps_[j], low_.data() + j * K, up_.data() + j * K, mag);
       double width = 0.0;
       for (size_t o = 0; o < K; ++o) {
         lower_[o] += low_[j * K + o], upper_[o] += up_[j * K + o];
@@ -302,8 +304,6 @@ bool KernelSlicing::margins(Span<int32_t> x, const MarginGoal& goal, double* out
       steps_[j].gain = width / steps_[j].cost;
       order_[j] = static_cast<uint32_t>(j);
     }
-    // Loose and cheap first: what is left when the bounds suffice is what is
-    // tightly bounded for its cost.
     std::stable_sort(order_.begin(), order_.end(),
                      [&](uint32_t a, uint32_t b) { return steps_[a].gain > steps_[b].gain; });
     const double* abs_sum = S_.alpha_abs_sum();

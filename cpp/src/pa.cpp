@@ -54,7 +54,9 @@ PaTrainer::PaTrainer(const PaOptions& options)
       so = SlicingOptions{N, false, false, false, opt_.weight_budget};
       break;
     default:
-      so = SlicingOptions{N, opt_.reuse, opt_.terminate, true, opt_.weight_budget};
+      // Eq. 7's choice needs every feature's postings; without reuse or
+      // termination, slicing is kernel splitting and keeps only the rare ones.
+      so = SlicingOptions{N, opt_.reuse, opt_.terminate, opt_.reuse || opt_.terminate, opt_.weight_budget};
   }
   engine_ = std::make_unique<KernelSlicing>(opt_.kernel, S_, so);
 }

@@ -143,12 +143,9 @@ class _Encoder:
             if self.index is None:
                 raise DataFormatError("string features need a fitted feature index")
             return self.index.transform(rows)
-        if self.named:
-            # Integer ids are taken as the feature index's ids.
-            M = rows_to_csr(rows, n_features=len(self.index))
-        else:
-            M = rows_to_csr(rows)
-        if learn and not self.named:
+        # Integer ids are column ids (the feature index's ids for string features).
+        M = rows_to_csr(rows, n_features=len(self.index) if self.named else None)
+        if learn:
             if self.index is None:
                 self.index = FeatureIndex.numeric(M.shape[1])
             self.index.count(M)
@@ -270,6 +267,54 @@ class _OnlineEstimator(_ClassifierMixin, _Base):
             self._epochs_done += 1
             if stop:
                 return
+
+    # -- lifecycle (the subclasses provide _new_trainer, _save_trainer, _load_trainer) -----------------
+    def _reset(self) -> None:
+        for name in [k for k in vars(self) if k.endswith("_") and not k.startswith("_")]:
+            delattr(self, name)
+        self._encoder = _Encoder()
+        self._trainer = None
+        self._saved_trainer = None
+        self._params = None
+        self._epochs_done = 0
+        self._rng = np.random.default_rng(self.random_state)
+        self.history_ = []
+
+    def _start(self, classes: np.ndarray, params: dict) -> None:
+        self.classes_ = classes
+        self._params = params
+        self._K = 1 if len(classes) == 2 else len(classes)
+        self._trainer = self._new_trainer()
+
+    def _begin(self, X, y, classes, first: bool, params: dict):
+        """Columns and labels of X, y; on the first call, the classes and a new trainer."""
+        if first:
+            self._reset()
+        M = self._encoder.columns_of(X, learn=True)
+        y = _labels_of(y, M.shape[0])
+        if first:
+            found = np.unique(y) if classes is None else np.unique(labels_array(list(classes)))
+            if found.size < 2:
+                what = "training data need" if classes is None else "classes must name"
+                raise DataFormatError(f"{what} at least two classes, got {found.tolist()}")
+            self._start(found, params)
+        elif classes is not None and not np.array_equal(np.unique(labels_array(list(classes))), self.classes_):
+            raise ConjunctError(f"classes {list(classes)} differ from the classes of the first call {self.classes_.tolist()}")
+        return M, y
+
+    def _first_partial(self, classes) -> bool:
+        first = not hasattr(self, "classes_")
+        if first and classes is None:
+            raise ConjunctError("classes must be given on the first call to partial_fit")
+        return first
+
+    def _live_trainer(self):
+        if self._trainer is None:
+            if self._saved_trainer is None:
+                raise ConjunctError("this estimator has no training state to continue from; call fit")
+            self._trainer = self._load_trainer(self._saved_trainer)
+            self._saved_trainer = None
+        return self._trainer
 
     # -- prediction -----------------------------------------------------------------------------------
     def _check_fitted(self):
@@ -457,13 +502,7 @@ class PAClassifier(_OnlineEstimator):
         y : array-like of labels (two or more classes)
         """
         params = self._validated()
-        self._reset()
-        M = self._encoder.columns_of(X, learn=True)
-        y = _labels_of(y, M.shape[0])
-        classes = np.unique(y)
-        if classes.size < 2:
-            raise DataFormatError(f"training data need at least two classes, got {classes.tolist()}")
-        self._start(classes, params)
+        M, y = self._begin(X, y, None, True, params)
         self._train(M, y, params["n_iter"], bool(self.shuffle))
         return self
 
@@ -474,52 +513,14 @@ class PAClassifier(_OnlineEstimator):
         call. Features first seen in a later call rank after the known ones.
         """
         params = self._validated()
-        first = not hasattr(self, "classes_")
-        if first:
-            if classes is None:
-                raise ConjunctError("classes must be given on the first call to partial_fit")
-            self._reset()
-        M = self._encoder.columns_of(X, learn=True)
-        y = _labels_of(y, M.shape[0])
-        if first:
-            all_classes = np.unique(labels_array(list(classes)))
-            if all_classes.size < 2:
-                raise ConjunctError(f"classes must name at least two classes, got {all_classes.tolist()}")
-            self._start(all_classes, params)
-        elif classes is not None and not np.array_equal(np.unique(labels_array(list(classes))), self.classes_):
-            raise ConjunctError(f"classes {list(classes)} differ from the classes of the first call {self.classes_.tolist()}")
+        M, y = self._begin(X, y, classes, self._first_partial(classes), params)
         self._train(M, y, 1, bool(self.shuffle))
         return self
-
-    def _reset(self) -> None:
-        for name in [k for k in vars(self) if k.endswith("_") and not k.startswith("_")]:
-            delattr(self, name)
-        self._encoder = _Encoder()
-        self._trainer = None
-        self._saved_trainer = None
-        self._params = None
-        self._epochs_done = 0
-        self._rng = np.random.default_rng(self.random_state)
-        self.history_ = []
-
-    def _start(self, classes: np.ndarray, params: dict) -> None:
-        self.classes_ = classes
-        self._params = params
-        self._K = 1 if len(classes) == 2 else len(classes)
-        self._trainer = self._new_trainer()
 
     def _new_trainer(self):
         p = self._params
         return _core.PaTrainer(p["gamma"], p["coef0"], p["degree"], self._K, self.learner, p["C"], self.margin, p["N"],
                                p["reuse"], p["terminate"], bool(self.fit_intercept), p["budget"], bool(self.trace))
-
-    def _live_trainer(self):
-        if self._trainer is None:
-            if self._saved_trainer is None:
-                raise ConjunctError("this estimator has no training state to continue from; call fit")
-            self._trainer = self._load_trainer(self._saved_trainer)
-            self._saved_trainer = None
-        return self._trainer
 
     def _train(self, M: sp.csr_matrix, y: np.ndarray, n_iter: int, shuffle: bool) -> None:
         trainer = self._live_trainer()
@@ -661,13 +662,7 @@ class L1LogLinearClassifier(_OnlineEstimator):
     def fit(self, X, y) -> "L1LogLinearClassifier":
         """Train on X, y from scratch for ``n_iter`` epochs (N = the number of examples)."""
         params = self._validated()
-        self._reset()
-        M = self._encoder.columns_of(X, learn=True)
-        y = _labels_of(y, M.shape[0])
-        classes = np.unique(y)
-        if classes.size < 2:
-            raise DataFormatError(f"training data need at least two classes, got {classes.tolist()}")
-        self._start(classes, params)
+        M, y = self._begin(X, y, None, True, params)
         self._train(M, y, params["n_iter"], M.shape[0])
         return self
 
@@ -675,50 +670,14 @@ class L1LogLinearClassifier(_OnlineEstimator):
         """One pass over X, y. ``n_examples`` is N of the schedule and penalty
         (default: the size of this batch)."""
         params = self._validated()
-        first = not hasattr(self, "classes_")
-        if first:
-            if classes is None:
-                raise ConjunctError("classes must be given on the first call to partial_fit")
-            self._reset()
-        M = self._encoder.columns_of(X, learn=True)
-        y = _labels_of(y, M.shape[0])
-        if first:
-            all_classes = np.unique(labels_array(list(classes)))
-            if all_classes.size < 2:
-                raise ConjunctError(f"classes must name at least two classes, got {all_classes.tolist()}")
-            self._start(all_classes, params)
+        M, y = self._begin(X, y, classes, self._first_partial(classes), params)
         N = _check_int("n_examples", n_examples, 1) if n_examples is not None else max(M.shape[0], 1)
         self._train(M, y, 1, N)
         return self
 
-    def _reset(self) -> None:
-        for name in [k for k in vars(self) if k.endswith("_") and not k.startswith("_")]:
-            delattr(self, name)
-        self._encoder = _Encoder()
-        self._trainer = None
-        self._saved_trainer = None
-        self._params = None
-        self._epochs_done = 0
-        self._rng = np.random.default_rng(self.random_state)
-        self.history_ = []
-
-    def _start(self, classes: np.ndarray, params: dict) -> None:
-        self.classes_ = classes
-        self._params = params
-        self._K = 1 if len(classes) == 2 else len(classes)
-        self._trainer = self._new_trainer()
-
     def _new_trainer(self):
         p = self._params
         return _core.L1Trainer(p["degree"], self._K, p["C"], p["eta0"], p["decay"])
-
-    def _live_trainer(self):
-        if self._trainer is None:
-            if self._saved_trainer is None:
-                raise ConjunctError("this estimator has no training state; call fit")
-            self._trainer = self._load_trainer(self._saved_trainer)
-            self._saved_trainer = None
-        return self._trainer
 
     def _train(self, M: sp.csr_matrix, y: np.ndarray, n_iter: int, n_examples: int) -> None:
         trainer = self._live_trainer()

@@ -54,7 +54,7 @@ class HashTrie {
 
   size_t n_nodes() const { return n_nodes_; }  // including the root
 
-  // Child of `node` along `label`, or kNone.
+  // Child of `node` along `label`, or kNone. (Hash-placed tries only.)
   uint32_t child(uint32_t node, int32_t label) const {
     if (node == kRoot) return static_cast<size_t>(label) < root_.size() ? root_[label] : kNone;
     size_t i = hash(node, label) & mask_;
@@ -66,9 +66,10 @@ class HashTrie {
     }
   }
 
-  // Two-phase lookup for batches: slot() names where the probe for (node,
-  // label) starts (prefetch it), child_at() finishes it. Issuing a whole batch
-  // of slots before resolving any overlaps their cache misses.
+  // Two-phase lookup for batches (hash-placed tries): slot() names where the
+  // probe for (node, label) starts (prefetch it), child_at() finishes it.
+  // Issuing a whole batch of slots before resolving any overlaps their cache
+  // misses.
   size_t slot(uint32_t node, int32_t label) const {
     const size_t i = hash(node, label) & mask_;
     __builtin_prefetch(&slots_[i]);

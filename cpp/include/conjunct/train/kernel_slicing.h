@@ -2,23 +2,26 @@
 // and its special cases kernel splitting (§3.1, "SP") and kernel expansion
 // ("KE").
 //
-// The margin of x = (f_1, ..., f_n), frequent to rare, is accumulated one
-// feature at a time (Eq. 3): m(x) = m^0 + sum_j m^j with
-// m^j = m(x_j) - m(x_{j-1}). Each partial margin comes from
+// The margin of x = (f_1, ..., f_n), frequent to rare, is a sum of partial
+// margins (Eq. 3): m(x) = m^0 + sum_j m^j with m^j = m(x_j) - m(x_{j-1}).
+// Each partial margin comes from
 //   Eq. 5  the weight trie, for a common feature (internal id < N), or
-//   Eq. 6  the stored partial margin of the prefix x_j, computed when the
-//          support set had E' events, plus the events since E' that contain
-//          f_j, each weighted by the sliced increment k(o + 1) - k(o) of its
-//          overlap o with x_{j-1} (Eq. 4 when nothing is stored),
-// chosen by the cost criterion of Eq. 7 (generalised to any degree). Before
-// each feature, bounds on the partial margins still to come may prove that
-// the example needs no update, and the computation stops (§3.2.2). The bound
-// of a remaining feature is Eq. 8-9's (every update containing it, times the
-// smallest / largest sliced increment its position allows), or, tighter, when
-// reuse stored a partial margin for that prefix: the stored value plus Eq.
-// 8-9's bounds over only the updates since (Eq. 6 bounded term by term). An
-// example met again with little changed is then settled by its stored
-// partial margins alone.
+//   Eq. 6  the partial margin stored for the prefix x_j at time t', plus the
+//          updates since t' whose support vector contains f_j, each weighted
+//          by the sliced increment k(o + 1) - k(o) of its overlap o with
+//          x_{j-1} (Eq. 4 when nothing is stored),
+// chosen by the cost criterion of Eq. 7 (generalised to any degree).
+//
+// Early termination (§3.2.2): bounds on the partial margins not yet computed
+// may prove that the example needs no update, and the computation stops. The
+// bound of a partial margin is Eq. 8-9's (every update containing f_j, times
+// the smallest / largest sliced increment its position allows), or, tighter,
+// when a partial margin of the prefix is stored: the stored value plus Eq.
+// 8-9's bounds over only the updates since (Eq. 6 bounded term by term). As
+// each m^j depends only on its own prefix, they may be computed in any order;
+// with termination they go loosest bound per unit of cost first, and an
+// example met again with little changed is settled by its stored partial
+// margins without computing the expensive ones.
 //
 // Modes: expanded = N = all features, Eq. 5 only; split = Eq. 5 for common
 // and Eq. 4 for rare features, no reuse, no termination; slicing = all of the
@@ -107,7 +110,7 @@ class KernelSlicing final : public MarginEngine {
   uint32_t stamp_ = 0;
   std::vector<double> acc_, part_, abs_;
   std::vector<double> upper_, lower_, slack_;  // bounds of the partial margins not yet computed, per output
-  std::vector<double> low_, up_;                // ... of each position
+  std::vector<double> low_, up_, mag_;          // ... of each position
   std::vector<Step> steps_;
   std::vector<uint32_t> order_;
   std::vector<uint64_t> places_;
