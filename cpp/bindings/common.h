@@ -71,5 +71,6 @@ void bind_kernel(nb::module_& m);
 void bind_classify(nb::module_& m);
 void bind_tasks(nb::module_& m);
 void bind_decode(nb::module_& m);
+void bind_train(nb::module_& m);
 
 }  // namespace conjunct::py

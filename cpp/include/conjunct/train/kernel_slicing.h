@@ -1,0 +1,121 @@
+// Kernel slicing (Yoshinaga & Kitsuregawa 2010, seed 001 §3.2, Algorithm 2)
+// and its special cases kernel splitting (§3.1, "SP") and kernel expansion
+// ("KE").
+//
+// The margin of x = (f_1, ..., f_n), frequent to rare, is a sum of partial
+// margins (Eq. 3): m(x) = m^0 + sum_j m^j with m^j = m(x_j) - m(x_{j-1}).
+// Each partial margin comes from
+//   Eq. 5  the weight trie, for a common feature (internal id < N), or
+//   Eq. 6  the partial margin stored for the prefix x_j at time t', plus the
+//          updates since t' whose support vector contains f_j, each weighted
+//          by the sliced increment k(o + 1) - k(o) of its overlap o with
+//          x_{j-1} (Eq. 4 when nothing is stored),
+// chosen by the cost criterion of Eq. 7 (generalised to any degree).
+//
+// Early termination (§3.2.2): bounds on the partial margins not yet computed
+// may prove that the example needs no update, and the computation stops. The
+// bound of a partial margin is Eq. 8-9's (every update containing f_j, times
+// the smallest / largest sliced increment its position allows), or, tighter,
+// when a partial margin of the prefix is stored: the stored value plus Eq.
+// 8-9's bounds over only the updates since (Eq. 6 bounded term by term). As
+// each m^j depends only on its own prefix, they may be computed in any order;
+// with termination they go loosest bound per unit of cost first, and an
+// example met again with little changed is settled by its stored partial
+// margins without computing the expensive ones.
+//
+// Modes: expanded = N = all features, Eq. 5 only; split = Eq. 5 for common
+// and Eq. 4 for rare features, no reuse, no termination; slicing = all of the
+// above, with switches for reuse (SL* without it) and termination.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "conjunct/kernel.h"
+#include "conjunct/train/margin.h"
+#include "conjunct/train/partial_margin_trie.h"
+#include "conjunct/train/weight_trie.h"
+
+namespace conjunct {
+
+struct SlicingOptions {
+  int32_t limit = INT32_MAX;  // N: internal ids below are common features
+  bool reuse = true;          // partial-margin trie + Eq. 6
+  bool terminate = true;      // early termination by Eq. 8-9
+  bool choose = true;         // Eq. 7 picks Eq. 5 or Eq. 6 for common features (false: always Eq. 5)
+  int64_t weight_budget = 0;  // bytes of the weight trie before N is halved (0: no budget)
+};
+
+class KernelSlicing final : public MarginEngine {
+ public:
+  KernelSlicing(const PolyKernel& kernel, const SupportSet& S, const SlicingOptions& options);
+  void ensure_features(size_t n_features) override;
+  bool margins(Span<int32_t> x, const MarginGoal& goal, double* out, double* bound) override;
+  void on_update(const SupportSet& S, size_t e, bool new_sv) override;
+  void stats(MarginStats& s) const override;
+
+  const WeightTrie& weights() const { return weights_; }
+
+ private:
+  struct Posting {
+    uint32_t event;  // the update
+    uint32_t pos;    // position of the feature in the support vector (features before it are more frequent)
+  };
+  struct Overlap {
+    uint32_t stamp = 0;  // margin computation this entry belongs to
+    uint32_t scan = 0;   // features of the support vector examined so far
+    int32_t count = 0;   // ... of which occur in x
+  };
+  // How the partial margin of position j will be computed.
+  struct Step {
+    uint32_t node = 0;   // partial-margin trie node of the prefix x_j (reuse)
+    uint32_t start = 0;  // first posting of f_j not covered by the stored partial margin
+    uint32_t end = 0;    // postings of f_j now
+    bool eq6 = false;    // Eq. 6 (else Eq. 5)
+    double cost = 0.0;   // features / updates it will examine
+    double gain = 0.0;   // width of its bounds per unit of cost
+  };
+
+  void grow_tables(size_t n);
+  int32_t overlap(int32_t sv, uint32_t pos);
+  Step plan(Span<int32_t> x, size_t j, uint32_t node) const;
+  void compute(Span<int32_t> x, size_t j, const Step& st, double* part);
+  void bound_step(Span<int32_t> x, size_t j, const Step& st, double* low, double* up, double* mag) const;
+  bool proven(const MarginGoal& goal, double* bound) const;
+  void enforce_budget();
+  bool has_postings(int32_t f) const { return f >= postings_from_; }
+
+  PolyKernel kernel_;
+  const SupportSet& S_;
+  SlicingOptions opt_;
+  size_t K_;
+  size_t n_features_ = 0;
+  int32_t postings_from_;  // features with postings (all when Eq. 6 may serve a common feature)
+
+  WeightTrie weights_;
+  PartialMarginTrie partial_;
+  std::vector<std::vector<Posting>> postings_;  // feature -> events whose support vector contains it
+  // Per feature, a record of kFeatureStride(K) doubles: the number of updates
+  // containing it, then per output the sums of their positive and negative
+  // contributions (Eq. 8-9), then the sum of |tau|. One cache line for the
+  // bounds and the plan of a step.
+  std::vector<double> stats_;
+  size_t stats_stride_;
+
+  // Tables over the overlap o = 0, 1, ...: sliced increments, their running
+  // min / max (the range of an increment at position j), Eq. 5's cost.
+  std::vector<double> inc_, inc_min_, inc_max_, eq5_cost_;
+  // Scratch space of one margin computation.
+  std::vector<uint8_t> mark_;
+  std::vector<Overlap> cache_;
+  uint32_t stamp_ = 0;
+  std::vector<double> acc_, part_, abs_;
+  std::vector<double> upper_, lower_, slack_;  // bounds of the partial margins not yet computed, per output
+  std::vector<double> low_, up_, mag_;          // ... of each position
+  std::vector<Step> steps_;
+  std::vector<uint32_t> order_;
+  std::vector<uint64_t> places_;
+  WeightTrie::Scratch trie_scratch_;
+  MarginStats counters_;
+};
+
+}  // namespace conjunct

@@ -1,0 +1,60 @@
+// The partial-margin trie (seed 001, §3.2.1 and footnote 4): for a prefix
+// x_j of a frequency-sorted feature vector (its j most frequent features) it
+// stores (t', delta): the partial margin m^j(x) = m(x_j) - m(x_{j-1}) as it was
+// at time t'. Eq. 6 then adds only the updates since t' that contain f_j.
+//
+// Time is kept per node as the length t' of f_j's posting list (the updates
+// containing f_j, in time order) when delta was computed: the updates since
+// are exactly the list's entries from t' on, with no search. Next to it a
+// node keeps two running sums of f_j's updates as they were at t', so that
+// the updates since can be bounded without visiting them.
+//
+// A fresh node holds zeros, which is exact: with no updates every partial
+// margin is zero (footnote 3), so a missing entry needs no special case.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "conjunct/train/hash_trie.h"
+
+namespace conjunct {
+
+class PartialMarginTrie {
+ public:
+  // A node's record: [t', sum_a(t'), sum_b(t'), delta_0 .. delta_{K-1}].
+  static constexpr size_t kSince = 0, kSumA = 1, kSumB = 2, kDelta = 3;
+
+  explicit PartialMarginTrie(size_t n_outputs)
+      : stride_(n_outputs + kDelta), trie_(/*prefix_placed=*/true), records_(n_outputs + kDelta, 0.0) {}
+
+  // Where the node of a prefix lives: place(prefix + {f}) = next(place(prefix), f),
+  // starting from kRoot. Knowing an example's places, all its nodes can be
+  // prefetched before the walk (see HashTrie).
+  static constexpr uint64_t kRoot = HashTrie::kRootPlace;
+  static uint64_t next(uint64_t place, int32_t f) { return HashTrie::roll(place, f); }
+  void prefetch(uint64_t place) const { trie_.prefetch(place); }
+
+  // The node of prefix + {f} (whose place is `place`), created (all zeros) if absent.
+  uint32_t step(uint32_t node, int32_t f, uint64_t place) {
+    bool created = false;
+    const uint32_t child = trie_.child_or_add_placed(node, f, place, created);
+    if (created) records_.resize(records_.size() + stride_, 0.0);
+    return child;
+  }
+
+  const double* record(uint32_t node) const { return records_.data() + static_cast<size_t>(node) * stride_; }
+  double* record(uint32_t node) { return records_.data() + static_cast<size_t>(node) * stride_; }
+  // t' is a posting-list length (< 2^32), exact as a double.
+  uint32_t since(uint32_t node) const { return static_cast<uint32_t>(record(node)[kSince]); }
+
+  size_t n_nodes() const { return trie_.n_nodes() - 1; }
+  size_t memory_bytes() const { return trie_.memory_bytes() + records_.capacity() * sizeof(double); }
+
+ private:
+  size_t stride_;
+  HashTrie trie_;
+  std::vector<double> records_;
+};
+
+}  // namespace conjunct

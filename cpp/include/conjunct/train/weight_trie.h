@@ -1,0 +1,108 @@
+// The weight trie (seed 001, §3.1): explicit weights w(t) = c_d(|t|) * sum of
+// the alpha rows of the support vectors containing t, for every conjunction t
+// (1 <= |t| <= d) of "common" features (internal id < limit, i.e. rank <= N).
+//
+// Keys run rare-to-frequent: the path of t = {f1 < f2 < f3} (internal ids,
+// ascending = frequent to rare) is f3 -> f2 -> f1. The root's child for f then
+// holds every conjunction whose rarest feature is f, which is exactly the
+// partial margin of f (Eq. 5), and a missing node proves that no stored
+// conjunction extends it, so enumeration stops there.
+//
+// The subtrees of the D most frequent features (D from a memory cap) are
+// stored densely instead: the conjunctions of size r of features below D are
+// all present, at their index in the combinatorial number system,
+// C(f1, 1) + C(f2, 2) + ... + C(fr, r) for f1 < ... < fr. Among the most
+// frequent features nearly every conjunction occurs, so nothing is wasted,
+// and Eq. 5 there becomes loads from short contiguous runs (the index of
+// t + {g} differs from t's by C(g, .)) instead of one hash probe, a cache
+// miss, per conjunction. Conjunctions of features below D' < D are a prefix
+// of each table, so lowering N truncates them.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "conjunct/features.h"
+#include "conjunct/kernel.h"
+#include "conjunct/train/hash_trie.h"
+
+namespace conjunct {
+
+class WeightTrie {
+ public:
+  // dense_bytes caps the dense tables (0: none).
+  WeightTrie(const PolyKernel& kernel, size_t n_outputs, int32_t limit, size_t dense_bytes = kDefaultDenseBytes);
+
+  static constexpr size_t kDefaultDenseBytes = size_t{32} << 20;
+  // D for a degree and number of outputs: the most features whose dense
+  // tables fit in dense_bytes (also bounded by limit).
+  static int32_t dense_capacity(int degree, size_t n_outputs, int32_t limit = INT32_MAX,
+                                size_t dense_bytes = kDefaultDenseBytes);
+  static constexpr int kMaxDenseDegree = 16;  // degrees above keep every conjunction in the trie
+
+  int32_t limit() const { return limit_; }
+  int32_t dense_limit() const { return dense_; }
+  size_t n_outputs() const { return K_; }
+  // Stored conjunctions (dense entries count whether or not any vector holds them).
+  size_t n_conjunctions() const;
+
+  // Adds c_d(|t|) * delta to w(t) for every t ⊆ s ∩ {f < limit}, 1 <= |t| <= d.
+  // delta is sparse: +tau on output `pos`, -tau on `neg` (if >= 0).
+  void add(Span<int32_t> s, int32_t pos, int32_t neg, double tau);
+  // The same with a dense delta row of K values.
+  void add_dense(Span<int32_t> s, const double* row);
+
+  // Scratch space for partial() (one per caller).
+  struct Scratch {
+    struct Probe {
+      uint32_t node;   // parent, then the child found (kNone if absent)
+      uint32_t pos;    // position in x of the label
+      size_t slot;
+    };
+    std::vector<Probe> frontier, probes;
+  };
+
+  // Eq. 5: out[0..K) += sum of w(t) over t ⊆ {x[0..j]} with x[j] ∈ t (x ascending, x[j] < limit).
+  // Returns the number of weights (dense entries or trie nodes) visited.
+  size_t partial(const int32_t* x, size_t j, double* out, Scratch& scratch) const;
+
+  // Drops every conjunction with a feature >= new_limit (they are the
+  // subtrees of the root's children >= new_limit, and the tails of the dense
+  // tables); the others keep their weights bit for bit.
+  void prune(int32_t new_limit);
+
+  // Every stored conjunction (ids ascending) with its K weights: the dense
+  // ones with a non-zero weight, then the trie's nodes.
+  void export_all(std::vector<int64_t>& indptr, std::vector<int32_t>& indices, std::vector<double>& weights) const;
+
+  size_t memory_bytes() const;
+
+ private:
+  template <class Fn>
+  void for_each_subset(Span<int32_t> s, Fn&& fn);
+  template <class Fn>
+  void descend(const int32_t* s, size_t limit_pos, uint32_t node, int depth, Fn& fn);
+  template <class Fn>
+  void dense_descend(const int32_t* s, size_t limit_pos, int depth, const uint64_t* index, Fn& fn);
+  size_t dense_partial(const int32_t* x, size_t limit_pos, int depth, const uint64_t* index, double* out) const;
+  uint32_t node_for(uint32_t parent, int32_t f);
+  void grow_dense(int32_t size);
+  double* dense_row(int size, uint64_t index) { return dense_w_[size].data() + index * K_; }
+  uint64_t C(int32_t a, int r) const {
+    return binom_[static_cast<size_t>(r) * (static_cast<size_t>(binom_size_) + 1) + static_cast<size_t>(a)];
+  }
+
+  int degree_;
+  size_t K_;
+  int32_t limit_;
+  int32_t dense_;                          // D: conjunctions whose rarest feature is below D are dense
+  int32_t dense_size_ = 0;                 // the tables cover rarest features below this (grown on demand)
+  int32_t binom_size_ = 0;                 // binom_ covers a = 0..binom_size_
+  std::vector<double> coef_;               // c_d(r), r = 0..d
+  std::vector<std::vector<double>> dense_w_;  // size r = 1..d: C(D, r) rows of K
+  std::vector<uint64_t> binom_;            // C(a, r) at r * (binom_size_ + 1) + a
+  HashTrie trie_;
+  std::vector<double> w_;                  // K per node (node 0, the root, unused)
+};
+
+}  // namespace conjunct

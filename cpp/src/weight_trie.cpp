@@ -1,0 +1,278 @@
+#include "conjunct/train/weight_trie.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace conjunct {
+
+int32_t WeightTrie::dense_capacity(int degree, size_t n_outputs, int32_t limit, size_t dense_bytes) {
+  if (degree > kMaxDenseDegree || degree < 1) return 0;
+  auto bytes = [&](double D) {  // sum_r C(D, r) rows of K doubles
+    double total = 0.0, c = 1.0;
+    for (int r = 1; r <= degree; ++r) total += (c = c * (D - r + 1) / r);
+    return total * static_cast<double>(n_outputs) * sizeof(double);
+  };
+  int64_t lo = 0, hi = std::min<int64_t>(limit, int64_t{1} << 26);
+  while (lo < hi) {  // the largest D with bytes(D) <= dense_bytes
+    const int64_t mid = (lo + hi + 1) / 2;
+    if (bytes(static_cast<double>(mid)) <= static_cast<double>(dense_bytes)) lo = mid;
+    else hi = mid - 1;
+  }
+  return static_cast<int32_t>(lo);
+}
+
+WeightTrie::WeightTrie(const PolyKernel& kernel, size_t n_outputs, int32_t limit, size_t dense_bytes)
+    : degree_(kernel.degree), K_(n_outputs), limit_(limit),
+      dense_(dense_capacity(kernel.degree, n_outputs, limit, dense_bytes)), coef_(kernel.subset_weights()),
+      dense_w_(static_cast<size_t>(kernel.degree) + 1), w_(n_outputs, 0.0) {
+  if (n_outputs == 0) throw std::invalid_argument("the weight trie needs at least one output");
+}
+
+void WeightTrie::grow_dense(int32_t size) {
+  // Tables cover the conjunctions whose rarest feature is below dense_size_;
+  // the combinatorial index is prefix-stable, so growing appends rows.
+  if (size <= dense_size_) return;
+  if (size > binom_size_) {
+    const int32_t cap = std::min<int64_t>(dense_, std::max<int64_t>(size, int64_t{2} * binom_size_));
+    const size_t stride = static_cast<size_t>(cap) + 1;
+    std::vector<uint64_t> binom(static_cast<size_t>(degree_ + 1) * stride, 0);
+    for (size_t a = 0; a < stride; ++a) {
+      binom[a] = 1;
+      for (int r = 1; r <= degree_; ++r) {
+        const size_t i = static_cast<size_t>(r) * stride + a;
+        binom[i] = a == 0 ? 0 : binom[i - 1] + binom[i - stride - 1];
+      }
+    }
+    binom_.swap(binom);
+    binom_size_ = cap;
+  }
+  dense_size_ = size;
+  for (int r = 1; r <= degree_; ++r) dense_w_[static_cast<size_t>(r)].resize(C(size, r) * K_, 0.0);
+}
+
+size_t WeightTrie::n_conjunctions() const {
+  size_t n = trie_.n_nodes() - 1;
+  for (int r = 1; r <= degree_; ++r) n += dense_w_[static_cast<size_t>(r)].size() / K_;
+  return n;
+}
+
+size_t WeightTrie::memory_bytes() const {
+  size_t bytes = trie_.memory_bytes() + w_.capacity() * sizeof(double) + binom_.capacity() * sizeof(uint64_t);
+  for (const auto& t : dense_w_) bytes += t.capacity() * sizeof(double);
+  return bytes;
+}
+
+uint32_t WeightTrie::node_for(uint32_t parent, int32_t f) {
+  bool created = false;
+  const uint32_t node = trie_.child_or_add(parent, f, created);
+  if (created) w_.resize(w_.size() + K_, 0.0);
+  return node;
+}
+
+template <class Fn>
+void WeightTrie::descend(const int32_t* s, size_t limit_pos, uint32_t node, int depth, Fn& fn) {
+  // `node` holds a conjunction of `depth` features whose most frequent one is
+  // s[limit_pos]; extend it by each more frequent feature of s.
+  for (size_t a = limit_pos; a-- > 0;) {
+    const uint32_t child = node_for(node, s[a]);
+    fn(w_.data() + static_cast<size_t>(child) * K_, depth + 1);
+    if (depth + 1 < degree_) descend(s, a, child, depth + 1, fn);
+  }
+}
+
+template <class Fn>
+void WeightTrie::dense_descend(const int32_t* s, size_t limit_pos, int depth, const uint64_t* index, Fn& fn) {
+  // index[r]: the part of the index of size-r extensions fixed by the
+  // `depth` features chosen so far (C(y1, r) + C(y2, r - 1) + ...).
+  uint64_t next[kMaxDenseDegree + 1];
+  for (size_t a = limit_pos; a-- > 0;) {
+    const int32_t y = s[a];
+    for (int r = depth + 1; r <= degree_; ++r) next[r] = index[r] + C(y, r - depth);
+    fn(dense_row(depth + 1, next[depth + 1]), depth + 1);
+    if (depth + 1 < degree_) dense_descend(s, a, depth + 1, next, fn);
+  }
+}
+
+template <class Fn>
+void WeightTrie::for_each_subset(Span<int32_t> s, Fn&& fn) {
+  // s ascending: its features below the limit are a prefix, and below D a shorter one.
+  const size_t n = static_cast<size_t>(std::lower_bound(s.begin(), s.end(), limit_) - s.begin());
+  const size_t n_dense = static_cast<size_t>(std::lower_bound(s.begin(), s.begin() + n, dense_) - s.begin());
+  if (n_dense) grow_dense(s[n_dense - 1] + 1);
+  uint64_t index[kMaxDenseDegree + 1];
+  for (size_t j = 0; j < n_dense; ++j) {
+    for (int r = 1; r <= degree_; ++r) index[r] = C(s[j], r);
+    fn(dense_row(1, index[1]), 1);
+    if (degree_ > 1) dense_descend(s.data, j, 1, index, fn);
+  }
+  for (size_t j = n_dense; j < n; ++j) {
+    const uint32_t node = node_for(HashTrie::kRoot, s[j]);
+    fn(w_.data() + static_cast<size_t>(node) * K_, 1);
+    if (degree_ > 1) descend(s.data, j, node, 1, fn);
+  }
+}
+
+void WeightTrie::add(Span<int32_t> s, int32_t pos, int32_t neg, double tau) {
+  for_each_subset(s, [&](double* w, int depth) {
+    const double v = coef_[depth] * tau;
+    w[pos] += v;
+    if (neg >= 0) w[neg] -= v;
+  });
+}
+
+void WeightTrie::add_dense(Span<int32_t> s, const double* row) {
+  for_each_subset(s, [&](double* w, int depth) {
+    for (size_t o = 0; o < K_; ++o) w[o] += coef_[depth] * row[o];
+  });
+}
+
+size_t WeightTrie::dense_partial(const int32_t* x, size_t limit_pos, int depth, const uint64_t* index, double* out) const {
+  const int last = depth + 1 == degree_;
+  const double* table = dense_w_[static_cast<size_t>(depth) + 1].data();
+  if (last && K_ == 1) {
+    // The innermost level: C(y, 1) = y, a gather from one short run.
+    const double* base = table + index[depth + 1];
+    double sum = 0.0;
+    for (size_t a = 0; a < limit_pos; ++a) sum += base[x[a]];
+    out[0] += sum;
+    return limit_pos;
+  }
+  size_t visited = limit_pos;
+  uint64_t next[kMaxDenseDegree + 1];
+  for (size_t a = limit_pos; a-- > 0;) {
+    const int32_t y = x[a];
+    for (int r = depth + 1; r <= degree_; ++r) next[r] = index[r] + C(y, r - depth);
+    const double* w = table + next[depth + 1] * K_;
+    for (size_t o = 0; o < K_; ++o) out[o] += w[o];
+    if (!last) visited += dense_partial(x, a, depth + 1, next, out);
+  }
+  return visited;
+}
+
+size_t WeightTrie::partial(const int32_t* x, size_t j, double* out, Scratch& sc) const {
+  const int32_t f = x[j];
+  if (f < dense_) {
+    if (f >= dense_size_) return 1;  // no support vector holds f yet
+    uint64_t index[kMaxDenseDegree + 1];
+    for (int r = 1; r <= degree_; ++r) index[r] = C(f, r);
+    const double* w = dense_w_[1].data() + index[1] * K_;
+    for (size_t o = 0; o < K_; ++o) out[o] += w[o];
+    return 1 + (degree_ > 1 ? dense_partial(x, j, 1, index, out) : 0);
+  }
+  const uint32_t first = trie_.child(HashTrie::kRoot, f);
+  if (first == HashTrie::kNone) return 1;
+  const double* w = w_.data() + static_cast<size_t>(first) * K_;
+  for (size_t o = 0; o < K_; ++o) out[o] += w[o];
+  size_t visited = 1;
+  // Breadth first, one level (conjunction size) at a time: every probe of a
+  // level is independent, so all of them are issued (prefetched) before any
+  // is resolved, and the weights of the nodes found likewise.
+  sc.frontier.assign(1, Scratch::Probe{first, static_cast<uint32_t>(j), 0});
+  for (int depth = 1; depth < degree_ && !sc.frontier.empty(); ++depth) {
+    sc.probes.clear();
+    for (const auto& f : sc.frontier)
+      for (uint32_t a = 0; a < f.pos; ++a) sc.probes.push_back(Scratch::Probe{f.node, a, trie_.slot(f.node, x[a])});
+    visited += sc.probes.size();
+    size_t found = 0;
+    for (auto& p : sc.probes) {
+      const uint32_t child = trie_.child_at(p.slot, p.node, x[p.pos]);
+      if (child == HashTrie::kNone) continue;
+      __builtin_prefetch(w_.data() + static_cast<size_t>(child) * K_);
+      sc.probes[found++] = Scratch::Probe{child, p.pos, 0};
+    }
+    sc.probes.resize(found);
+    if (K_ == 1) {
+      double sum = 0.0;
+      for (const auto& p : sc.probes) sum += w_[p.node];
+      out[0] += sum;
+    } else {
+      for (const auto& p : sc.probes) {
+        const double* wc = w_.data() + static_cast<size_t>(p.node) * K_;
+        for (size_t o = 0; o < K_; ++o) out[o] += wc[o];
+      }
+    }
+    sc.frontier.swap(sc.probes);
+  }
+  return visited;
+}
+
+void WeightTrie::prune(int32_t new_limit) {
+  if (new_limit >= limit_) return;
+  if (new_limit < dense_) {
+    dense_ = new_limit;
+    if (dense_size_ > dense_) {
+      // The conjunctions of features below the new limit are a prefix of each table.
+      dense_size_ = dense_;
+      for (int r = 1; r <= degree_; ++r) {
+        auto& t = dense_w_[static_cast<size_t>(r)];
+        t.resize(C(dense_size_, r) * K_);
+        t.shrink_to_fit();
+      }
+    }
+  }
+  std::vector<uint32_t> parent;
+  std::vector<int32_t> label;
+  trie_.edges(parent, label);
+  const size_t n = trie_.n_nodes();
+  // Parents precede children in id order, so one pass decides every node.
+  std::vector<char> keep(n, 0);
+  keep[HashTrie::kRoot] = 1;
+  for (size_t id = 1; id < n; ++id)
+    keep[id] = parent[id] == HashTrie::kRoot ? label[id] < new_limit : keep[parent[id]];
+  const std::vector<uint32_t> renum = trie_.retain(keep);
+  std::vector<double> w(trie_.n_nodes() * K_, 0.0);
+  for (size_t id = 1; id < n; ++id)
+    if (keep[id]) std::copy_n(w_.data() + id * K_, K_, w.data() + static_cast<size_t>(renum[id]) * K_);
+  w_.swap(w);
+  w_.shrink_to_fit();
+  limit_ = new_limit;
+}
+
+void WeightTrie::export_all(std::vector<int64_t>& indptr, std::vector<int32_t>& indices,
+                            std::vector<double>& weights) const {
+  std::vector<uint32_t> parent;
+  std::vector<int32_t> label;
+  trie_.edges(parent, label);
+  const size_t n = trie_.n_nodes();
+  indptr.assign(1, 0);
+  indices.clear();
+  weights.clear();
+  // Dense entries with a non-zero weight, unranked from their index.
+  std::vector<int32_t> t;
+  for (int r = 1; r <= degree_; ++r) {
+    const auto& table = dense_w_[static_cast<size_t>(r)];
+    for (uint64_t index = 0; index * K_ < table.size(); ++index) {
+      const double* w = table.data() + index * K_;
+      if (std::all_of(w, w + K_, [](double v) { return v == 0.0; })) continue;
+      t.assign(static_cast<size_t>(r), 0);
+      uint64_t rest = index;
+      int32_t top = dense_size_;
+      for (int i = r; i >= 1; --i) {  // the largest a < top with C(a, i) <= rest (C(., i) grows with a)
+        int32_t lo = i - 1, hi = top - 1;
+        while (lo < hi) {
+          const int32_t mid = lo + (hi - lo + 1) / 2;
+          if (C(mid, i) <= rest) lo = mid;
+          else hi = mid - 1;
+        }
+        t[static_cast<size_t>(i - 1)] = lo;
+        rest -= C(lo, i);
+        top = lo;
+      }
+      indices.insert(indices.end(), t.begin(), t.end());
+      indptr.push_back(static_cast<int64_t>(indices.size()));
+      weights.insert(weights.end(), w, w + K_);
+    }
+  }
+  std::vector<int32_t> path;
+  for (size_t id = 1; id < n; ++id) {
+    path.clear();
+    for (size_t v = id; v != HashTrie::kRoot; v = parent[v]) path.push_back(label[v]);
+    // Walking up from the node gives most frequent first: ascending ids.
+    indices.insert(indices.end(), path.begin(), path.end());
+    indptr.push_back(static_cast<int64_t>(indices.size()));
+    weights.insert(weights.end(), w_.begin() + static_cast<std::ptrdiff_t>(id * K_),
+                   w_.begin() + static_cast<std::ptrdiff_t>((id + 1) * K_));
+  }
+}
+
+}  // namespace conjunct

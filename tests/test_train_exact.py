@@ -1,0 +1,228 @@
+"""Every margin mode trains the same model as a brute-force reference.
+
+Same support vectors in the same order, alpha rows (raw and averaged) within
+1e-9, the same update decisions, and the same margin at every round (relative
+1e-9 of the margin's scale); where kernel slicing stopped a margin early, the
+reference confirms that no update was due and that the proven bound holds.
+Random problems (hypothesis) cover d = 1..4, binary and multi-class, every
+learner, assorted gamma / coef0, with and without intercept, duplicates and
+several epochs.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import assume, given, strategies as st
+
+from conjunct import _core
+from train_reference import reference_pa
+
+TOL = 1e-9
+
+
+def csr_of(rows):
+    indptr = np.zeros(len(rows) + 1, dtype=np.int64)
+    np.cumsum([len(r) for r in rows], out=indptr[1:])
+    indices = np.array([f for r in rows for f in r], dtype=np.int32)
+    return indptr, indices
+
+
+def mode_configs(n_features: int):
+    """(name, PaTrainer keyword arguments) for every margin mode and its switches."""
+    half = max(n_features // 2, 1)
+    configs = [("kernel", dict(margin="kernel")), ("expanded", dict(margin="expanded"))]
+    for N in (0, half, n_features):
+        configs.append((f"split N={N}", dict(margin="split", common_features=N)))
+    for N in (0, half, n_features):
+        for reuse in (True, False):
+            for terminate in (True, False):
+                configs.append((f"slicing N={N} reuse={reuse} terminate={terminate}",
+                                dict(margin="slicing", common_features=N, reuse=reuse, terminate=terminate)))
+    # Budgets: a tiny one halves N down to 0 at once, a moderate one on the way.
+    configs.append(("slicing budget=1B", dict(margin="slicing", common_features=-1, weight_budget=1)))
+    configs.append(("slicing budget=3kB", dict(margin="slicing", common_features=-1, weight_budget=3000)))
+    configs.append(("split budget=3kB", dict(margin="split", common_features=-1, weight_budget=3000)))
+    return configs
+
+
+def norms_of(rows, order, *, K, degree, gamma, coef0, fit_intercept, **_):
+    """q of every round: k(x, x) (+ 1 with an intercept), twice that for multi-class."""
+    q = np.array([(gamma * len(rows[i]) + coef0) ** degree for i in order]) + (1.0 if fit_intercept else 0.0)
+    return np.maximum(q * (2 if K > 1 else 1), 1e-300)
+
+
+def train(rows, labels, order, *, K, degree, gamma, coef0, learner, C, fit_intercept, n_features, margin,
+          common_features=-1, reuse=True, terminate=True, weight_budget=0):
+    t = _core.PaTrainer(gamma, coef0, degree, K, learner, C, margin, common_features, reuse, terminate, fit_intercept,
+                        weight_budget, True)
+    t.ensure_features(n_features)
+    indptr, indices = csr_of(rows)
+    t.run(indptr, indices, np.asarray(labels, dtype=np.int32), np.asarray(order, dtype=np.int64))
+    return t
+
+
+def check_against_reference(t, ref, K, name, norms):
+    trace = t.trace()
+    n = len(ref.margins)
+    assert len(trace["example"]) == n, name
+    np.testing.assert_array_equal(trace["updated"].astype(bool), np.array(ref.updated), err_msg=name)
+    np.testing.assert_array_equal(trace["rival"], np.array(ref.rivals), err_msg=name)
+    # tau = loss / q: the loss inherits the margin's absolute error (scale 1e-9), divided by q.
+    taus, ref_taus = trace["tau"], np.array(ref.taus)
+    assert np.all(np.abs(taus - ref_taus) <= TOL * (np.abs(ref_taus) + np.array(ref.scales) / norms)), name
+    for i in range(n):
+        scale = ref.scales[i] + 1e-300
+        m = trace["margin"][i]
+        if np.isnan(m).any():
+            # Stopped early: the bound is a true lower bound of the decision value,
+            # and the reference made no update.
+            assert not ref.updated[i], name
+            assert trace["bound"][i] <= ref.values[i] + TOL * (1 + scale), (name, i, trace["bound"][i], ref.values[i])
+        else:
+            err = np.abs(m - ref.margins[i]).max()
+            assert err <= TOL * scale, (name, i, err, scale)
+    sv_indptr, sv_indices, alpha, bias = t.export(False)
+    svs = [tuple(sv_indices[sv_indptr[j]:sv_indptr[j + 1]].tolist()) for j in range(len(sv_indptr) - 1)]
+    assert svs == ref.svs, name
+    A = ref.alpha_matrix(K)
+    scale_a = np.abs(A).max() if A.size else 1.0
+    np.testing.assert_allclose(alpha, A, rtol=0, atol=TOL * scale_a, err_msg=name)
+    np.testing.assert_allclose(bias, ref.bias, rtol=0, atol=TOL * max(scale_a, 1.0), err_msg=name)
+    A_avg, b_avg = ref.averaged(K)
+    _, _, alpha_avg, bias_avg = t.export(True)
+    np.testing.assert_allclose(alpha_avg, A_avg, rtol=0, atol=TOL * scale_a, err_msg=name)
+    np.testing.assert_allclose(bias_avg, b_avg, rtol=0, atol=TOL * max(scale_a, 1.0), err_msg=name)
+    return trace
+
+
+@st.composite
+def problems(draw, max_rows=30, max_features=20):
+    seed = draw(st.integers(0, 2**32 - 1))
+    rng = np.random.default_rng(seed)
+    n = draw(st.integers(2, max_rows))
+    V = draw(st.integers(1, max_features))
+    K = draw(st.sampled_from([1, 1, 3, 4]))
+    # Zipfian feature frequencies: a few frequent, many rare features.
+    p = 1.0 / np.arange(1, V + 1) ** 1.1
+    p /= p.sum()
+    rows = []
+    for _ in range(n):
+        if rows and rng.random() < 0.25:  # an exact duplicate of an earlier example
+            rows.append(list(rows[rng.integers(len(rows))]))
+            continue
+        length = int(rng.integers(0, min(V, 9) + 1))
+        rows.append(sorted(rng.choice(V, size=length, replace=False, p=p).tolist()))
+    labels = rng.choice([-1, 1], size=n) if K == 1 else rng.integers(0, K, size=n)
+    epochs = draw(st.integers(1, 3))
+    order = np.concatenate([rng.permutation(n) for _ in range(epochs)])
+    kw = dict(
+        K=K,
+        degree=draw(st.integers(1, 4)),
+        gamma=draw(st.sampled_from([1.0, 0.5, 2.0])),
+        coef0=draw(st.sampled_from([1.0, 0.0, 0.5, 2.0])),
+        learner=draw(st.sampled_from(["pa1", "pa1", "pa", "pa2", "perceptron"])),
+        C=draw(st.sampled_from([1.0, 0.05, 10.0])),
+        fit_intercept=draw(st.booleans()),
+    )
+    return rows, labels.tolist(), order.tolist(), V, kw
+
+
+@given(problems())
+def test_every_mode_equals_reference(problem):
+    rows, labels, order, V, kw = problem
+    ref = reference_pa(rows, labels, order, **kw)
+    assume(not ref.near_tie)
+    for name, config in mode_configs(V):
+        t = train(rows, labels, order, n_features=V, **kw, **config)
+        check_against_reference(t, ref, kw["K"], name, norms_of(rows, order, **kw))
+
+
+def test_termination_and_reuse_happen():
+    """The bounds do stop margins and partial margins are reused (the checks above are not vacuous)."""
+    rng = np.random.default_rng(3)
+    V = 40
+    p = 1.0 / np.arange(1, V + 1) ** 1.1
+    p /= p.sum()
+    rows = [sorted(rng.choice(V, size=6, replace=False, p=p).tolist()) for _ in range(120)]
+    w = rng.normal(size=V)
+    labels = [1 if w[r].sum() > 0 else -1 for r in rows]
+    order = np.concatenate([rng.permutation(len(rows)) for _ in range(4)]).tolist()
+    kw = dict(K=1, degree=3, gamma=1.0, coef0=1.0, learner="pa1", C=1.0, fit_intercept=False)
+    ref = reference_pa(rows, labels, order, **kw)
+    assert not ref.near_tie
+    t = train(rows, labels, order, n_features=V, margin="slicing", common_features=8, **kw)
+    check_against_reference(t, ref, 1, "slicing", norms_of(rows, order, **kw))
+    s = t.stats()
+    assert s["terminated"] > 20
+    assert s["reused"] > 100
+    assert s["kernel_steps"] > 0 and s["expanded_steps"] > 0
+
+
+# -- real data: CoNLL-2000 chunking with YamCha-style window features ------------------------------
+@pytest.fixture(scope="module")
+def chunk_rows(shared_data):
+    from conjunct import FeatureIndex
+    from conjunct.corpora import read_conll2000, window_features
+
+    sents = read_conll2000(shared_data / "conll2000" / "train.txt")[:120]
+    feats = [window_features(s, i) for s in sents for i in range(len(s))]
+    tags = np.array([s[i][2] for s in sents for i in range(len(s))])
+    index = FeatureIndex.from_data(feats)
+    ranks = index.ranks() - 1  # internal ids: frequency ranks, 0 = most frequent
+    rows = [sorted(ranks[index.id(f)] for f in set(r)) for r in feats]
+    return rows, tags, len(index)
+
+
+def step_scale(trace, rows, K, degree):
+    """An upper bound of sum |alpha k| + |b| before each round: sum |tau| so far times k(|x|)."""
+    cum = np.concatenate([[0.0], np.cumsum(np.abs(trace["tau"]) * (2 if K > 1 else 1))])[:-1]
+    lengths = np.array([len(rows[i]) for i in trace["example"]])
+    return (1 + cum) * (lengths + 1.0) ** degree
+
+
+@pytest.mark.realdata
+@pytest.mark.parametrize("degree", [1, 2, 3, 4])
+@pytest.mark.parametrize("task", ["binary", "multiclass"])
+def test_modes_identical_on_chunking(chunk_rows, task, degree):
+    rows, tags, V = chunk_rows
+    if task == "binary":
+        labels, K = np.where(tags == "B-NP", 1, -1), 1
+    else:
+        classes = np.unique(tags)
+        labels, K = np.searchsorted(classes, tags), len(classes)
+    rng = np.random.default_rng(degree)
+    order = np.concatenate([rng.permutation(len(rows)) for _ in range(2)])
+    kw = dict(K=K, degree=degree, gamma=1.0, coef0=1.0, learner="pa1", C=1.0, fit_intercept=False, n_features=V)
+    configs = [("kernel", dict(margin="kernel")), ("expanded", dict(margin="expanded")),
+               ("split", dict(margin="split", common_features=64)),
+               ("slicing", dict(margin="slicing", common_features=64)),
+               ("slicing SL*", dict(margin="slicing", common_features=64, reuse=False)),
+               ("slicing no termination", dict(margin="slicing", common_features=64, terminate=False)),
+               ("slicing budget", dict(margin="slicing", common_features=-1, weight_budget=200_000))]
+    base_t = train(rows, labels, order, **kw, margin="kernel")
+    base = base_t.trace()
+    base_sv = base_t.export(False)
+    base_avg = base_t.export(True)
+    scale = step_scale(base, rows, K, degree)
+    assert base["updated"].sum() > 100
+    for name, config in configs[1:]:
+        t = train(rows, labels, order, **kw, **config)
+        tr = t.trace()
+        np.testing.assert_array_equal(tr["updated"], base["updated"], err_msg=name)
+        np.testing.assert_array_equal(tr["rival"], base["rival"], err_msg=name)
+        full = ~np.isnan(tr["margin"][:, 0])
+        err = np.abs(tr["margin"][full] - base["margin"][full]).max(axis=1)
+        assert np.all(err <= TOL * scale[full]), (name, (err / scale[full]).max())
+        stopped = ~full
+        assert not base["updated"][stopped].any(), name
+        sv = t.export(False)
+        np.testing.assert_array_equal(sv[0], base_sv[0], err_msg=name)
+        np.testing.assert_array_equal(sv[1], base_sv[1], err_msg=name)
+        for got, want in ((sv[2], base_sv[2]), (t.export(True)[2], base_avg[2])):
+            np.testing.assert_allclose(got, want, rtol=0, atol=TOL * np.abs(want).max(), err_msg=name)
+        if name == "slicing" and degree >= 2:
+            s = t.stats()
+            assert s["terminated"] > 0 and s["reused"] > 0, name
+        if name == "slicing budget" and degree >= 2:
+            assert t.stats()["prunes"] > 0, name
