@@ -3,9 +3,10 @@
 Workload: the classifier of a Japanese bunsetsu dependency parser (Sassano's
 shift-reduce algorithm, "does bunsetsu i depend on j", the features of seed 000
 Table 1) on UD Japanese GSD r2.8 made bunsetsu-level (conjunct.tasks.bunsetsu).
-A polynomial-kernel SVM per degree is trained with scikit-learn's SVC
-(gamma=1, coef0=1) on the training decisions and imported into conjunct; the
-same model is exported to LIBSVM for the LIBSVM peer.
+The polynomial-kernel model per degree is trained by conjunct itself (averaged
+PA-I, kernel slicing, on every training decision) or, with ``--trainer svc``, by
+scikit-learn's SVC (gamma=1, coef0=1) and imported; the same model is exported
+to LIBSVM for the LIBSVM peer (and, with an SVC, timed with SVC.decision_function).
 
 Classification inputs are the feature vectors the parser asks about while
 parsing the test split with the model; the fstrie is built from the vectors the
@@ -15,12 +16,16 @@ and 1/1024 of L's prefixes, pruned by Algorithm 1, as in the paper).
 Reported per method: model memory, build time, µs per classification (one
 batch call over all test vectors; medians of interleaved repeats), µs per
 single decision call (with early exit), ms of classification per sentence,
-and the speed-ups the paper reports. Table 4's shape: the approximate
+and the speed-ups the paper reports; then whole-parser speed per method
+(sentences/s of the C++ parsing loop including feature lookup, time in the
+classifier), and seed 000's weblog check: the fstrie built from the training
+split keeps its speed-up on text it was not built from (test) compared with
+text it was built from. Table 4's shape: the approximate
 expansion (HKE, sigma > 0) with |F^d|, decisions changed and its fstrie.
 Figure 3: classification time against fstrie size.
 
-    python benchmarks/bench_classify.py                 # d = 2, 3
-    python benchmarks/bench_classify.py --degrees 2 3 4 --train-examples 30000
+    python benchmarks/bench_classify.py                 # d = 2, 3, PA-I models
+    python benchmarks/bench_classify.py --trainer svc --train-examples 20000
 """
 
 from __future__ import annotations
@@ -50,9 +55,14 @@ def say(msg: str) -> None:
     print(msg, flush=True)
 
 
-def train_model(index, X, y, degree: int, C: float, n: int):
-    """(conjunct model, the SVC it came from, training seconds or None when cached)
-    for an SVC(poly) over the first n training decisions."""
+def train_model(index, feats, X, y, degree: int, C: float, n: int, trainer: str):
+    """(conjunct model, the SVC it came from or None, training seconds or None when cached)."""
+    if trainer == "pa":
+        from conjunct.training import PAClassifier
+
+        start = time.perf_counter()
+        est = PAClassifier(degree=degree, C=C, n_iter=10, margin="slicing", random_state=0).fit(feats[:n], list(y[:n]))
+        return est.model_, None, time.perf_counter() - start
     import pickle
 
     from sklearn.svm import SVC
@@ -74,11 +84,44 @@ def train_model(index, X, y, degree: int, C: float, n: int):
 
 
 def parse_all(model_or_clf, sentences, collect: bool):
-    clf = model_or_clf if isinstance(model_or_clf, conjunct.Classifier) else model_or_clf.compile("pki")
+    """(heads, CSR of the classified vectors or None, decisions) of the C++ parser over ``sentences``."""
+    clf = model_or_clf if isinstance(model_or_clf, conjunct.Classifier) else model_or_clf.compile("pke")
     parser = BunsetsuParser(clf, early_exit=False)
-    events = [] if collect else None
-    heads = [parser.parse(s, events) for s in sentences]
+    out = parser.parse_many(sentences, collect=collect)
+    heads, events = out if collect else (out, None)
     return heads, events, parser.decisions
+
+
+def parsing_speed(built, train, test, E_test, model, repeats):
+    """Whole-parser speed per method on the test split, and the weblog check."""
+    from conjunct.tasks.bunsetsu import BunsetsuParser
+
+    runners = {name: BunsetsuParser(clf) for name, (clf, _) in built.items()}
+    seen = train[:len(test)]
+    in_sample = model.compile("fstrie", events=E_test)
+    runners["fstrie L (pke), built from the test split"] = BunsetsuParser(in_sample)
+    for r in runners.values():  # warm the feature-id caches: steady state of a running parser
+        r.parse_many(test)
+        r.parse_many(seen)
+    fns = {name: (lambda r=r: r.parse_many(test)) for name, r in runners.items()}
+    say("   timing whole-parser speed ...")
+    times = interleaved_medians(fns, repeats=repeats)
+    rows = []
+    for name, r in runners.items():
+        before = (r.decisions, r.classifier_seconds, r.loop_seconds)
+        r.parse_many(test, timing=True)
+        clf_s, loop_s = r.classifier_seconds - before[1], r.loop_seconds - before[2]
+        rows.append({"method": name, "seconds": times[name], "sentences_per_second": len(test) / times[name],
+                     "classifier_share": min(clf_s / times[name], 1.0) if times[name] else 0.0,
+                     "classifier_seconds_timed": clf_s, "loop_seconds_timed": loop_s})
+    # Weblog check: speed-up of the fstrie over PKE on text it was built from vs on text it was not.
+    check = {}
+    for label, sents in (("training text (the fstrie was built from it)", seen), ("test text (unseen)", test)):
+        t = interleaved_medians({"pke": lambda s=sents: runners["PKE"].parse_many(s),
+                                 "fstrie": lambda s=sents: runners["fstrie L (pke)"].parse_many(s)}, repeats=repeats)
+        check[label] = {"sentences": len(sents), "pke_seconds": t["pke"], "fstrie_seconds": t["fstrie"],
+                        "speedup": t["pke"] / t["fstrie"]}
+    return rows, check
 
 
 def coverage(clf, X) -> float:
@@ -130,17 +173,16 @@ def generated_events_scaling(repeats, sizes, seed=7):
     return out
 
 
-def run_degree(degree, C, n_train, index, X, y, train, test, repeats, sweep, dev=None):
-    say(f"== d = {degree}: training SVC(poly) on {n_train} decisions (C = {C})")
-    model, svc, train_seconds = train_model(index, X, y, degree, C, n_train)
-    say(f"   {model.n_support_vectors} support vectors" + (f", trained in {train_seconds:.0f} s" if train_seconds else " (cached)"))
-    heads, test_events, n_dec = parse_all(model, test, collect=True)
+def run_degree(degree, C, n_train, index, feats, X, y, train, test, repeats, sweep, trainer, dev=None):
+    say(f"== d = {degree}: training {'averaged PA-I (kernel slicing, 10 epochs)' if trainer == 'pa' else 'SVC(poly)'} "
+        f"on {n_train} decisions (C = {C})")
+    model, svc, train_seconds = train_model(index, feats, X, y, degree, C, n_train, trainer)
+    say(f"   {model.n_support_vectors} support vectors" + (f", trained in {train_seconds:.1f} s" if train_seconds else " (cached)"))
+    heads, Xt, n_dec = parse_all(model, test, collect=True)
     dep_acc, sent_acc = dependency_accuracy(test, heads)
     # Events: the vectors the parser produces on the other text there is (train and dev).
-    _, train_events, _ = parse_all(model, train, collect=True)
-    _, dev_events, _ = parse_all(model, dev, collect=True) if dev else (None, [], None)
-    Xt = index.transform(test_events)
-    E = index.transform(train_events + dev_events)
+    _, E_train, _ = parse_all(model, train, collect=True)
+    E = sp.vstack([E_train] + ([parse_all(model, dev, collect=True)[1]] if dev else [])).tocsr()
     n = Xt.shape[0]
     per_sentence = n / len(test)
     say(f"   test: {n} classifications ({per_sentence:.1f} per sentence), dependency accuracy {dep_acc:.4f}; "
@@ -181,10 +223,11 @@ def run_degree(degree, C, n_train, index, X, y, train, test, repeats, sweep, dev
         libsvm_model = svmutil.svm_load_model(str(Path(tmp) / "m.libsvm"))
     lib_pred = np.asarray(svmutil.svm_predict([0] * n, Xt, libsvm_model, "-q")[0]).astype(int)
     agree = float(np.mean(lib_pred == built["PKI"][0].predict(Xt)))
-    sk_err = float(np.abs(svc.decision_function(Xt) - reference).max() / scale)
+    sk_err = float(np.abs(svc.decision_function(Xt) - reference).max() / scale) if svc is not None else None
 
     fns = {name: (lambda c=clf: c.decision_function(Xt)) for name, (clf, _) in built.items()}
-    fns["scikit-learn SVC.decision_function"] = lambda: svc.decision_function(Xt)
+    if svc is not None:
+        fns["scikit-learn SVC.decision_function"] = lambda: svc.decision_function(Xt)
     fns["LIBSVM svm_predict"] = lambda: svmutil.svm_predict([0] * n, Xt, libsvm_model, "-q")
     say("   timing batch classification ...")
     batch = interleaved_medians(fns, repeats=repeats)
@@ -213,18 +256,21 @@ def run_degree(degree, C, n_train, index, X, y, train, test, repeats, sweep, dev
             "conjunctions": clf.meta.get("n_conjunctions"), "fstrie_nodes": clf.meta.get("nodes"),
         })
     for name in ("scikit-learn SVC.decision_function", "LIBSVM svm_predict"):
+        if name not in batch:
+            continue
         us = batch[name] / n * 1e6
         methods.append({"method": name, "memory_mb": None, "build_seconds": None, "us_per_classification": us,
                         "ms_per_sentence": us * per_sentence / 1000, "us_per_decision_call": None, "conjunctions": None, "fstrie_nodes": None})
 
     result = {
         "degree": degree, "C": C, "train_decisions": n_train, "support_vectors": model.n_support_vectors,
-        "train_seconds_sklearn": train_seconds, "test_classifications": n, "classifications_per_sentence": per_sentence,
+        "trainer": trainer, "train_seconds": train_seconds, "test_classifications": n, "classifications_per_sentence": per_sentence,
         "dependency_accuracy": dep_acc, "sentence_accuracy": sent_acc, "fstrie_events": E.shape[0],
         "libsvm_agreement": agree, "sklearn_max_relative_error": sk_err,
         "early_exit_share_fstrie_split": stops / n, "methods": methods,
     }
     result["prefix_coverage_fstrie_L"] = coverage(L, Xt)
+    result["parsing"], result["weblog_check"] = parsing_speed(built, train, test, Xt, model, repeats)
     result["events_scaling"] = events_scaling(
         model, [(f"1/{k} of the events", E[: max(E.shape[0] // k, 1)]) for k in (64, 16, 4)] + [("all events", E)], Xt, repeats)
     if sweep:
@@ -267,7 +313,9 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--degrees", type=int, nargs="+", default=[2, 3])
     ap.add_argument("--train-examples", type=int, default=None, help="training decisions (default: all)")
-    ap.add_argument("--C", type=float, nargs="+", default=None, help="SVC C per degree (default 0.05 for d=2, 0.01 above)")
+    ap.add_argument("--trainer", choices=["pa", "svc"], default="pa", help="conjunct's PA-I (default) or scikit-learn's SVC")
+    ap.add_argument("--C", type=float, nargs="+", default=None,
+                    help="C per degree (default: 1 for PA-I; for SVC 0.05 at d=2, 0.01 above)")
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--no-sweep", action="store_true", help="skip the fstrie size sweep (Figure 3)")
     ap.add_argument("--no-generated", action="store_true", help="skip the events-scaling experiment on generated data")
@@ -288,8 +336,8 @@ def main() -> None:
         f"{len(index)} features, {X.getnnz(axis=1).mean():.1f} active per decision")
     results = []
     for k, d in enumerate(args.degrees):
-        C = args.C[k] if args.C else (0.05 if d == 2 else 0.01)
-        results.append(run_degree(d, C, n_train, index, X, y, train, test, args.repeats, not args.no_sweep, dev))
+        C = args.C[k] if args.C else (1.0 if args.trainer == "pa" else 0.05 if d == 2 else 0.01)
+        results.append(run_degree(d, C, n_train, index, feats, X, y, train, test, args.repeats, not args.no_sweep, args.trainer, dev))
     generated = None if args.no_generated else generated_events_scaling(args.repeats, args.generated_events)
 
     md = [f"Workload: bunsetsu dependency parsing decisions on UD Japanese GSD r2.8 (bunsetsu-level), "
@@ -306,7 +354,7 @@ def main() -> None:
                          "" if m["us_per_decision_call"] is None else f"{m['us_per_decision_call']:.2f}",
                          f"{pkb_us / m['us_per_classification']:.1f}x", f"{pke_us / m['us_per_classification']:.2f}x",
                          m["conjunctions"] or "", m["fstrie_nodes"] if m["fstrie_nodes"] is not None else ""])
-        md.append(f"\n### d = {r['degree']}: {r['support_vectors']} SVs (C = {r['C']}), dependency accuracy "
+        md.append(f"\n### d = {r['degree']}: {r['trainer']} model, {r['support_vectors']} SVs (C = {r['C']}), dependency accuracy "
                   f"{r['dependency_accuracy']:.4f}, sentence accuracy {r['sentence_accuracy']:.4f}, "
                   f"{r['classifications_per_sentence']:.1f} classifications per sentence, fstrie from {r['fstrie_events']} events; "
                   f"LIBSVM agrees on {r['libsvm_agreement']:.4f} of decisions; early exit settles "
@@ -320,6 +368,17 @@ def main() -> None:
                                      [[h["sigma"], h["conjunctions"], f"{h['memory_mb']:.1f}", h["changed_decisions"],
                                        f"{h['max_margin_error']:.3g}", h["pke_us"], h["fstrie_L_us"],
                                        f"{h['pke_us'] / h['fstrie_L_us']:.2f}x"] for h in r["hke"]]))
+        pk = {p["method"]: p for p in r["parsing"]}
+        md.append(f"\nWhole parser on the {len(test)} test sentences (C++ parsing loop and feature-id lookup included; "
+                  f"median of {args.repeats} interleaved runs), d = {r['degree']}:\n")
+        md.append(markdown_table(["method", "sentences / s", "ms / sentence", "time in the classifier", "vs PKB", "vs PKE"],
+                                 [[p["method"], f"{p['sentences_per_second']:,.0f}", p["seconds"] / len(test) * 1000,
+                                   f"{p['classifier_share']:.0%}", f"{pk['PKB']['seconds'] / p['seconds']:.1f}x",
+                                   f"{pk['PKE']['seconds'] / p['seconds']:.2f}x"] for p in r["parsing"]]))
+        md.append(f"\nWeblog check (seed 000 §4), d = {r['degree']}: fstrie L built from the training and dev splits' events:\n")
+        md.append(markdown_table(["parsed text", "sentences", "PKE s", "fstrie s", "fstrie speed-up"],
+                                 [[k, v["sentences"], v["pke_seconds"], v["fstrie_seconds"], f"{v['speedup']:.2f}x"]
+                                  for k, v in r["weblog_check"].items()]))
     for r in results:
         es = r["events_scaling"]
         md.append(f"\nfstrie L against the events it is built from (d = {r['degree']}; PKE {es['pke_us']:.2f} µs):\n")

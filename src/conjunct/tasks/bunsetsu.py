@@ -368,11 +368,6 @@ def _symbol_chars(b: Bunsetsu) -> str:
     return b.symbol_chars()
 
 
-def _symbols(b: Bunsetsu) -> Tuple[set, set, set, set]:
-    chars = set(_symbol_chars(b))
-    return (chars & OPEN_BRACKETS, chars & CLOSE_BRACKETS, chars & QUOTES, chars & PUNCTUATION)
-
-
 def _bunsetsu_features(prefix: str, b: Bunsetsu, index: int, n: int) -> List[str]:
     feats = list(_word_features(f"{prefix}.h", b.head_word()) + _word_features(f"{prefix}.f", b.function_word()))
     feats += _symbol_strings(prefix, _symbol_chars(b))
@@ -479,58 +474,58 @@ DISTANCE_FEATURES = ("dist=1", "dist=2-5", "dist=6+")
 
 
 class BunsetsuEncoder:
-    """Feature ids of bunsetsu, with the ids of each word's, symbol string's and
-    position's features looked up once and cached (a corpus repeats them)."""
+    """Feature ids of bunsetsu. A bunsetsu's ids depend only on its head and
+    function words, its symbol characters and whether it starts or ends the
+    sentence, so they are computed once per such key and cached (a corpus
+    repeats them); the cache is cleared when it reaches ``max_cache`` keys."""
 
-    def __init__(self, index):
+    def __init__(self, index, max_cache: int = 1 << 20):
         self.index = index
-        self._ids: Dict[tuple, np.ndarray] = {}
+        self.max_cache = max_cache
+        self._cache: Dict[tuple, Tuple[List[int], List[int], List[int]]] = {}
         self.distance = np.asarray([index.get(d) for d in DISTANCE_FEATURES], dtype=np.int32)
 
-    def _lookup(self, key: tuple, strings) -> np.ndarray:
-        ids = self._ids.get(key)
-        if ids is None:
-            get = self.index.get
-            ids = np.fromiter((i for i in map(get, strings) if i >= 0), dtype=np.int32)
-            self._ids[key] = ids
-        return ids
+    def _ids(self, strings) -> List[int]:
+        get = self.index.get
+        return [i for i in map(get, strings) if i >= 0]
 
-    def _side(self, prefix: str, b: Bunsetsu, k: int, n: int) -> List[np.ndarray]:
-        h, f = b.head_word(), b.function_word()
-        parts = [
-            self._lookup(("w", prefix + ".h", h.form, h.lemma, h.xpos) if h else ("none", prefix + ".h"), _word_features(prefix + ".h", h)),
-            self._lookup(("w", prefix + ".f", f.form, f.lemma, f.xpos) if f else ("none", prefix + ".f"), _word_features(prefix + ".f", f)),
-        ]
-        chars = _symbol_chars(b)
-        if chars:
-            parts.append(self._lookup(("s", prefix, chars), _symbol_strings(prefix, chars)))
-        flags = ("begin",) * (k == 0) + ("end",) * (k == n - 1)
-        if flags:
-            parts.append(self._lookup(("p", prefix, flags), [f"{prefix}.pos={v}" for v in flags]))
-        return parts
+    def _entry(self, b: Bunsetsu, k: int, n: int) -> Tuple[List[int], List[int], List[int]]:
+        return (self._ids(_bunsetsu_features("m", b, k, n)), self._ids(_bunsetsu_features("h", b, k, n)),
+                self._ids(_between_strings(b)))
 
     def encode(self, sentences: Sequence[BunsetsuSentence]) -> dict:
         """The arrays the C++ parser reads: per bunsetsu its modifier-side,
         head-side and between feature ids (CSR), sentence offsets, distance ids."""
+        cache = self._cache
         sentence_ptr = [0]
-        parts = {"mod": [], "head": [], "btw": []}
+        mod, head, btw = [], [], []
+        mod_ptr, head_ptr, btw_ptr = [0], [0], [0]
         for s in sentences:
-            n = len(s)
-            for k, b in enumerate(s.bunsetsu):
-                parts["mod"].append(self._side("m", b, k, n))
-                parts["head"].append(self._side("h", b, k, n))
-                f = b.function_word()
-                parts["btw"].append([self._lookup(("b", f.form if f else "", f.pos2 if f else "", _symbol_chars(b)), _between_strings(b))])
+            bs = s.bunsetsu
+            n = len(bs)
+            last = n - 1
+            for k, b in enumerate(bs):
+                h, f = b.head_word(), b.function_word()
+                key = (h.form if h else None, h.lemma if h else None, h.xpos if h else None,
+                       f.form if f else None, f.lemma if f else None, f.xpos if f else None,
+                       b.symbol_chars(), k == 0, k == last)
+                entry = cache.get(key)
+                if entry is None:
+                    if len(cache) >= self.max_cache:
+                        cache.clear()
+                    entry = cache[key] = self._entry(b, k, n)
+                mod += entry[0]
+                mod_ptr.append(len(mod))
+                head += entry[1]
+                head_ptr.append(len(head))
+                btw += entry[2]
+                btw_ptr.append(len(btw))
             sentence_ptr.append(sentence_ptr[-1] + n)
-        out = {"sentence_ptr": np.asarray(sentence_ptr, dtype=np.int64), "distance": self.distance}
-        for key, rows in parts.items():
-            lengths = [sum(len(a) for a in row) for row in rows]
-            ptr = np.zeros(len(rows) + 1, dtype=np.int64)
-            np.cumsum(lengths, out=ptr[1:])
-            flat = [a for row in rows for a in row]
-            out[f"{key}_ptr"] = ptr
-            out[f"{key}_ids"] = np.concatenate(flat).astype(np.int32) if flat else np.zeros(0, dtype=np.int32)
-        return out
+        i64, i32 = np.int64, np.int32
+        return {"sentence_ptr": np.asarray(sentence_ptr, dtype=i64), "distance": self.distance,
+                "mod_ptr": np.asarray(mod_ptr, dtype=i64), "mod_ids": np.asarray(mod, dtype=i32),
+                "head_ptr": np.asarray(head_ptr, dtype=i64), "head_ids": np.asarray(head, dtype=i32),
+                "btw_ptr": np.asarray(btw_ptr, dtype=i64), "btw_ids": np.asarray(btw, dtype=i32)}
 
 
 def encode_sentences(sentences: Sequence[BunsetsuSentence], index) -> dict:
