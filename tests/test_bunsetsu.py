@@ -117,3 +117,28 @@ def test_pipeline_with_imported_model_save_load(tmp_path, shared_data):
     for again in (conjunct.load(tmp_path / "parser.cjt"), conjunct.load(tmp_path / "parser.cjt", mmap=True),
                   pickle.loads(pickle.dumps(pipeline))):
         assert isinstance(again, BunsetsuDependencyParser) and again.parse(dev) == reference
+
+
+@pytest.mark.realdata
+def test_pa_trained_pipeline_degrees_methods_and_python_reference(shared_data):
+    """PA-I (kernel slicing) trains the pipeline; d = 2 beats d = 1; every
+    classification method parses identically; the C++ parsing loop equals
+    Sassano's algorithm run in Python with the classifier called per decision."""
+    from conjunct.tasks.bunsetsu import BunsetsuDependencyParser, SentenceFeatures
+
+    data = shared_data / "ud_japanese_gsd"
+    train = load_gsd_bunsetsu(data, "train")[:2500]
+    dev = load_gsd_bunsetsu(data, "dev")[:250]
+    acc = {}
+    for d in (1, 2):
+        p = BunsetsuDependencyParser(degree=d, n_iter=5, method="pke").fit(train)
+        acc[d] = p.evaluate(dev)["dependency_accuracy"]
+    assert acc[2] > acc[1] + 0.01, acc
+    heads = {}
+    for method in ("pkb", "pki", "pke", "split", "fstrie"):
+        p.compile(method, events=train[:300])
+        heads[method] = p.parse(dev)
+    assert all(h == heads["pkb"] for h in heads.values())
+    clf = p.classifier_
+    python = [sassano_parse(len(s), lambda i, j, f=SentenceFeatures(s): clf.predict_one(f.pair(i, j)) == 1) for s in dev]
+    assert python == heads["pkb"]
