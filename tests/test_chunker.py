@@ -151,3 +151,49 @@ def test_training_needs_gold_tags():
 def test_untrained_chunker_raises():
     with pytest.raises(conjunct.ConjunctError, match="not trained"):
         Chunker().chunk([[("He", "PRP")]])
+
+
+# -- CLI ----------------------------------------------------------------------------------------------------
+@pytest.mark.realdata
+def test_cli_round_trip(corpus, tmp_path, capsys, monkeypatch):
+    import io
+
+    from conjunct.cli import main
+
+    train, test = corpus
+    train_file, test_file, model = tmp_path / "train.txt", tmp_path / "test.txt", tmp_path / "chunk.cjm"
+    for path, sents in ((train_file, train[:300]), (test_file, test[:60])):
+        path.write_text("".join(" ".join(t) + "\n" for s in sents for t in s + [()]).replace("\n\n", "\n\n"))
+    assert main(["chunk", "train", str(train_file), "-o", str(model), "-i", "3", "--quiet"]) == 0
+    reference = conjunct.load(model).chunk(test[:60])
+
+    # run with gold: conlleval input (word POS gold guess); from stdin to stdout.
+    capsys.readouterr()
+    monkeypatch.setattr("sys.stdin", io.StringIO(test_file.read_text()))
+    assert main(["chunk", "run", str(model), "-"]) == 0
+    out = capsys.readouterr().out
+    rows = [line.split() for line in out.splitlines() if line]
+    assert [r[3] for r in rows] == [t for s in reference for t in s]
+    assert [r[:3] for r in rows] == [list(t) for s in test[:60] for t in s]
+
+    # run without gold, another method, to a file.
+    raw = tmp_path / "raw.txt"
+    raw.write_text("".join(" ".join(t[:2]) + "\n" for s in test[:60] for t in s + [("", "")]).replace(" \n", "\n"))
+    out_file = tmp_path / "out.txt"
+    assert main(["chunk", "run", str(model), str(raw), "-o", str(out_file), "--method", "pki"]) == 0
+    tags = [line.split()[2] for line in out_file.read_text().splitlines() if line]
+    assert tags == [t for s in reference for t in s]
+
+    assert main(["chunk", "eval", str(model), str(test_file)]) == 0
+    out = capsys.readouterr().out
+    f1 = 100 * chunk_scores([[t[2] for t in s] for s in test[:60]], reference)["f1"]
+    assert f"FB1: {f1:6.2f}" in out and "classifications/s" in out
+
+
+def test_cli_errors(tmp_path, capsys):
+    from conjunct.cli import main
+
+    bad = tmp_path / "bad.txt"
+    bad.write_text("He PRP B-NP\nreckons VBZ\n")
+    assert main(["chunk", "train", str(bad), "-o", str(tmp_path / "m.cjm")]) == 2
+    assert "bad.txt" in capsys.readouterr().err

@@ -130,3 +130,43 @@ def test_save_load_pickle(segmenter, corpus, tmp_path):
 def test_untrained_segmenter_raises():
     with pytest.raises(conjunct.ConjunctError, match="not trained"):
         WordSegmenter().segment(["日本"])
+
+
+# -- CLI ----------------------------------------------------------------------------------------------------
+@pytest.mark.realdata
+def test_cli_round_trip(shared_data, corpus, tmp_path, capsys, monkeypatch):
+    import io
+
+    from conjunct.cli import main
+
+    base = shared_data / "ud_japanese_gsd" / "r2.8"
+    model = tmp_path / "seg.cjm"
+    assert main(["segment", "train", str(base / "ja_gsd-ud-train.conllu"), "-o", str(model), "-d", "2", "-i", "3",
+                 "--max-sentences", "300", "--quiet"]) == 0
+    seg = conjunct.load(model)
+    texts = ["".join(s) for s in corpus[1][:30]]
+    reference = seg.segment(texts)
+
+    capsys.readouterr()
+    monkeypatch.setattr("sys.stdin", io.StringIO("\n".join(texts) + "\n\n"))
+    assert main(["segment", "run", str(model), "-"]) == 0
+    lines = capsys.readouterr().out.split("\n")
+    assert lines[:30] == [" ".join(w) for w in reference] and lines[30] == ""
+
+    # Whitespace in the input is a boundary; another method gives the same words.
+    raw = tmp_path / "raw.txt"
+    raw.write_text(texts[0] + " " + texts[1] + "\n")
+    out_file = tmp_path / "out.txt"
+    assert main(["segment", "run", str(model), str(raw), "-o", str(out_file), "--method", "pke"]) == 0
+    assert out_file.read_text() == " ".join(reference[0] + reference[1]) + "\n"
+
+    assert main(["segment", "eval", str(model), str(base / "ja_gsd-ud-test.conllu")]) == 0
+    out = capsys.readouterr().out
+    assert "F1" in out and "classifications/s" in out
+
+
+def test_cli_errors(tmp_path, capsys):
+    from conjunct.cli import main
+
+    assert main(["segment", "train", str(tmp_path / "missing.conllu"), "-o", str(tmp_path / "m.cjm")]) == 2
+    assert "missing.conllu" in capsys.readouterr().err
