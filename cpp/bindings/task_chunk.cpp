@@ -1,0 +1,67 @@
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
+
+#include <chrono>
+
+#include "common.h"
+#include "conjunct/tasks/yamcha_chunk.h"
+
+namespace conjunct::py {
+
+// Defined in classify.cpp: the C++ classifier behind a compiled Python handle.
+const Classifier& classifier_of(nb::handle compiled);
+
+void bind_task_chunk(nb::module_& m) {
+  m.def(
+      "chunk_yamcha",
+      [](nb::handle compiled, const std::string& rule, size_t n_classes, bool early_exit,
+         const Array1<int64_t>& sentence_ptr, const Array1<int64_t>& token_ptr, const Array1<int32_t>& token_ids,
+         const Array1<int32_t>& prev1, const Array1<int32_t>& prev2, bool timing, bool collect) {
+        const Classifier& clf = classifier_of(compiled);
+        Decision decision;
+        try {
+          decision = Decision::parse(rule, n_classes);
+        } catch (const std::invalid_argument& e) {
+          throw nb::value_error(e.what());
+        }
+        if (decision.n_outputs() != clf.n_outputs()) throw nb::value_error("decision rule does not match the classifier");
+        if (prev1.size() != n_classes + 1 || prev2.size() != n_classes + 1)
+          throw nb::value_error("the dynamic feature tables need n_classes + 1 entries (the last for BOS)");
+        if (token_ptr.size() == 0) throw nb::value_error("token offsets are empty");
+        const size_t n_tokens = token_ptr.size() - 1;
+        if (static_cast<size_t>(token_ptr.data()[n_tokens]) != token_ids.size())
+          throw nb::value_error("token offsets do not cover the feature ids");
+        if (sentence_ptr.size() == 0 || static_cast<size_t>(sentence_ptr.data()[sentence_ptr.size() - 1]) != n_tokens)
+          throw nb::value_error("sentence offsets do not cover the tokens");
+        std::vector<int32_t> labels(n_tokens, -1);
+        std::vector<int64_t> ev_ptr{0};
+        std::vector<int32_t> ev;
+        ChunkStats stats;
+        double total = 0.0;
+        {
+          nb::gil_scoped_release release;
+          const auto start = std::chrono::steady_clock::now();
+          const int64_t* sp = sentence_ptr.data();
+          for (size_t k = 0; k + 1 < sentence_ptr.size(); ++k) {
+            const int64_t b = sp[k], e = sp[k + 1];
+            ChunkSentenceView s;
+            s.tokens = CsrView{Span<int64_t>(token_ptr.data() + b, static_cast<size_t>(e - b + 1)), span_of(token_ids)};
+            s.prev1 = span_of(prev1);
+            s.prev2 = span_of(prev2);
+            yamcha_chunk(clf, decision, early_exit, s, labels.data() + b, stats, timing, collect ? &ev_ptr : nullptr,
+                         collect ? &ev : nullptr);
+          }
+          total = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        }
+        nb::object events = nb::none();
+        if (collect) events = nb::make_tuple(to_numpy(std::move(ev_ptr)), to_numpy(std::move(ev)));
+        return nb::make_tuple(to_numpy(std::move(labels)), stats.decisions, stats.classifier_seconds, total, events);
+      },
+      nb::arg("classifier"), nb::arg("rule"), nb::arg("n_classes"), nb::arg("early_exit"), nb::arg("sentence_ptr"),
+      nb::arg("token_ptr"), nb::arg("token_ids"), nb::arg("prev1"), nb::arg("prev2"), nb::arg("timing") = false,
+      nb::arg("collect") = false,
+      "YamCha-style left-to-right chunking over many sentences: (class indices, decisions, classifier seconds, "
+      "total seconds, events).");
+}
+
+}  // namespace conjunct::py

@@ -1,0 +1,172 @@
+import pickle
+
+import numpy as np
+import pytest
+
+import conjunct
+from conjunct.tasks.segment import (
+    PAD,
+    SegmentEncoder,
+    WordSegmenter,
+    boundary_features,
+    boundary_labels,
+    char_type,
+    read_segmented_conllu,
+    segment_reference,
+    training_examples,
+    word_scores,
+    words_from_boundaries,
+)
+
+METHODS = ["pkb", "pki", "pke", "split", "fstrie"]
+
+
+def test_char_types():
+    assert [char_type(c) for c in "漢字々ひらがなカタカナーｶﾀabcＡ１2、。 !"] == list("KKKHHHHTTTTTTTAAAANNSSSS")
+    assert char_type(PAD) == "O"
+
+
+def test_boundary_labels_and_words_round_trip():
+    words = ["日本", "語", "の", "文"]
+    labels = boundary_labels(words)
+    assert labels == [-1, 1, 1, 1]
+    assert words_from_boundaries("日本語の文", [y > 0 for y in labels]) == words
+    assert boundary_labels(["a"]) == [] and words_from_boundaries("", []) == []
+
+
+def test_boundary_features_hand_case():
+    f = boundary_features("日本語", 1, ngram=2)
+    assert f[:6] == [f"c-3:1={PAD}", f"c-2:1={PAD}", "c-1:1=日", "c+0:1=本", "c+1:1=語", f"c+2:1={PAD}"]
+    assert "c-1:2=日本" in f and "t-1:2=KK" in f and "t+1:2=KO" in f
+    assert len(boundary_features("日本語", 2, ngram=3)) == 2 * (6 + 5 + 4)
+
+
+def test_vectorised_encoder_equals_reference_features():
+    texts = ["日本語の文です。", "ab", "x", "", "カタカナ１２３abc、漢字"]
+    for ngram in (1, 2, 3):
+        enc = SegmentEncoder(ngram)
+        keys, ptr = enc.boundary_keys(texts, grow=True)
+        names = enc.names(keys)
+        assert list(np.diff(ptr)) == [max(len(t) - 1, 0) for t in texts]
+        expected = [boundary_features(t, b, ngram) for t in texts for b in range(1, len(t))]
+        assert names.tolist() == expected
+
+
+def test_word_scores_hand_case():
+    gold = [["日本", "語", "の"], ["ab"]]
+    pred = [["日", "本語", "の"], ["a", "b"]]
+    s = word_scores(gold, pred)
+    assert (s["correct_words"], s["gold_words"], s["predicted_words"]) == (1, 4, 5)
+    assert s["precision"] == pytest.approx(1 / 5) and s["recall"] == pytest.approx(1 / 4)
+    assert s["accuracy"] == pytest.approx(1 / 4)  # boundaries: 日|本 wrong, 本|語 wrong, 語|の right, a|b wrong
+    with pytest.raises(ValueError, match="different sentences"):
+        word_scores([["ab"]], [["a"]])
+
+
+# -- the pipeline on real data --------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def corpus(shared_data):
+    base = shared_data / "ud_japanese_gsd" / "r2.8"
+    return read_segmented_conllu(base / "ja_gsd-ud-train.conllu")[:400], read_segmented_conllu(base / "ja_gsd-ud-test.conllu")[:150]
+
+
+@pytest.fixture(scope="module")
+def segmenter(corpus):
+    return WordSegmenter(degree=2, n_iter=5).fit(corpus[0])
+
+
+@pytest.mark.realdata
+def test_small_training_reaches_a_sane_f1(segmenter, corpus):
+    result = segmenter.evaluate(corpus[1])
+    assert result["f1"] > 0.85, result
+    assert result["decisions"] == sum(len("".join(s)) - 1 for s in corpus[1])
+    assert 0 < result["classifier_seconds"] <= result["seconds"]
+
+
+@pytest.mark.realdata
+def test_batched_path_equals_python_reference(segmenter, corpus):
+    texts = ["".join(s) for s in corpus[1][:40]] + ["未知の文字𠮷を含む", "Ｘ"]
+    assert segmenter.segment(texts) == segment_reference(segmenter.classifier_, texts)
+
+
+@pytest.mark.realdata
+def test_every_method_gives_identical_words(segmenter, corpus):
+    texts = ["".join(s) for s in corpus[1]]
+    reference = segmenter.segment(texts)
+    for method in METHODS:
+        segmenter.compile(method, events=corpus[0][:100])
+        assert segmenter.classifier_.method == method
+        assert segmenter.segment(texts) == reference, method
+    segmenter.compile("fstrie", events=corpus[0])
+
+
+@pytest.mark.realdata
+def test_events_are_the_vectors_classified(segmenter, corpus):
+    texts = ["".join(s) for s in corpus[1][:20]]
+    cuts, events = segmenter._boundary().boundaries(texts, collect=True)
+    flat = np.concatenate(cuts)
+    assert events.shape[0] == flat.size
+    assert list(segmenter.classifier_.predict(events) == 1) == list(flat)
+
+
+@pytest.mark.realdata
+def test_training_examples_label_every_boundary(corpus):
+    feats, labels = training_examples(corpus[0][:30], ngram=3)
+    assert len(feats) == len(labels) == sum(len("".join(s)) - 1 for s in corpus[0][:30])
+    assert sum(y > 0 for y in labels) == sum(len(s) - 1 for s in corpus[0][:30])
+
+
+@pytest.mark.realdata
+def test_save_load_pickle(segmenter, corpus, tmp_path):
+    texts = ["".join(s) for s in corpus[1]]
+    reference = segmenter.segment(texts)
+    path = tmp_path / "seg.cjm"
+    segmenter.save(path)
+    for loaded in (conjunct.load(path), conjunct.load(path, mmap=True), pickle.loads(pickle.dumps(segmenter))):
+        assert isinstance(loaded, WordSegmenter) and loaded.ngram == segmenter.ngram
+        assert loaded.segment(texts) == reference
+
+
+def test_untrained_segmenter_raises():
+    with pytest.raises(conjunct.ConjunctError, match="not trained"):
+        WordSegmenter().segment(["日本"])
+
+
+# -- CLI ----------------------------------------------------------------------------------------------------
+@pytest.mark.realdata
+def test_cli_round_trip(shared_data, corpus, tmp_path, capsys, monkeypatch):
+    import io
+
+    from conjunct.cli import main
+
+    base = shared_data / "ud_japanese_gsd" / "r2.8"
+    model = tmp_path / "seg.cjm"
+    assert main(["segment", "train", str(base / "ja_gsd-ud-train.conllu"), "-o", str(model), "-d", "2", "-i", "3",
+                 "--max-sentences", "300", "--quiet"]) == 0
+    seg = conjunct.load(model)
+    texts = ["".join(s) for s in corpus[1][:30]]
+    reference = seg.segment(texts)
+
+    capsys.readouterr()
+    monkeypatch.setattr("sys.stdin", io.StringIO("\n".join(texts) + "\n\n"))
+    assert main(["segment", "run", str(model), "-"]) == 0
+    lines = capsys.readouterr().out.split("\n")
+    assert lines[:30] == [" ".join(w) for w in reference] and lines[30] == ""
+
+    # Whitespace in the input is a boundary; another method gives the same words.
+    raw = tmp_path / "raw.txt"
+    raw.write_text(texts[0] + " " + texts[1] + "\n")
+    out_file = tmp_path / "out.txt"
+    assert main(["segment", "run", str(model), str(raw), "-o", str(out_file), "--method", "pke"]) == 0
+    assert out_file.read_text() == " ".join(reference[0] + reference[1]) + "\n"
+
+    assert main(["segment", "eval", str(model), str(base / "ja_gsd-ud-test.conllu")]) == 0
+    out = capsys.readouterr().out
+    assert "F1" in out and "classifications/s" in out
+
+
+def test_cli_errors(tmp_path, capsys):
+    from conjunct.cli import main
+
+    assert main(["segment", "train", str(tmp_path / "missing.conllu"), "-o", str(tmp_path / "m.cjm")]) == 2
+    assert "missing.conllu" in capsys.readouterr().err
