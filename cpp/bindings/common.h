@@ -70,6 +70,7 @@ inline OutArray owned_array(std::vector<double>&& data, size_t rows, size_t cols
 void bind_kernel(nb::module_& m);
 void bind_classify(nb::module_& m);
 void bind_tasks(nb::module_& m);
+void bind_task_english(nb::module_& m);
 void bind_decode(nb::module_& m);
 void bind_train(nb::module_& m);
 
