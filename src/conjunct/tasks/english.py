@@ -448,6 +448,9 @@ class ArcEagerParser:
 def attachment_scores(gold: Sequence[DepSentence], predicted) -> dict:
     """UAS and LAS over every word (punctuation included), and UAS without PUNCT words."""
     total = uas = las = np_total = np_uas = 0
+    for k, s in enumerate(gold):
+        if s.heads is None:
+            raise DataFormatError(f"sentence {k + 1} has no gold HEAD/DEPREL to evaluate against")
     for s, (heads, labels) in zip(gold, predicted):
         for k in range(len(s)):
             ok = heads[k] == s.heads[k]
