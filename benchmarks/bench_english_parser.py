@@ -19,7 +19,7 @@ For each degree, one process:
 
 At d >= 3 the pipeline's fstrie is built on kernel splitting (base "split"),
 and pke is timed only with --quick or --pke-d3: its table of every conjunction
-with ~45 weights each takes gigabytes.
+with 50 weights each takes gigabytes.
 
     python benchmarks/bench_english_parser.py                 # full train, d = 1, 2, 3
     python benchmarks/bench_english_parser.py --quick         # 2,000 sentences, 3 epochs, a few minutes

@@ -26,10 +26,11 @@ Classifiers (two components)
 *allowed* transition is taken (margins, not argmax). ``label`` (the dependency
 relations, ``root`` excluded) is asked after each LA/RA that does not start from
 ROOT, with the configuration's features plus ``t=LA``/``t=RA``. One joint
-"transition+label" classifier would have ~95 classes: every support vector and
-every conjunction weight of PKE/fstrie holds one weight per class, so training
-and classification cost and model size grow ~25x for the ~50% of decisions that
-are not arcs; two components cost 4 outputs per decision plus ~45 per arc.
+"transition+label" classifier would have ~100 classes (LA:x and RA:x for the
+50 relations of EWT, SH, RE): every support vector and every conjunction weight
+of PKE/fstrie holds one weight per class, so training and classification cost
+and model size would grow ~25x on every decision, also on the SH/RE ones (about
+half); two components cost 4 outputs per decision plus 50 per arc.
 
 Features (per configuration)
 ----------------------------
@@ -488,7 +489,7 @@ class EnglishDependencyParser(TaskPipeline):
     def compile(self, method: str, *, events=None, **params):
         """As :meth:`TaskPipeline.compile`; an fstrie of degree >= 3 is built on
         kernel splitting (``base="split"``) unless ``base`` is given: PKE's table
-        of every conjunction with one weight per relation (~45 outputs) takes
+        of every conjunction with one weight per relation (50 outputs) takes
         gigabytes at d = 3 (2.4 GB after 2,000 training sentences), splitting
         a tenth of that at the same speed."""
         if method == "fstrie" and "base" not in params and self.degree >= 3:
