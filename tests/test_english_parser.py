@@ -184,3 +184,14 @@ def test_cli_bunsetsu(shared_data, tmp_path, capsys):
     assert main(["parse", "eval", str(model), str(small), "--method", "pki", "--json"]) == 0
     assert "dependency_accuracy" in capsys.readouterr().out
     assert main(["parse", "eval", str(model), str(shared_data / "ud_japanese_gsd")]) == 2  # a directory needs --split
+
+
+def test_degree_3_fstrie_sits_on_splitting(ewt):
+    train, dev = ewt
+    parser = EnglishDependencyParser(degree=3, n_iter=2).fit(train[:150])
+    assert all(c.meta["base"] == "split" for c in parser.classifiers_.values())
+    sample = dev[:40]
+    expected = parser.parse(sample)
+    assert parser.compile("pke").parse(sample) == expected
+    assert parser.compile("fstrie", events=train[:150], base="pke").parse(sample) == expected
+    assert parser.classifiers_["label"].meta["base"] == "pke"
