@@ -425,13 +425,10 @@ class ArcEagerParser:
         self.label_decisions += int(n_l)
         self.classifier_seconds += clf_s
         self.loop_seconds += total
-        ptr = enc["sentence_ptr"]
-        values = self.label_values
-        out = []
-        for k, s in enumerate(sentences):
-            h = heads[ptr[k] + 1:ptr[k + 1]].tolist()
-            lab = [values[v] if v >= 0 else None for v in labels[ptr[k] + 1:ptr[k + 1]].tolist()]
-            out.append(_finish(s, h, lab))
+        ptr = enc["sentence_ptr"].tolist()
+        values = self.label_values + [None]  # -1: unattached
+        heads, labels = heads.tolist(), [values[v] for v in labels.tolist()]
+        out = [_finish(s, heads[ptr[k] + 1:ptr[k + 1]], labels[ptr[k] + 1:ptr[k + 1]]) for k, s in enumerate(sentences)]
         if not collect:
             return out
         import scipy.sparse as sp
@@ -480,6 +477,11 @@ class EnglishDependencyParser(TaskPipeline):
 
     task = "ud-english"
     COMPONENTS = ("transition", "label")
+
+    def fit(self, data, *, models=None, events=None) -> "EnglishDependencyParser":
+        """Train on gold sentences (any iterable: it is read twice, for the
+        examples and for the fstrie's events)."""
+        return super().fit(list(data), models=models, events=events)
 
     def training_examples(self, data):
         examples, skipped = training_examples(data)
