@@ -1,7 +1,7 @@
 """Labeled arc-eager dependency parsing of UD English EWT (gold POS input):
 accuracy for d = 1, 2, 3 and parsing speed of every classification method.
 
-For each degree, one process:
+In one process, for each degree:
 
 1. trains the ``ud-english`` pipeline (two PA-I components, kernel slicing) on
    the first --train-sentences sentences of train (non-projective ones skipped
@@ -14,8 +14,9 @@ For each degree, one process:
    --speed-sentences test sentences with each method, interleaved (median of
    --repeats rounds after a warm-up round; feature-id caches warm; pkb and pki,
    a kernel evaluation per support vector, parse only the first
-   --slow-sentences of them), then splits the fastest of three timed runs of each into classifier time, the rest of the C++ loop, and
-   Python (feature-id look-up of the tokens, output lists).
+   --slow-sentences of them), then splits the fastest of three timed runs
+   of each into classifier time, the rest of the C++ loop, and Python
+   (feature-id look-up of the tokens, output lists).
 
 At d >= 3 the pipeline's fstrie is built on kernel splitting (base "split"),
 and pke is timed only with --quick or --pke-d3: its table of every conjunction
