@@ -71,6 +71,7 @@ void bind_kernel(nb::module_& m);
 void bind_classify(nb::module_& m);
 void bind_tasks(nb::module_& m);
 void bind_task_chunk(nb::module_& m);
+void bind_task_english(nb::module_& m);
 void bind_decode(nb::module_& m);
 void bind_train(nb::module_& m);
 

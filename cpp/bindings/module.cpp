@@ -6,6 +6,7 @@ NB_MODULE(_core, m) {
   conjunct::py::bind_classify(m);
   conjunct::py::bind_tasks(m);
   conjunct::py::bind_task_chunk(m);
+  conjunct::py::bind_task_english(m);
   conjunct::py::bind_decode(m);
   conjunct::py::bind_train(m);
 }

@@ -1,0 +1,197 @@
+import pickle
+
+import numpy as np
+import pytest
+
+import conjunct
+from conjunct.cli import main
+from conjunct.tasks.english import (
+    LA,
+    RA,
+    DepSentence,
+    EnglishDependencyParser,
+    apply_transitions,
+    arc_eager_oracle,
+    attachment_scores,
+    is_projective,
+    read_ud_english,
+    training_examples,
+)
+
+METHODS = ("pkb", "pki", "pke", "split", "fstrie")
+
+
+def random_projective_tree(rng, n):
+    """Heads (1-based, 0 = root) of a random projective tree over words 1..n."""
+    heads = [0] * (n + 1)
+
+    def build(lo, hi, parent):  # words lo..hi hang (as one subtree) from parent
+        if lo > hi:
+            return
+        h = int(rng.integers(lo, hi + 1))
+        heads[h] = parent
+        build(lo, h - 1, h)
+        build(h + 1, hi, h)
+
+    build(1, n, 0)
+    return heads[1:]
+
+
+def test_oracle_rebuilds_every_projective_tree():
+    rng = np.random.default_rng(0)
+    for _ in range(400):
+        n = int(rng.integers(1, 15))
+        heads = random_projective_tree(rng, n)
+        assert is_projective(heads)
+        labels = [("root" if h == 0 else f"l{rng.integers(3)}") for h in heads]
+        moves = arc_eager_oracle(heads, labels)
+        assert len(moves) <= 2 * n
+        assert sum(t in (LA, RA) for t, _ in moves) == n
+        assert apply_transitions(n, moves) == (heads, labels)
+
+
+def test_oracle_rejects_non_projective_trees():
+    heads = [3, 4, 0, 3]  # 1 <- 3 and 2 <- 4 cross
+    assert not is_projective(heads)
+    with pytest.raises(ValueError, match="projective"):
+        arc_eager_oracle(heads, ["a", "b", "root", "c"])
+
+
+@pytest.fixture(scope="module")
+def ewt(shared_data):
+    base = shared_data / "ud_english_ewt"
+    return read_ud_english(base / "en_ewt-ud-train.conllu"), read_ud_english(base / "en_ewt-ud-dev.conllu")
+
+
+@pytest.fixture(scope="module")
+def small_parser(ewt):
+    train, _ = ewt
+    return EnglishDependencyParser(degree=2, n_iter=3).fit(train[:300])
+
+
+def test_oracle_on_ewt(ewt):
+    train, _ = ewt
+    nonprojective = 0
+    for s in train[:2000]:
+        if not is_projective(s.heads):
+            nonprojective += 1
+            continue
+        assert apply_transitions(len(s), arc_eager_oracle(s.heads, s.labels)) == (s.heads, s.labels)
+    assert nonprojective > 0
+    examples, skipped = training_examples(train[:2000])
+    assert skipped == nonprojective
+    # Every word gets one arc: the label decisions are the non-root words of the projective sentences.
+    kept = [s for s in train[:2000] if is_projective(s.heads)]
+    assert len(examples["label"][1]) == sum(len(s) - 1 for s in kept)
+    assert "root" not in set(examples["label"][1])
+
+
+def test_cpp_loop_matches_python_reference(small_parser, ewt):
+    _, dev = ewt
+    sample = dev[:60]
+    fast = small_parser.parse(sample)
+    for s, got in zip(sample, fast):
+        assert got == small_parser.reference_parse(s)
+        heads, labels = got
+        assert sum(h == 0 for h in heads) == 1 and len(labels) == len(s)
+
+
+def test_every_method_parses_alike(small_parser, ewt):
+    _, dev = ewt
+    sample = dev[:80]
+    parser = pickle.loads(pickle.dumps(small_parser))
+    expected = parser.parse(sample)
+    for method in METHODS:
+        parser.compile(method, events=sample)
+        assert parser.classifiers_["transition"].method == method
+        assert parser.parse(sample) == expected, method
+    collected = parser.collect_events(sample)
+    n_arcs = sum(len(s) for s in sample)
+    assert collected["transition"].shape[0] >= n_arcs
+    assert collected["label"].shape[0] <= n_arcs
+
+
+def test_save_load_pickle_round_trip(small_parser, ewt, tmp_path):
+    _, dev = ewt
+    sample = dev[:50]
+    expected = small_parser.parse(sample)
+    path = tmp_path / "ewt.cjt"
+    small_parser.save(path)
+    for loaded in (conjunct.load(path), conjunct.load(path, mmap=True), pickle.loads(pickle.dumps(small_parser))):
+        assert isinstance(loaded, EnglishDependencyParser)
+        assert loaded.parse(sample) == expected
+        assert loaded.skipped_sentences_ == small_parser.skipped_sentences_
+
+
+def test_small_training_reaches_a_sane_floor(small_parser, ewt):
+    _, dev = ewt
+    result = small_parser.evaluate(dev[:500])
+    assert result["uas"] > 0.70 and result["las"] > 0.62
+    assert result["las"] <= result["uas"]
+    assert result["transition_decisions"] >= result["words"] and result["label_decisions"] <= result["words"]
+    assert 0 < result["classifier_seconds"] <= result["seconds"]
+    assert small_parser.skipped_sentences_ > 0
+
+
+def test_attachment_scores_count_every_word():
+    gold = [DepSentence(["a", ".", "b"], ["NOUN", "PUNCT", "VERB"], ["NN", ".", "VB"], [3, 3, 0], ["nsubj", "punct", "root"])]
+    scores = attachment_scores(gold, [([3, 1, 0], ["obj", "punct", "root"])])
+    assert scores["uas"] == pytest.approx(2 / 3) and scores["las"] == pytest.approx(1 / 3)
+    assert scores["uas_no_punct"] == 1.0
+
+
+def test_cli_train_run_eval(ewt, shared_data, tmp_path, capsys):
+    src = shared_data / "ud_english_ewt" / "en_ewt-ud-dev.conllu"
+    blocks = src.read_text(encoding="utf-8").split("\n\n")
+    small = tmp_path / "small.conllu"
+    small.write_text("\n\n".join(blocks[:150]) + "\n\n", encoding="utf-8")
+    model = tmp_path / "m.cjt"
+    assert main(["parse", "train", str(small), str(model), "--degree", "2", "--n-iter", "2", "--quiet"]) == 0
+    out = tmp_path / "out.conllu"
+    assert main(["parse", "run", str(model), str(small), str(out)]) == 0
+    parsed, gold = read_ud_english(out), read_ud_english(small)
+    assert [s.forms for s in parsed] == [s.forms for s in gold]
+    parser = conjunct.load(model)
+    assert [(s.heads, s.labels) for s in parsed] == parser.parse(gold)
+    capsys.readouterr()
+    assert main(["parse", "eval", str(model), str(out), "--json"]) == 0
+    import json
+
+    assert json.loads(capsys.readouterr().out)["las"] == 1.0
+    assert main(["parse", "eval", str(model), str(small), "--method", "pke"]) == 0
+    assert "UAS" in capsys.readouterr().out
+    assert main(["parse", "eval", str(model), str(small), "--task", "bunsetsu"]) == 2
+
+
+def test_cli_bunsetsu(shared_data, tmp_path, capsys):
+    src = shared_data / "ud_japanese_gsd" / "r2.8" / "ja_gsd-ud-dev.conllu"
+    blocks = src.read_text(encoding="utf-8").split("\n\n")
+    small = tmp_path / "gsd.conllu"
+    small.write_text("\n\n".join(blocks[:120]) + "\n\n", encoding="utf-8")
+    model = tmp_path / "b.cjt"
+    assert main(["parse", "train", str(small), str(model), "--task", "bunsetsu", "--degree", "2", "--n-iter", "2",
+                 "--quiet"]) == 0
+    out = tmp_path / "heads.txt"
+    assert main(["parse", "run", str(model), str(small), str(out)]) == 0
+    sentences = out.read_text(encoding="utf-8").rstrip("\n").split("\n\n")
+    assert len(sentences) == 120
+    parser = conjunct.load(model)
+    from conjunct.commands.parse import _read_bunsetsu
+
+    expected = parser.parse(_read_bunsetsu(str(small), None))
+    assert [[int(line.split("\t")[1]) for line in s.split("\n")] for s in sentences] == expected
+    capsys.readouterr()
+    assert main(["parse", "eval", str(model), str(small), "--method", "pki", "--json"]) == 0
+    assert "dependency_accuracy" in capsys.readouterr().out
+    assert main(["parse", "eval", str(model), str(shared_data / "ud_japanese_gsd")]) == 2  # a directory needs --split
+
+
+def test_degree_3_fstrie_sits_on_splitting(ewt):
+    train, dev = ewt
+    parser = EnglishDependencyParser(degree=3, n_iter=2).fit(train[:150])
+    assert all(c.meta["base"] == "split" for c in parser.classifiers_.values())
+    sample = dev[:40]
+    expected = parser.parse(sample)
+    assert parser.compile("pke").parse(sample) == expected
+    assert parser.compile("fstrie", events=train[:150], base="pke").parse(sample) == expected
+    assert parser.classifiers_["label"].meta["base"] == "pke"
