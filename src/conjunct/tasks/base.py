@@ -41,6 +41,10 @@ class TaskPipeline:
 
     kind = "task_pipeline"
     task: str = ""
+    # An fstrie's default size per component: its nodes hold K margins each, so
+    # without a budget a many-class component's trie takes gigabytes, and
+    # Algorithm 1 keeps the prefixes that save the most anyway (seed 000 Fig. 3).
+    FSTRIE_MAX_BYTES = 64 << 20
 
     def __init__(self, *, degree: int = 3, C: float = 1.0, n_iter: int = 10, margin: str = "slicing",
                  common_features: Optional[int] = None, method: str = "fstrie", method_params: Optional[dict] = None,
@@ -120,10 +124,14 @@ class TaskPipeline:
     def compile(self, method: str, *, events=None, **params) -> "TaskPipeline":
         """Recompile every component with ``method``. For "fstrie", ``events``
         is task data, run through the pipeline (with exact PKE classifiers) to
-        collect the vectors each component classifies."""
+        collect the vectors each component classifies; its size is
+        ``FSTRIE_MAX_BYTES`` (64 MB) per component unless ``max_nodes`` or
+        ``max_bytes`` is given."""
         self._check_models()
         vectors = {}
         if method == "fstrie":
+            if "max_nodes" not in params and "max_bytes" not in params:
+                params["max_bytes"] = self.FSTRIE_MAX_BYTES
             if events is None:
                 raise ConjunctError("an fstrie needs events: task data to run the pipeline on")
             saved = getattr(self, "classifiers_", None)
