@@ -35,13 +35,24 @@ struct KeepAlive {
   void hold(const A& a) { held.push_back(std::make_shared<A>(a)); }
 };
 
+// A numpy array of shape (rows, cols) (or (rows,) if cols == 0) that takes ownership of `data`.
+template <class T>
+nb::ndarray<nb::numpy, T> owned(std::vector<T>&& data, size_t rows, size_t cols = 0) {
+  auto* heap = new std::vector<T>(std::move(data));
+  nb::capsule owner(heap, [](void* p) noexcept { delete static_cast<std::vector<T>*>(p); });
+  if (cols == 0) {
+    size_t shape[1] = {rows};
+    return nb::ndarray<nb::numpy, T>(heap->data(), 1, shape, owner);
+  }
+  size_t shape[2] = {rows, cols};
+  return nb::ndarray<nb::numpy, T>(heap->data(), 2, shape, owner);
+}
+
 // A 1-D numpy array that takes ownership of `v`.
 template <class T>
 nb::ndarray<nb::numpy, T> to_numpy(std::vector<T>&& v) {
-  auto* heap = new std::vector<T>(std::move(v));
-  nb::capsule owner(heap, [](void* p) noexcept { delete static_cast<std::vector<T>*>(p); });
-  size_t shape[1] = {heap->size()};
-  return nb::ndarray<nb::numpy, T>(heap->data(), 1, shape, owner);
+  const size_t n = v.size();
+  return owned(std::move(v), n);
 }
 
 // A typed 1-D array from a dict entry (a clear error when it is missing or of the wrong type).
@@ -55,16 +66,8 @@ Array1<T> array_from(const nb::dict& d, const char* key) {
   }
 }
 
-// A numpy array of shape (rows, cols) (or (rows,) if cols == 0) owning `data`.
 inline OutArray owned_array(std::vector<double>&& data, size_t rows, size_t cols) {
-  auto* heap = new std::vector<double>(std::move(data));
-  nb::capsule owner(heap, [](void* p) noexcept { delete static_cast<std::vector<double>*>(p); });
-  if (cols == 0) {
-    size_t shape[1] = {rows};
-    return OutArray(heap->data(), 1, shape, owner);
-  }
-  size_t shape[2] = {rows, cols};
-  return OutArray(heap->data(), 2, shape, owner);
+  return owned(std::move(data), rows, cols);
 }
 
 void bind_kernel(nb::module_& m);

@@ -18,18 +18,6 @@ struct PyChainModel {
   KeepAlive arrays;
 };
 
-template <class T>
-nb::ndarray<nb::numpy, T> owned(std::vector<T>&& data, size_t rows, size_t cols = 0) {
-  auto* heap = new std::vector<T>(std::move(data));
-  nb::capsule owner(heap, [](void* p) noexcept { delete static_cast<std::vector<T>*>(p); });
-  if (cols == 0) {
-    size_t shape[1] = {rows};
-    return nb::ndarray<nb::numpy, T>(heap->data(), 1, shape, owner);
-  }
-  size_t shape[2] = {rows, cols};
-  return nb::ndarray<nb::numpy, T>(heap->data(), 2, shape, owner);
-}
-
 Method method_of(const std::string& name) {
   try {
     return parse_method(name);

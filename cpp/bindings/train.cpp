@@ -14,18 +14,6 @@ namespace conjunct::py {
 
 namespace {
 
-template <class T>
-nb::ndarray<nb::numpy, T> owned(std::vector<T>&& data, size_t rows, size_t cols = 0) {
-  auto* heap = new std::vector<T>(std::move(data));
-  nb::capsule owner(heap, [](void* p) noexcept { delete static_cast<std::vector<T>*>(p); });
-  if (cols == 0) {
-    size_t shape[1] = {rows};
-    return nb::ndarray<nb::numpy, T>(heap->data(), 1, shape, owner);
-  }
-  size_t shape[2] = {rows, cols};
-  return nb::ndarray<nb::numpy, T>(heap->data(), 2, shape, owner);
-}
-
 CsrView csr(const Array1<int64_t>& indptr, const Array1<int32_t>& indices) {
   if (indptr.size() == 0 || indptr.data()[0] != 0 ||
       indptr.data()[indptr.size() - 1] != static_cast<int64_t>(indices.size()))

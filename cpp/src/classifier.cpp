@@ -34,43 +34,38 @@ int64_t Classifier::predict(Span<int32_t> columns, const Decision& decision, boo
   return decide_internal(Span<int32_t>(mapped), decision, early_exit);
 }
 
-void Classifier::predict_batch(const CsrView& X, const Decision& decision, bool early_exit, int64_t* out,
-                               int n_threads) const {
-  const size_t n = X.rows();
-  auto run = [&](size_t begin, size_t end) {
-    for (size_t i = begin; i < end; ++i) out[i] = predict(X.row(i), decision, early_exit);
-  };
+namespace {
+
+// Runs fn(begin, end) over [0, n) split into n_threads contiguous chunks.
+template <class Fn>
+void parallel_rows(size_t n, int n_threads, const Fn& fn) {
   const size_t threads = std::min<size_t>(n_threads > 1 ? static_cast<size_t>(n_threads) : 1, n);
   if (threads <= 1) {
-    run(0, n);
+    fn(size_t{0}, n);
     return;
   }
   std::vector<std::thread> pool;
   const size_t chunk = (n + threads - 1) / threads;
   for (size_t t = 0; t < threads; ++t) {
     const size_t begin = t * chunk, end = std::min(n, begin + chunk);
-    if (begin < end) pool.emplace_back(run, begin, end);
+    if (begin < end) pool.emplace_back([&fn, begin, end] { fn(begin, end); });
   }
   for (auto& th : pool) th.join();
 }
 
+}  // namespace
+
+void Classifier::predict_batch(const CsrView& X, const Decision& decision, bool early_exit, int64_t* out,
+                               int n_threads) const {
+  parallel_rows(X.rows(), n_threads, [&](size_t begin, size_t end) {
+    for (size_t i = begin; i < end; ++i) out[i] = predict(X.row(i), decision, early_exit);
+  });
+}
+
 void Classifier::margins_batch(const CsrView& X, double* out, int n_threads) const {
-  const size_t n = X.rows();
-  auto run = [&](size_t begin, size_t end) {
+  parallel_rows(X.rows(), n_threads, [&](size_t begin, size_t end) {
     for (size_t i = begin; i < end; ++i) margins(X.row(i), out + i * n_outputs_);
-  };
-  const size_t threads = std::min<size_t>(n_threads > 1 ? static_cast<size_t>(n_threads) : 1, n);
-  if (threads <= 1) {
-    run(0, n);
-    return;
-  }
-  std::vector<std::thread> pool;
-  const size_t chunk = (n + threads - 1) / threads;
-  for (size_t t = 0; t < threads; ++t) {
-    const size_t begin = t * chunk, end = std::min(n, begin + chunk);
-    if (begin < end) pool.emplace_back(run, begin, end);
-  }
-  for (auto& th : pool) th.join();
+  });
 }
 
 }  // namespace conjunct
