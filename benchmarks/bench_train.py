@@ -635,7 +635,8 @@ def main() -> None:
 
     args.measured_commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=Path(__file__).parent,
                                           capture_output=True, text=True).stdout.strip()
-    args.conjunct_module = conjunct.__file__
+    # Which installed copy was measured, relative to the repository (no machine paths in results).
+    args.conjunct_module = os.path.relpath(conjunct.__file__, Path(__file__).resolve().parent.parent)
     runner = Runner(args)
     results = {}
     for name in args.workloads:
