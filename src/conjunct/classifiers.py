@@ -210,6 +210,10 @@ def _build_split(model, common_features: Optional[int] = None, min_support: Opti
         if common_features < 0:
             raise ConjunctError("common_features must be >= 0")
         n_common = int(min(common_features, F))
+    elif model.degree == 1 and min_support is None:
+        # At d = 1 the expansion of every feature is the linear weight vector:
+        # never larger than the support vectors, so nothing is left to the kernel.
+        n_common = F
     else:
         # Goldberg & Elhadad: a feature is common when it occurs in at least
         # min_support support vectors (an int) or that share of them (a float < 1);
