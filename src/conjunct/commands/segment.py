@@ -19,7 +19,7 @@ def register(sub) -> None:
     tr = ssub.add_parser("train", help="train a segmenter on the words of a CoNLL-U file")
     tr.add_argument("data", help="training corpus (CoNLL-U; the FORMs of a sentence are its words)")
     tr.add_argument("-o", "--out", required=True, help="model file to write")
-    tr.add_argument("-d", "--degree", type=int, default=3, help="polynomial kernel degree (default 3)")
+    tr.add_argument("-d", "--degree", type=int, default=2, help="polynomial kernel degree (default 2)")
     tr.add_argument("-C", "--C", dest="C", type=float, default=1.0, help="PA-I aggressiveness (default 1)")
     tr.add_argument("-i", "--iterations", type=int, default=10, help="epochs (default 10)")
     tr.add_argument("--ngram", type=int, choices=[1, 2, 3], default=3,
