@@ -37,7 +37,8 @@ def register(sub) -> None:
     tr.add_argument("data", help="training data: CoNLL-U (ud-english), GSD directory or CoNLL-U with BunsetuBILabel (bunsetsu)")
     tr.add_argument("model", help="model file to write")
     tr.add_argument("--task", choices=TASK_NAMES, default="ud-english", help="parsing task (default ud-english)")
-    tr.add_argument("--degree", type=int, default=3, help="polynomial kernel degree (default 3)")
+    tr.add_argument("--degree", type=int, default=None,
+                    help="polynomial kernel degree (default: the task's, 2 for ud-english, 3 for bunsetsu)")
     tr.add_argument("--C", type=float, default=1.0, help="PA-I aggressiveness (default 1.0)")
     tr.add_argument("--n-iter", type=int, default=10, help="epochs (default 10)")
     tr.add_argument("--method", default="fstrie", choices=["pkb", "pki", "pke", "split", "fstrie"],
@@ -154,7 +155,8 @@ def run_train(args) -> int:
     data = _read(args.task, args.data, args.split)
     if args.max_sentences:
         data = data[: args.max_sentences]
-    parser = TASKS[args.task](degree=args.degree, C=args.C, n_iter=args.n_iter, method=args.method)
+    extra = {} if args.degree is None else {"degree": args.degree}
+    parser = TASKS[args.task](C=args.C, n_iter=args.n_iter, method=args.method, **extra)
     t0 = time.perf_counter()
     parser.fit(data)
     elapsed = time.perf_counter() - t0
@@ -163,7 +165,7 @@ def run_train(args) -> int:
         stats = ", ".join(f"{n}: {s['examples']:,} examples, {s['support_vectors']:,} support vectors"
                           for n, s in parser.training_stats_.items())
         skipped = getattr(parser, "skipped_sentences_", 0)
-        print(f"trained a {args.task} parser (d={args.degree}) on {len(data):,} sentences ({skipped} skipped: not "
+        print(f"trained a {args.task} parser (d={parser.degree}) on {len(data):,} sentences ({skipped} skipped: not "
               f"projective) in {elapsed:.1f} s; {stats} -> {args.model}", file=sys.stderr)
     return 0
 

@@ -478,6 +478,10 @@ class EnglishDependencyParser(TaskPipeline):
     task = "ud-english"
     COMPONENTS = ("transition", "label")
 
+    def __init__(self, *, degree: int = 2, **params):
+        # d = 2 by default: d = 3 adds 0.3 UAS on EWT and parses 8x slower.
+        super().__init__(degree=degree, **params)
+
     def fit(self, data, *, models=None, events=None) -> "EnglishDependencyParser":
         """Train on gold sentences (any iterable: it is read twice, for the
         examples and for the fstrie's events)."""
