@@ -55,6 +55,12 @@ nb::ndarray<nb::numpy, T> to_numpy(std::vector<T>&& v) {
   return owned(std::move(v), n);
 }
 
+// Rows [b, e) of a CSR given as (indptr, indices): a view of indptr[b..e], whose
+// offsets still index the whole indices array.
+inline CsrView csr_rows(const Array1<int64_t>& indptr, const Array1<int32_t>& indices, int64_t b, int64_t e) {
+  return CsrView{Span<int64_t>(indptr.data() + b, static_cast<size_t>(e - b + 1)), span_of(indices)};
+}
+
 // A typed 1-D array from a dict entry (a clear error when it is missing or of the wrong type).
 template <class T>
 Array1<T> array_from(const nb::dict& d, const char* key) {

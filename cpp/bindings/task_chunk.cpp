@@ -45,7 +45,7 @@ void bind_task_chunk(nb::module_& m) {
           for (size_t k = 0; k + 1 < sentence_ptr.size(); ++k) {
             const int64_t b = sp[k], e = sp[k + 1];
             ChunkSentenceView s;
-            s.tokens = CsrView{Span<int64_t>(token_ptr.data() + b, static_cast<size_t>(e - b + 1)), span_of(token_ids)};
+            s.tokens = csr_rows(token_ptr, token_ids, b, e);
             s.prev1 = span_of(prev1);
             s.prev2 = span_of(prev2);
             yamcha_chunk(clf, decision, early_exit, s, labels.data() + b, stats, timing, collect ? &ev_ptr : nullptr,

@@ -43,9 +43,9 @@ void bind_tasks(nb::module_& m) {
           for (size_t k = 0; k + 1 < sentence_ptr.size(); ++k) {
             const int64_t b = sp[k], e = sp[k + 1];
             BunsetsuSentenceView s;
-            s.modifier = CsrView{Span<int64_t>(mod_ptr.data() + b, static_cast<size_t>(e - b + 1)), span_of(mod_ids)};
-            s.head = CsrView{Span<int64_t>(head_ptr.data() + b, static_cast<size_t>(e - b + 1)), span_of(head_ids)};
-            s.between = CsrView{Span<int64_t>(btw_ptr.data() + b, static_cast<size_t>(e - b + 1)), span_of(btw_ids)};
+            s.modifier = csr_rows(mod_ptr, mod_ids, b, e);
+            s.head = csr_rows(head_ptr, head_ids, b, e);
+            s.between = csr_rows(btw_ptr, btw_ids, b, e);
             for (int d = 0; d < 3; ++d) s.distance[d] = distance.data()[d];
             sassano_parse(clf, decision, depends, early_exit, s, heads.data() + b, stats, timing,
                           collect ? &ev_ptr : nullptr, collect ? &ev : nullptr);

@@ -9,6 +9,7 @@ import os
 from typing import List, Sequence, Tuple
 
 from ._errors import DataFormatError
+from .data import _open_text, _sentence_blocks
 
 __all__ = ["read_conll2000", "read_conllu", "window_features", "CONLLU_FIELDS"]
 
@@ -18,26 +19,16 @@ Token = Tuple[str, ...]
 def read_conll2000(path, *, n_columns: int = 3) -> List[List[Token]]:
     """Sentences of a CoNLL-2000 style file: one ``word POS chunk`` token per line,
     a blank line after each sentence."""
-    name = os.fspath(path)
     sentences: List[List[Token]] = []
-    current: List[Token] = []
-    try:
-        f = open(name, encoding="utf-8")
-    except FileNotFoundError:
-        raise DataFormatError("no such file", name) from None
-    with f:
-        for lineno, line in enumerate(f, 1):
-            fields = line.split()
-            if not fields:
-                if current:
-                    sentences.append(current)
-                    current = []
-                continue
-            if len(fields) != n_columns:
-                raise DataFormatError(f"expected {n_columns} columns, found {len(fields)}", name, lineno)
-            current.append(tuple(fields))
-    if current:
-        sentences.append(current)
+    with _open_text(os.fspath(path)) as (f, name):
+        for block in _sentence_blocks(f, name):
+            sentence = []
+            for lineno, line in block:
+                fields = line.split()
+                if len(fields) != n_columns:
+                    raise DataFormatError(f"expected {n_columns} columns, found {len(fields)}", name, lineno)
+                sentence.append(tuple(fields))
+            sentences.append(sentence)
     if not sentences:
         raise DataFormatError("no sentences", name)
     return sentences
@@ -78,34 +69,25 @@ def read_conllu(path, *, fields: Sequence[str] = ("form", "xpos")) -> List[List[
             raise DataFormatError(f"unknown CoNLL-U field {bad[0]!r} (choose from {', '.join(CONLLU_FIELDS)})", name)
         columns.append([CONLLU_FIELDS.index(p) for p in parts])
     sentences: List[List[Token]] = []
-    current: List[Token] = []
-    try:
-        f = open(name, encoding="utf-8")
-    except FileNotFoundError:
-        raise DataFormatError("no such file", name) from None
-    with f:
-        for lineno, line in enumerate(f, 1):
-            line = line.rstrip("\n").rstrip("\r")
-            if not line.strip():
-                if current:
-                    sentences.append(current)
-                    current = []
-                continue
-            if line.startswith("#"):
-                continue
-            cols = line.split("\t")
-            if len(cols) != 10:
-                raise DataFormatError(f"expected 10 tab-separated CoNLL-U columns, found {len(cols)}", name, lineno)
-            word_id = cols[0]
-            if "-" in word_id or "." in word_id:
-                continue
-            if not word_id.isdigit():
-                raise DataFormatError(f"bad word id {word_id!r}", name, lineno)
-            if int(word_id) != len(current) + 1:
-                raise DataFormatError(f"word id {word_id} out of sequence (expected {len(current) + 1})", name, lineno)
-            current.append(tuple("|".join(cols[i] for i in idx) for idx in columns))
-    if current:
-        sentences.append(current)
+    with _open_text(name) as (f, name):
+        for block in _sentence_blocks(f, name):
+            current: List[Token] = []
+            for lineno, line in block:
+                if line.startswith("#"):
+                    continue
+                cols = line.split("\t")
+                if len(cols) != 10:
+                    raise DataFormatError(f"expected 10 tab-separated CoNLL-U columns, found {len(cols)}", name, lineno)
+                word_id = cols[0]
+                if "-" in word_id or "." in word_id:
+                    continue
+                if not word_id.isdigit():
+                    raise DataFormatError(f"bad word id {word_id!r}", name, lineno)
+                if int(word_id) != len(current) + 1:
+                    raise DataFormatError(f"word id {word_id} out of sequence (expected {len(current) + 1})", name, lineno)
+                current.append(tuple("|".join(cols[i] for i in idx) for idx in columns))
+            if current:
+                sentences.append(current)
     if not sentences:
         raise DataFormatError("no sentences", name)
     return sentences

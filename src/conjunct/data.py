@@ -74,6 +74,24 @@ def _lines(f: IO[str], name: str) -> Iterator[Tuple[int, str]]:
         raise DataFormatError(f"not UTF-8 text ({e.reason} at byte {e.start})", name) from None
 
 
+def _sentence_blocks(f: IO[str], name: str) -> Iterator[List[Tuple[int, str]]]:
+    """The blank-line-separated blocks of a column corpus: per sentence, its
+    (line number, line without the newline) pairs."""
+    block: List[Tuple[int, str]] = []
+    try:
+        for lineno, line in enumerate(f, 1):
+            line = line.rstrip("\r\n")
+            if line.strip():
+                block.append((lineno, line))
+            elif block:
+                yield block
+                block = []
+    except UnicodeDecodeError as e:
+        raise DataFormatError(f"not UTF-8 text ({e.reason} at byte {e.start})", name) from None
+    if block:
+        yield block
+
+
 def _binary_value(text: str, feature: str, binarize: bool, name: str, lineno: int) -> bool:
     """Whether a feature with value ``text`` is active."""
     if text in ("1", "1.0"):

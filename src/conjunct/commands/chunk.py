@@ -6,6 +6,7 @@ import sys
 import time
 
 from .._errors import ConjunctError, DataFormatError
+from ..data import _open_text, _sentence_blocks
 
 METHODS = ["pkb", "pki", "pke", "split", "fstrie"]
 
@@ -46,32 +47,20 @@ def register(sub) -> None:
 def read_columns(path: str, widths=(2, 3)):
     """Sentences of whitespace-separated columns ('-' = stdin); every token line
     must have one of ``widths`` columns, the same number throughout."""
-    name = "<stdin>" if path == "-" else path
-    try:
-        f = sys.stdin if path == "-" else open(path, encoding="utf-8")
-    except FileNotFoundError:
-        raise DataFormatError("no such file", name) from None
-    sentences, current, width = [], [], None
-    try:
-        for lineno, line in enumerate(f, 1):
-            fields = line.split()
-            if not fields:
-                if current:
-                    sentences.append(current)
-                    current = []
-                continue
-            if width is None:
-                if len(fields) not in widths:
-                    raise DataFormatError(f"expected {' or '.join(map(str, widths))} columns, found {len(fields)}", name, lineno)
-                width = len(fields)
-            elif len(fields) != width:
-                raise DataFormatError(f"expected {width} columns like the first line, found {len(fields)}", name, lineno)
-            current.append(tuple(fields))
-    finally:
-        if f is not sys.stdin:
-            f.close()
-    if current:
-        sentences.append(current)
+    sentences, width = [], None
+    with _open_text(path) as (f, name):
+        for block in _sentence_blocks(f, name):
+            current = []
+            for lineno, line in block:
+                fields = line.split()
+                if width is None:
+                    if len(fields) not in widths:
+                        raise DataFormatError(f"expected {' or '.join(map(str, widths))} columns, found {len(fields)}", name, lineno)
+                    width = len(fields)
+                elif len(fields) != width:
+                    raise DataFormatError(f"expected {width} columns like the first line, found {len(fields)}", name, lineno)
+                current.append(tuple(fields))
+            sentences.append(current)
     if not sentences:
         raise DataFormatError("no sentences", name)
     return sentences

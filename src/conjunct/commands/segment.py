@@ -7,6 +7,7 @@ import sys
 import time
 
 from .._errors import ConjunctError, DataFormatError
+from ..data import _open_text, _sentence_blocks
 
 METHODS = ["pkb", "pki", "pke", "split", "fstrie"]
 
@@ -76,16 +77,8 @@ def run_train(args) -> int:
 
 
 def _read_lines(path: str):
-    name = "<stdin>" if path == "-" else path
-    try:
-        f = sys.stdin if path == "-" else open(path, encoding="utf-8")
-    except FileNotFoundError:
-        raise DataFormatError("no such file", name) from None
-    try:
+    with _open_text(path) as (f, _):
         return [line.rstrip("\r\n") for line in f]
-    finally:
-        if f is not sys.stdin:
-            f.close()
 
 
 def run_run(args) -> int:

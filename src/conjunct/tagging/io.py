@@ -6,6 +6,7 @@ import os
 from typing import List, Sequence, Tuple
 
 from .._errors import DataFormatError
+from ..data import _open_text, _sentence_blocks
 from ..corpora import read_conll2000, read_conllu
 
 __all__ = ["FORMATS", "read_tagged", "write_tagged"]
@@ -39,26 +40,16 @@ def _sniff(path: str) -> str:
 def _read_columns(path: str, with_tags: bool) -> Tuple[List[List[str]], List[List[str]]]:
     words: List[List[str]] = []
     tags: List[List[str]] = []
-    sw: List[str] = []
-    st: List[str] = []
-    try:
-        f = open(path, encoding="utf-8")
-    except FileNotFoundError:
-        raise DataFormatError("no such file", path) from None
-    with f:
-        for lineno, line in enumerate(f, 1):
-            fields = line.split()
-            if not fields:
-                if sw:
-                    words.append(sw), tags.append(st)
-                    sw, st = [], []
-                continue
-            if with_tags and len(fields) < 2:
-                raise DataFormatError("expected 'word tag' (two columns), found one", path, lineno)
-            sw.append(fields[0])
-            st.append(fields[-1] if with_tags else "")
-    if sw:
-        words.append(sw), tags.append(st)
+    with _open_text(path) as (f, name):
+        for block in _sentence_blocks(f, name):
+            sw, st = [], []
+            for lineno, line in block:
+                fields = line.split()
+                if with_tags and len(fields) < 2:
+                    raise DataFormatError("expected 'word tag' (two columns), found one", path, lineno)
+                sw.append(fields[0])
+                st.append(fields[-1] if with_tags else "")
+            words.append(sw), tags.append(st)
     if not words:
         raise DataFormatError("no sentences", path)
     return words, tags

@@ -85,36 +85,28 @@ class Token:
 
 def read_ud_tokens(path) -> List[List[Token]]:
     """Sentences of a UD Japanese CoNLL-U file as :class:`Token` lists."""
-    name = os.fspath(path)
+    from ..data import _open_text, _sentence_blocks
+
     sentences: List[List[Token]] = []
-    current: List[Token] = []
-    try:
-        f = open(name, encoding="utf-8")
-    except FileNotFoundError:
-        raise DataFormatError("no such file", name) from None
-    with f:
-        for lineno, line in enumerate(f, 1):
-            line = line.rstrip("\r\n")
-            if not line.strip():
-                if current:
-                    sentences.append(_checked(current, name, lineno))
-                    current = []
-                continue
-            if line.startswith("#"):
-                continue
-            cols = line.split("\t")
-            if len(cols) != 10:
-                raise DataFormatError(f"expected 10 tab-separated CoNLL-U columns, found {len(cols)}", name, lineno)
-            if "-" in cols[0] or "." in cols[0]:
-                continue
-            try:
-                tid, head = int(cols[0]), int(cols[6])
-            except ValueError:
-                raise DataFormatError(f"ID {cols[0]!r} or HEAD {cols[6]!r} is not an integer", name, lineno) from None
-            misc = dict(kv.split("=", 1) for kv in cols[9].split("|") if "=" in kv)
-            current.append(Token(tid, cols[1], cols[2], cols[3], cols[4], head, cols[7], misc.get("BunsetuBILabel")))
-    if current:
-        sentences.append(_checked(current, name, None))
+    with _open_text(os.fspath(path)) as (f, name):
+        for block in _sentence_blocks(f, name):
+            current: List[Token] = []
+            for lineno, line in block:
+                if line.startswith("#"):
+                    continue
+                cols = line.split("\t")
+                if len(cols) != 10:
+                    raise DataFormatError(f"expected 10 tab-separated CoNLL-U columns, found {len(cols)}", name, lineno)
+                if "-" in cols[0] or "." in cols[0]:
+                    continue
+                try:
+                    tid, head = int(cols[0]), int(cols[6])
+                except ValueError:
+                    raise DataFormatError(f"ID {cols[0]!r} or HEAD {cols[6]!r} is not an integer", name, lineno) from None
+                misc = dict(kv.split("=", 1) for kv in cols[9].split("|") if "=" in kv)
+                current.append(Token(tid, cols[1], cols[2], cols[3], cols[4], head, cols[7], misc.get("BunsetuBILabel")))
+            if current:
+                sentences.append(_checked(current, name, block[0][0]))
     if not sentences:
         raise DataFormatError("no sentences", name)
     return sentences
