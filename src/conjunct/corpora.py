@@ -52,6 +52,20 @@ def window_features(sentence: Sequence[Token], i: int, *, window: int = 2, colum
 CONLLU_FIELDS = ("id", "form", "lemma", "upos", "xpos", "feats", "head", "deprel", "deps", "misc")
 
 
+def conllu_word_lines(block, name: str):
+    """(line number, the 10 columns) of a CoNLL-U sentence block's word lines:
+    comments, multiword-token ranges (``3-4``) and empty nodes (``5.1``) skipped."""
+    for lineno, line in block:
+        if line.startswith("#"):
+            continue
+        cols = line.split("\t")
+        if len(cols) != 10:
+            raise DataFormatError(f"expected 10 tab-separated CoNLL-U columns, found {len(cols)}", name, lineno)
+        if "-" in cols[0] or "." in cols[0]:
+            continue
+        yield lineno, cols
+
+
 def read_conllu(path, *, fields: Sequence[str] = ("form", "xpos")) -> List[List[Token]]:
     """Sentences of a CoNLL-U file as tuples of the requested ``fields`` per word.
 
@@ -72,15 +86,8 @@ def read_conllu(path, *, fields: Sequence[str] = ("form", "xpos")) -> List[List[
     with _open_text(name) as (f, name):
         for block in _sentence_blocks(f, name):
             current: List[Token] = []
-            for lineno, line in block:
-                if line.startswith("#"):
-                    continue
-                cols = line.split("\t")
-                if len(cols) != 10:
-                    raise DataFormatError(f"expected 10 tab-separated CoNLL-U columns, found {len(cols)}", name, lineno)
+            for lineno, cols in conllu_word_lines(block, name):
                 word_id = cols[0]
-                if "-" in word_id or "." in word_id:
-                    continue
                 if not word_id.isdigit():
                     raise DataFormatError(f"bad word id {word_id!r}", name, lineno)
                 if int(word_id) != len(current) + 1:

@@ -85,20 +85,14 @@ class Token:
 
 def read_ud_tokens(path) -> List[List[Token]]:
     """Sentences of a UD Japanese CoNLL-U file as :class:`Token` lists."""
+    from ..corpora import conllu_word_lines
     from ..data import _open_text, _sentence_blocks
 
     sentences: List[List[Token]] = []
     with _open_text(os.fspath(path)) as (f, name):
         for block in _sentence_blocks(f, name):
             current: List[Token] = []
-            for lineno, line in block:
-                if line.startswith("#"):
-                    continue
-                cols = line.split("\t")
-                if len(cols) != 10:
-                    raise DataFormatError(f"expected 10 tab-separated CoNLL-U columns, found {len(cols)}", name, lineno)
-                if "-" in cols[0] or "." in cols[0]:
-                    continue
+            for lineno, cols in conllu_word_lines(block, name):
                 try:
                     tid, head = int(cols[0]), int(cols[6])
                 except ValueError:
