@@ -3,6 +3,7 @@
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
 
+#include <chrono>
 #include <cstdint>
 #include <string>
 #include <memory>
@@ -74,6 +75,23 @@ Array1<T> array_from(const nb::dict& d, const char* key) {
 
 inline OutArray owned_array(std::vector<double>&& data, size_t rows, size_t cols) {
   return owned(std::move(data), rows, cols);
+}
+
+// Calls fn(b, e) for every sentence [b, e) of sentence_ptr with the GIL
+// released (the task loops); returns the seconds the whole loop took.
+template <class Fn>
+double for_each_sentence(const Array1<int64_t>& sentence_ptr, Fn&& fn) {
+  nb::gil_scoped_release release;
+  const auto start = std::chrono::steady_clock::now();
+  const int64_t* sp = sentence_ptr.data();
+  for (size_t k = 0; k + 1 < sentence_ptr.size(); ++k) fn(sp[k], sp[k + 1]);
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// (indptr, ids) of the vectors a task loop collected, or None.
+inline nb::object collected(bool collect, std::vector<int64_t>&& ptr, std::vector<int32_t>&& ids) {
+  if (!collect) return nb::none();
+  return nb::make_tuple(to_numpy(std::move(ptr)), to_numpy(std::move(ids)));
 }
 
 void bind_kernel(nb::module_& m);

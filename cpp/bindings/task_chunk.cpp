@@ -1,7 +1,6 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/tuple.h>
 
-#include <chrono>
 
 #include "common.h"
 #include "conjunct/tasks/yamcha_chunk.h"
@@ -37,25 +36,16 @@ void bind_task_chunk(nb::module_& m) {
         std::vector<int64_t> ev_ptr{0};
         std::vector<int32_t> ev;
         ChunkStats stats;
-        double total = 0.0;
-        {
-          nb::gil_scoped_release release;
-          const auto start = std::chrono::steady_clock::now();
-          const int64_t* sp = sentence_ptr.data();
-          for (size_t k = 0; k + 1 < sentence_ptr.size(); ++k) {
-            const int64_t b = sp[k], e = sp[k + 1];
+        const double total = for_each_sentence(sentence_ptr, [&](int64_t b, int64_t e) {
             ChunkSentenceView s;
             s.tokens = csr_rows(token_ptr, token_ids, b, e);
             s.prev1 = span_of(prev1);
             s.prev2 = span_of(prev2);
             yamcha_chunk(clf, decision, early_exit, s, labels.data() + b, stats, timing, collect ? &ev_ptr : nullptr,
                          collect ? &ev : nullptr);
-          }
-          total = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        }
-        nb::object events = nb::none();
-        if (collect) events = nb::make_tuple(to_numpy(std::move(ev_ptr)), to_numpy(std::move(ev)));
-        return nb::make_tuple(to_numpy(std::move(labels)), stats.decisions, stats.classifier_seconds, total, events);
+        });
+        return nb::make_tuple(to_numpy(std::move(labels)), stats.decisions, stats.classifier_seconds, total,
+                              collected(collect, std::move(ev_ptr), std::move(ev)));
       },
       nb::arg("classifier"), nb::arg("rule"), nb::arg("n_classes"), nb::arg("early_exit"), nb::arg("sentence_ptr"),
       nb::arg("token_ptr"), nb::arg("token_ids"), nb::arg("prev1"), nb::arg("prev2"), nb::arg("timing") = false,

@@ -1,7 +1,6 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/tuple.h>
 
-#include <chrono>
 
 #include "common.h"
 #include "conjunct/tasks/arc_eager.h"
@@ -81,22 +80,14 @@ void bind_task_english(nb::module_& m) {
         std::vector<int64_t> tptr{0}, lptr{0};
         std::vector<int32_t> tev, lev;
         ArcEagerStats stats;
-        double total = 0.0;
-        {
-          nb::gil_scoped_release release;
-          const auto start = std::chrono::steady_clock::now();
-          const int64_t* sp = sentence_ptr.data();
-          for (size_t k = 0; k + 1 < sentence_ptr.size(); ++k) {
-            const int64_t b = sp[k], e = sp[k + 1];
+        const double total = for_each_sentence(sentence_ptr, [&](int64_t b, int64_t e) {
             ArcEagerSentenceView s;
             for (int c = 0; c < 2; ++c)
               s.tokens[c] = CsrView{Span<int64_t>(token_ptr[c].data() + b * kNumRoles, static_cast<size_t>((e - b) * kNumRoles + 1)),
                                     span_of(token_ids[c])};
             arc_eager_parse(model, s, heads.data() + b, out_labels.data() + b, stats, timing, collect ? &tptr : nullptr,
                             collect ? &tev : nullptr, collect ? &lptr : nullptr, collect ? &lev : nullptr);
-          }
-          total = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        }
+        });
         nb::object events = nb::none();
         if (collect)
           events = nb::make_tuple(to_numpy(std::move(tptr)), to_numpy(std::move(tev)), to_numpy(std::move(lptr)),

@@ -1,7 +1,6 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/tuple.h>
 
-#include <chrono>
 
 #include "common.h"
 #include "conjunct/tasks/sassano.h"
@@ -35,13 +34,7 @@ void bind_tasks(nb::module_& m) {
         std::vector<int64_t> ev_ptr{0};
         std::vector<int32_t> ev;
         ParseStats stats;
-        double total = 0.0;
-        {
-          nb::gil_scoped_release release;
-          const auto start = std::chrono::steady_clock::now();
-          const int64_t* sp = sentence_ptr.data();
-          for (size_t k = 0; k + 1 < sentence_ptr.size(); ++k) {
-            const int64_t b = sp[k], e = sp[k + 1];
+        const double total = for_each_sentence(sentence_ptr, [&](int64_t b, int64_t e) {
             BunsetsuSentenceView s;
             s.modifier = csr_rows(mod_ptr, mod_ids, b, e);
             s.head = csr_rows(head_ptr, head_ids, b, e);
@@ -49,12 +42,9 @@ void bind_tasks(nb::module_& m) {
             for (int d = 0; d < 3; ++d) s.distance[d] = distance.data()[d];
             sassano_parse(clf, decision, depends, early_exit, s, heads.data() + b, stats, timing,
                           collect ? &ev_ptr : nullptr, collect ? &ev : nullptr);
-          }
-          total = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        }
-        nb::object events = nb::none();
-        if (collect) events = nb::make_tuple(to_numpy(std::move(ev_ptr)), to_numpy(std::move(ev)));
-        return nb::make_tuple(to_numpy(std::move(heads)), stats.decisions, stats.classifier_seconds, total, events);
+        });
+        return nb::make_tuple(to_numpy(std::move(heads)), stats.decisions, stats.classifier_seconds, total,
+                              collected(collect, std::move(ev_ptr), std::move(ev)));
       },
       nb::arg("classifier"), nb::arg("rule"), nb::arg("n_classes"), nb::arg("depends"), nb::arg("early_exit"),
       nb::arg("sentence_ptr"), nb::arg("mod_ptr"), nb::arg("mod_ids"), nb::arg("head_ptr"), nb::arg("head_ids"),
