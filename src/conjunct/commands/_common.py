@@ -6,6 +6,22 @@ from typing import Optional
 
 from .._errors import ConjunctError
 
+METHODS = ["pkb", "pki", "pke", "split", "fstrie"]
+
+
+def add_pipeline_training_options(parser, extra) -> None:
+    """The training options of the pipeline commands (chunk, segment):
+    degree, C, epochs, then ``extra(parser)``'s own, then method, sentences,
+    seed and quiet."""
+    parser.add_argument("-d", "--degree", type=int, default=2, help="polynomial kernel degree (default 2)")
+    parser.add_argument("-C", "--C", dest="C", type=float, default=1.0, help="PA-I aggressiveness (default 1)")
+    parser.add_argument("-i", "--iterations", type=int, default=10, help="epochs (default 10)")
+    extra(parser)
+    parser.add_argument("--method", choices=METHODS, default="fstrie", help="classification method (default fstrie)")
+    parser.add_argument("--max-sentences", type=int, default=None, help="train on the first N sentences only")
+    parser.add_argument("--seed", type=int, default=0, help="shuffling seed (default 0)")
+    parser.add_argument("--quiet", action="store_true", help="no summary on standard error")
+
 
 def load_any(path: str, *, binarize: bool = False, mmap: bool = False):
     """A conjunct file's object, or a foreign model file imported on the fly."""

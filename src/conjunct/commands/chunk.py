@@ -7,8 +7,8 @@ import time
 
 from .._errors import ConjunctError, DataFormatError
 from ..data import _open_text, _sentence_blocks
+from ._common import METHODS, add_pipeline_training_options
 
-METHODS = ["pkb", "pki", "pke", "split", "fstrie"]
 
 
 def register(sub) -> None:
@@ -19,14 +19,8 @@ def register(sub) -> None:
     tr = csub.add_parser("train", help="train a chunker on a CoNLL-2000 file (word POS chunk)")
     tr.add_argument("data", help="training corpus; '-' reads standard input")
     tr.add_argument("-o", "--out", required=True, help="model file to write")
-    tr.add_argument("-d", "--degree", type=int, default=2, help="polynomial kernel degree (default 2)")
-    tr.add_argument("-C", "--C", dest="C", type=float, default=1.0, help="PA-I aggressiveness (default 1)")
-    tr.add_argument("-i", "--iterations", type=int, default=10, help="epochs (default 10)")
-    tr.add_argument("--window", type=int, default=2, help="word/POS window half-width (default 2)")
-    tr.add_argument("--method", choices=METHODS, default="fstrie", help="classification method (default fstrie)")
-    tr.add_argument("--max-sentences", type=int, default=None, help="train on the first N sentences only")
-    tr.add_argument("--seed", type=int, default=0, help="shuffling seed (default 0)")
-    tr.add_argument("--quiet", action="store_true", help="no summary on standard error")
+    add_pipeline_training_options(
+        tr, lambda p: p.add_argument("--window", type=int, default=2, help="word/POS window half-width (default 2)"))
     tr.set_defaults(func=run_train)
 
     rn = csub.add_parser("run", help="chunk a CoNLL-2000 file: 'word POS' lines get a chunk column; with a gold "

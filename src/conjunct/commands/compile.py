@@ -6,7 +6,7 @@ import sys
 import time
 
 from .._errors import ConjunctError
-from ._common import load_any
+from ._common import METHODS, load_any
 
 
 def register(sub) -> None:
@@ -18,7 +18,7 @@ def register(sub) -> None:
     )
     c.add_argument("model", help="model file: conjunct, LIBSVM, SVMlight, TinySVM, opal, or conjunctive linear text")
     c.add_argument("output", help="the classifier file to write")
-    c.add_argument("--method", default="fstrie", choices=["pkb", "pki", "pke", "split", "fstrie"],
+    c.add_argument("--method", default="fstrie", choices=METHODS,
                    help="classification method (default fstrie)")
     c.add_argument("--events", help="fstrie: data file of feature vectors from the task (default: the support vectors)")
     c.add_argument("--max-nodes", type=int, help="fstrie: keep at most this many prefixes (Algorithm 1)")

@@ -20,6 +20,7 @@ import sys
 import time
 
 from .._errors import ConjunctError, DataFormatError
+from ._common import METHODS
 
 TASK_NAMES = ("ud-english", "bunsetsu")
 
@@ -41,7 +42,7 @@ def register(sub) -> None:
                     help="polynomial kernel degree (default: the task's, 2 for ud-english, 3 for bunsetsu)")
     tr.add_argument("--C", type=float, default=1.0, help="PA-I aggressiveness (default 1.0)")
     tr.add_argument("--n-iter", type=int, default=10, help="epochs (default 10)")
-    tr.add_argument("--method", default="fstrie", choices=["pkb", "pki", "pke", "split", "fstrie"],
+    tr.add_argument("--method", default="fstrie", choices=METHODS,
                     help="classification method of the saved model (default fstrie, built on the training data)")
     tr.add_argument("--max-sentences", type=int, default=None, help="train on the first N sentences only")
     tr.add_argument("--quiet", action="store_true", help="no summary on stderr")
@@ -68,7 +69,7 @@ def register(sub) -> None:
 
 
 def method_args(q):
-    q.add_argument("--method", default=None, choices=["pkb", "pki", "pke", "split", "fstrie"],
+    q.add_argument("--method", default=None, choices=METHODS,
                    help="recompile the classifiers with this method first (fstrie: built on --events)")
     q.add_argument("--events", default=None,
                    help="data to build an fstrie from with --method fstrie (default: the input itself)")

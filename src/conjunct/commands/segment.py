@@ -8,8 +8,8 @@ import time
 
 from .._errors import ConjunctError, DataFormatError
 from ..data import _open_text, _sentence_blocks
+from ._common import METHODS, add_pipeline_training_options
 
-METHODS = ["pkb", "pki", "pke", "split", "fstrie"]
 
 
 def register(sub) -> None:
@@ -20,15 +20,9 @@ def register(sub) -> None:
     tr = ssub.add_parser("train", help="train a segmenter on the words of a CoNLL-U file")
     tr.add_argument("data", help="training corpus (CoNLL-U; the FORMs of a sentence are its words)")
     tr.add_argument("-o", "--out", required=True, help="model file to write")
-    tr.add_argument("-d", "--degree", type=int, default=2, help="polynomial kernel degree (default 2)")
-    tr.add_argument("-C", "--C", dest="C", type=float, default=1.0, help="PA-I aggressiveness (default 1)")
-    tr.add_argument("-i", "--iterations", type=int, default=10, help="epochs (default 10)")
-    tr.add_argument("--ngram", type=int, choices=[1, 2, 3], default=3,
-                    help="longest character / type n-gram in the window (default 3)")
-    tr.add_argument("--method", choices=METHODS, default="fstrie", help="classification method (default fstrie)")
-    tr.add_argument("--max-sentences", type=int, default=None, help="train on the first N sentences only")
-    tr.add_argument("--seed", type=int, default=0, help="shuffling seed (default 0)")
-    tr.add_argument("--quiet", action="store_true", help="no summary on standard error")
+    add_pipeline_training_options(
+        tr, lambda p: p.add_argument("--ngram", type=int, choices=[1, 2, 3], default=3,
+                                     help="longest character / type n-gram in the window (default 3)"))
     tr.set_defaults(func=run_train)
 
     rn = ssub.add_parser("run", help="segment raw text: one sentence per line in, space-separated words out")
