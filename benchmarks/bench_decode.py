@@ -3,8 +3,10 @@ and python-crfsuite as a peer -- seed 002's Tables 1-4 in one run.
 
 Tasks (../shared/data): POS tagging (UD English EWT XPOS, 49 labels), joint
 POS+chunk tagging (CoNLL-2000, 319 labels, tags "POS|chunk") and bunsetsu
-POS-sequence tagging (UD Japanese v1.4 XPOS, 763 labels in train). Train on
-the train split, test on the test split.
+POS-sequence tagging (UD Japanese v1.4 XPOS, 812 labels). Train on the train
+split, test on the test split; the bunsetsu task trains on train + dev, because
+the issue asks for a task with at least 800 labels and train alone has 763
+(no hyperparameter is tuned on dev here).
 
 For each task, one process:
 
@@ -53,10 +55,13 @@ from conjunct.tagging import EXACT_DECODERS, HMMTagger, PerceptronTagger
 from conjunct.tagging.io import read_tagged
 from conjunct.tagging.taggers import _sent_ptr
 
+# task: (title, training files, test file, format, tag field)
 TASKS = {
-    "pos": ("POS tagging (EWT XPOS)", "ud_english_ewt/en_ewt-ud-train.conllu", "ud_english_ewt/en_ewt-ud-test.conllu", "conllu", "xpos"),
-    "joint": ("joint POS+chunk (CoNLL-2000)", "conll2000/train.txt", "conll2000/test.txt", "conll2000", "joint"),
-    "bunsetsu": ("bunsetsu XPOS (UD Japanese v1.4)", "ud_japanese_v1.4_bunsetsu/ja-ud-train.conllu",
+    "pos": ("POS tagging (EWT XPOS)", ("ud_english_ewt/en_ewt-ud-train.conllu",), "ud_english_ewt/en_ewt-ud-test.conllu",
+            "conllu", "xpos"),
+    "joint": ("joint POS+chunk (CoNLL-2000)", ("conll2000/train.txt",), "conll2000/test.txt", "conll2000", "joint"),
+    "bunsetsu": ("bunsetsu XPOS (UD Japanese v1.4)",
+                 ("ud_japanese_v1.4_bunsetsu/ja-ud-train.conllu", "ud_japanese_v1.4_bunsetsu/ja-ud-dev.conllu"),
                  "ud_japanese_v1.4_bunsetsu/ja-ud-test.conllu", "conllu", "xpos"),
 }
 DECODER_NAMES = {"viterbi": "Viterbi", "staggered": "SD", "staggered-column": "SD+C-EXP", "carpediem": "CarpeDiem"}
@@ -181,8 +186,12 @@ def bench_crfsuite(tagger, X, Y, Xt, Yt, epochs, repeats):
 
 
 def run_task(key, data, args):
-    title, train_path, test_path, fmt, field = TASKS[key]
-    X, Y = read_tagged(data / train_path, format=fmt, tag_field=field)
+    title, train_paths, test_path, fmt, field = TASKS[key]
+    X, Y = [], []
+    for path in train_paths:
+        words, tags = read_tagged(data / path, format=fmt, tag_field=field)
+        X += words
+        Y += tags
     Xt, Yt = read_tagged(data / test_path, format=fmt, tag_field=field)
     if args.train_sentences:
         X, Y = X[:args.train_sentences], Y[:args.train_sentences]

@@ -47,5 +47,9 @@ def test_exact_decoders_on_real_models(task, cls):
 
 
 def test_bunsetsu_label_count(shared_data):
-    _, tags = read_tagged(shared_data / "ud_japanese_v1.4_bunsetsu/ja-ud-train.conllu", tag_field="xpos")
-    assert len({t for ts in tags for t in ts}) >= 700
+    # bench_decode's large task trains on train + dev: the issue asks for >= 800 labels.
+    labels = set()
+    for split in ("train", "dev"):
+        _, tags = read_tagged(shared_data / f"ud_japanese_v1.4_bunsetsu/ja-ud-{split}.conllu", tag_field="xpos")
+        labels.update(t for ts in tags for t in ts)
+    assert len(labels) >= 800
