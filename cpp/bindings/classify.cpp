@@ -52,14 +52,7 @@ OutArray margins_one(const CompiledClassifier& c, const Array1<int32_t>& columns
 }
 
 Decision decision_of(const CompiledClassifier& c, const std::string& kind, size_t n_classes) {
-  Decision d;
-  try {
-    d = Decision::parse(kind, n_classes);
-  } catch (const std::invalid_argument& e) {
-    throw nb::value_error(e.what());
-  }
-  if (d.n_outputs() != c.impl->n_outputs()) throw nb::value_error("decision rule does not match the number of outputs");
-  return d;
+  return checked_decision(kind, n_classes, c.impl->n_outputs());
 }
 
 nb::ndarray<nb::numpy, int64_t> predict_batch(const CompiledClassifier& c, const Array1<int64_t>& indptr,

@@ -9,6 +9,7 @@
 #include <memory>
 #include <vector>
 
+#include "conjunct/classify/decision.h"
 #include "conjunct/features.h"
 
 namespace conjunct::py {
@@ -92,6 +93,19 @@ double for_each_sentence(const Array1<int64_t>& sentence_ptr, Fn&& fn) {
 inline nb::object collected(bool collect, std::vector<int64_t>&& ptr, std::vector<int32_t>&& ids) {
   if (!collect) return nb::none();
   return nb::make_tuple(to_numpy(std::move(ptr)), to_numpy(std::move(ids)));
+}
+
+// The decision rule `rule` over n_classes classes for a classifier with
+// n_outputs outputs; a bad rule or a mismatch is a ValueError.
+inline Decision checked_decision(const std::string& rule, size_t n_classes, size_t n_outputs) {
+  Decision d;
+  try {
+    d = Decision::parse(rule, n_classes);
+  } catch (const std::invalid_argument& e) {
+    throw nb::value_error(e.what());
+  }
+  if (d.n_outputs() != n_outputs) throw nb::value_error("decision rule does not match the classifier's outputs");
+  return d;
 }
 
 void bind_kernel(nb::module_& m);

@@ -17,13 +17,7 @@ void bind_task_chunk(nb::module_& m) {
          const Array1<int64_t>& sentence_ptr, const Array1<int64_t>& token_ptr, const Array1<int32_t>& token_ids,
          const Array1<int32_t>& prev1, const Array1<int32_t>& prev2, bool timing, bool collect) {
         const Classifier& clf = classifier_of(compiled);
-        Decision decision;
-        try {
-          decision = Decision::parse(rule, n_classes);
-        } catch (const std::invalid_argument& e) {
-          throw nb::value_error(e.what());
-        }
-        if (decision.n_outputs() != clf.n_outputs()) throw nb::value_error("decision rule does not match the classifier");
+        const Decision decision = checked_decision(rule, n_classes, clf.n_outputs());
         if (prev1.size() != n_classes + 1 || prev2.size() != n_classes + 1)
           throw nb::value_error("the dynamic feature tables need n_classes + 1 entries (the last for BOS)");
         if (token_ptr.size() == 0) throw nb::value_error("token offsets are empty");

@@ -18,13 +18,7 @@ void bind_tasks(nb::module_& m) {
          const Array1<int64_t>& head_ptr, const Array1<int32_t>& head_ids, const Array1<int64_t>& btw_ptr,
          const Array1<int32_t>& btw_ids, const Array1<int32_t>& distance, bool timing, bool collect) {
         const Classifier& clf = classifier_of(compiled);
-        Decision decision;
-        try {
-          decision = Decision::parse(rule, n_classes);
-        } catch (const std::invalid_argument& e) {
-          throw nb::value_error(e.what());
-        }
-        if (decision.n_outputs() != clf.n_outputs()) throw nb::value_error("decision rule does not match the classifier");
+        const Decision decision = checked_decision(rule, n_classes, clf.n_outputs());
         const size_t n_bunsetsu = mod_ptr.size() - 1;
         if (head_ptr.size() != mod_ptr.size() || btw_ptr.size() != mod_ptr.size() || distance.size() != 3)
           throw nb::value_error("inconsistent bunsetsu feature arrays");

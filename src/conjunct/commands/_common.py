@@ -23,6 +23,19 @@ def add_pipeline_training_options(parser, extra) -> None:
     parser.add_argument("--quiet", action="store_true", help="no summary on standard error")
 
 
+def load_pipeline(path: str, cls, what: str, method: Optional[str], events):
+    """The ``cls`` pipeline (chunker, segmenter) saved in ``path``, recompiled
+    with ``method`` (fstrie events from ``events``) when that differs."""
+    from ..persistence import load
+
+    pipeline = load(path)
+    if not isinstance(pipeline, cls):
+        raise ConjunctError(f"{path}: holds a {type(pipeline).__name__}, not a {what}")
+    if method and method != pipeline.classifier_.method:
+        pipeline.compile(method, events=events)
+    return pipeline
+
+
 def load_any(path: str, *, binarize: bool = False, mmap: bool = False):
     """A conjunct file's object, or a foreign model file imported on the fly."""
     from ..importers import import_model, sniff_model_format

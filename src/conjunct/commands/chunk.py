@@ -5,9 +5,9 @@ from __future__ import annotations
 import sys
 import time
 
-from .._errors import ConjunctError, DataFormatError
+from .._errors import DataFormatError
 from ..data import _open_text, _sentence_blocks
-from ._common import METHODS, add_pipeline_training_options
+from ._common import METHODS, add_pipeline_training_options, load_pipeline
 
 
 
@@ -61,15 +61,9 @@ def read_columns(path: str, widths=(2, 3)):
 
 
 def _load(path: str, method, events):
-    from ..persistence import load
     from ..tasks.chunk import Chunker
 
-    chunker = load(path)
-    if not isinstance(chunker, Chunker):
-        raise ConjunctError(f"{path}: holds a {type(chunker).__name__}, not a chunker")
-    if method and method != chunker.classifier_.method:
-        chunker.compile(method, events=events)
-    return chunker
+    return load_pipeline(path, Chunker, "chunker", method, events)
 
 
 def run_train(args) -> int:

@@ -6,9 +6,9 @@ from __future__ import annotations
 import sys
 import time
 
-from .._errors import ConjunctError, DataFormatError
+from .._errors import DataFormatError
 from ..data import _open_text, _sentence_blocks
-from ._common import METHODS, add_pipeline_training_options
+from ._common import METHODS, add_pipeline_training_options, load_pipeline
 
 
 
@@ -40,15 +40,9 @@ def register(sub) -> None:
 
 
 def _load(path: str, method, events):
-    from ..persistence import load
     from ..tasks.segment import WordSegmenter
 
-    seg = load(path)
-    if not isinstance(seg, WordSegmenter):
-        raise ConjunctError(f"{path}: holds a {type(seg).__name__}, not a word segmenter")
-    if method and method != seg.classifier_.method:
-        seg.compile(method, events=events)
-    return seg
+    return load_pipeline(path, WordSegmenter, "word segmenter", method, events)
 
 
 def run_train(args) -> int:
