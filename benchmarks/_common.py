@@ -37,7 +37,10 @@ def environment() -> Dict[str, str]:
 
     import conjunct
 
-    versions = {"python": platform.python_version(), "numpy": numpy.__version__, "conjunct": conjunct.__version__}
+    from conjunct import _core
+
+    versions = {"python": platform.python_version(), "numpy": numpy.__version__, "conjunct": conjunct.__version__,
+                "simd": getattr(_core, "simd", "unknown")}
     for mod in ("sklearn", "scipy", "libsvm", "vowpalwabbit", "pycrfsuite"):
         try:
             versions[mod] = getattr(__import__(mod), "__version__", "installed")
@@ -73,7 +76,8 @@ def write_results(name: str, results: dict, markdown: str) -> None:
     env = payload["environment"]
     md = (
         f"# {name}\n\nCommand: `{payload['command']}`  \nDate: {payload['date']}  \n"
-        f"Machine: {env['cpu']} ({env['cores']} cores), Python {env['python']}, commit {env['git_commit']}\n\n{markdown}\n"
+        f"Machine: {env['cpu']} ({env['cores']} cores), Python {env['python']}, commit {env['git_commit']}, "
+        f"max-plus loops built with {env['simd']}\n\n{markdown}\n"
     )
     (RESULTS / f"{name}.md").write_text(md)
     print(md)

@@ -40,6 +40,8 @@ too).
     python benchmarks/bench_decode.py                      # full run (~15-25 min on 2 cores)
     python benchmarks/bench_decode.py --quick              # small slices, a minute or two
     python benchmarks/bench_decode.py --tasks joint --epochs 5 --no-crfsuite
+    # in a build for this CPU (pip install . -Ccmake.define.CONJUNCT_NATIVE=ON):
+    python benchmarks/bench_decode.py --skip-viterbi-training --no-crfsuite --results-name decode_native
 """
 
 from __future__ import annotations
@@ -307,6 +309,9 @@ def main() -> None:
     p.add_argument("--no-crfsuite", action="store_true", help="skip the python-crfsuite peer")
     p.add_argument("--crf-epochs", type=int, default=1, help="python-crfsuite perceptron epochs (speed only)")
     p.add_argument("--quick", action="store_true", help="small slices: 2000/300 sentences, 3 epochs, 3 repeats")
+    p.add_argument("--results-name", default="decode",
+                   help="write benchmarks/results/<name>.md and .json (default decode; e.g. decode_native for a "
+                        "CONJUNCT_NATIVE build)")
     args = p.parse_args()
     if args.quick:
         args.train_sentences = args.train_sentences or 2000
@@ -320,7 +325,7 @@ def main() -> None:
     results = {"epochs": args.epochs, "repeats": args.repeats, "crf_epochs": args.crf_epochs, "tasks": {}}
     for t in tasks:
         results["tasks"][t] = run_task(t, data, args)
-    write_results("decode", results, markdown(results))
+    write_results(args.results_name, results, markdown(results))
 
 
 if __name__ == "__main__":

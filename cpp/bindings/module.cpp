@@ -1,7 +1,10 @@
 #include "common.h"
+#include "conjunct/decode/maxplus.h"
 
 NB_MODULE(_core, m) {
   m.doc() = "conjunct's C++ core: kernels, classifiers, trainers and decoders";
+  // Which vector instructions the decoders' max-plus loops use (benchmarks record it).
+  m.attr("simd") = conjunct::kMaxPlusSimd;
   conjunct::py::bind_kernel(m);
   conjunct::py::bind_classify(m);
   conjunct::py::bind_tasks(m);
