@@ -189,3 +189,56 @@ def test_cli_train_tag_eval_info(tmp_path, capsys):
     assert "perceptron tagger" in capsys.readouterr().out
     assert main(["tag", "train", str(tmp_path / "missing.txt"), "-o", str(model)]) == 2
     assert "missing.txt: no such file" in capsys.readouterr().err
+
+
+def test_iter_words_streams_every_format(tmp_path, monkeypatch):
+    import io
+
+    from conjunct.tagging.io import iter_words, read_tagged
+
+    conllu = tmp_path / "a.conllu"
+    conllu.write_text("# text = I'm here\n1-2\tI'm\t_\t_\t_\t_\t_\t_\t_\t_\n1\tI\t_\t_\tPRP\t_\t0\troot\t_\t_\n"
+                      "2\t'm\t_\t_\tVBP\t_\t1\tcop\t_\t_\n3\there\t_\t_\tRB\t_\t1\tadvmod\t_\t_\n\n"
+                      "1\tOK\t_\t_\tUH\t_\t0\troot\t_\t_\n")
+    cols = tmp_path / "a.txt"
+    cols.write_text("He PRP B-NP\n# NN I-NP\n\nruns VBZ B-VP\n")
+    for path in (conllu, cols):
+        assert list(iter_words(path)) == read_tagged(path, with_tags=False)[0]
+    assert list(iter_words(cols)) == [["He", "#"], ["runs"]]  # '#' is a token outside CoNLL-U
+    monkeypatch.setattr("sys.stdin", io.StringIO(conllu.read_text()))
+    assert list(iter_words("-")) == [["I", "'m", "here"], ["OK"]]
+    monkeypatch.setattr("sys.stdin", io.StringIO("a\nb\n\nc\n"))
+    assert list(iter_words("-")) == [["a", "b"], ["c"]]
+    # Lazy: the first sentence comes before a bad later one is read.
+    bad = tmp_path / "bad.conllu"
+    bad.write_text("1\tfine\t_\t_\tX\t_\t0\troot\t_\t_\n\n1\tbroken\tline\n")
+    words = iter_words(bad)
+    assert next(words) == ["fine"]
+    with pytest.raises(DataFormatError, match=r"bad.conllu:3: expected 10 tab-separated"):
+        next(words)
+    empty = tmp_path / "empty.txt"
+    empty.write_text("\n\n")
+    with pytest.raises(DataFormatError, match="no sentences"):
+        list(iter_words(empty, format="columns"))
+
+
+def test_cli_tag_in_batches(tmp_path, capsys):
+    X, Y = toy_corpus(200)
+    train = tmp_path / "train.txt"
+    train.write_text("".join("".join(f"{w} {t}\n" for w, t in zip(s, ts)) + "\n" for s, ts in zip(X, Y)))
+    model = tmp_path / "m.cjt"
+    assert main(["tag", "train", str(train), "-o", str(model), "--n-iter", "3", "--quiet"]) == 0
+    raw = tmp_path / "raw.txt"
+    raw.write_text("".join("\n".join(s) + "\n\n" for s in X[:25]))
+    whole, batched = tmp_path / "whole.txt", tmp_path / "batched.txt"
+    assert main(["tag", "tag", str(model), str(raw), "-o", str(whole), "--quiet"]) == 0
+    assert capsys.readouterr().err == ""
+    assert main(["tag", "tag", str(model), str(raw), "-o", str(batched), "--batch-size", "10"]) == 0
+    progress = capsys.readouterr().err.splitlines()
+    assert [line.split(" (")[0] for line in progress] == ["tagged 10 sentences", "tagged 20 sentences",
+                                                          "tagged 25 sentences"]
+    assert batched.read_text() == whole.read_text()
+    tagged = [block.splitlines() for block in whole.read_text().strip("\n").split("\n\n")]
+    assert [[line.split("\t")[0] for line in block] for block in tagged] == X[:25]
+    assert main(["tag", "tag", str(model), str(raw), "--batch-size", "0"]) == 2
+    assert "--batch-size must be at least 1" in capsys.readouterr().err

@@ -53,3 +53,11 @@ def test_bunsetsu_label_count(shared_data):
         _, tags = read_tagged(shared_data / f"ud_japanese_v1.4_bunsetsu/ja-ud-{split}.conllu", tag_field="xpos")
         labels.update(t for ts in tags for t in ts)
     assert len(labels) >= 800
+
+
+@pytest.mark.parametrize("path", ["ud_english_ewt/en_ewt-ud-test.conllu", "conll2000/test.txt",
+                                  "ud_japanese_v1.4_bunsetsu/ja-ud-test.conllu"])
+def test_iter_words_matches_read_tagged(shared_data, path):
+    from conjunct.tagging.io import iter_words
+
+    assert list(iter_words(shared_data / path)) == read_tagged(shared_data / path, with_tags=False)[0]

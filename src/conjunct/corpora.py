@@ -66,6 +66,21 @@ def conllu_word_lines(block, name: str):
         yield lineno, cols
 
 
+def conllu_sentence(block, name: str, columns: Sequence[Sequence[int]]) -> List[Token]:
+    """The words of a CoNLL-U sentence block, each a tuple with one value per
+    entry of ``columns`` (column indices, several joined by ``|``); word ids
+    must run 1, 2, 3, ..."""
+    current: List[Token] = []
+    for lineno, cols in conllu_word_lines(block, name):
+        word_id = cols[0]
+        if not word_id.isdigit():
+            raise DataFormatError(f"bad word id {word_id!r}", name, lineno)
+        if int(word_id) != len(current) + 1:
+            raise DataFormatError(f"word id {word_id} out of sequence (expected {len(current) + 1})", name, lineno)
+        current.append(tuple("|".join(cols[i] for i in idx) for idx in columns))
+    return current
+
+
 def read_conllu(path, *, fields: Sequence[str] = ("form", "xpos")) -> List[List[Token]]:
     """Sentences of a CoNLL-U file as tuples of the requested ``fields`` per word.
 
@@ -85,14 +100,7 @@ def read_conllu(path, *, fields: Sequence[str] = ("form", "xpos")) -> List[List[
     sentences: List[List[Token]] = []
     with _open_text(name) as (f, name):
         for block in _sentence_blocks(f, name):
-            current: List[Token] = []
-            for lineno, cols in conllu_word_lines(block, name):
-                word_id = cols[0]
-                if not word_id.isdigit():
-                    raise DataFormatError(f"bad word id {word_id!r}", name, lineno)
-                if int(word_id) != len(current) + 1:
-                    raise DataFormatError(f"word id {word_id} out of sequence (expected {len(current) + 1})", name, lineno)
-                current.append(tuple("|".join(cols[i] for i in idx) for idx in columns))
+            current = conllu_sentence(block, name, columns)
             if current:
                 sentences.append(current)
     if not sentences:

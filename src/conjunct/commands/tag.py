@@ -47,6 +47,9 @@ def register(sub) -> None:
     tg.add_argument("-o", "--out", default="-", help="output file ('-' = standard output)")
     corpus_args(tg, tags=False)
     decoder_args(tg)
+    tg.add_argument("--batch-size", type=int, default=10000,
+                    help="sentences read, tagged and written at a time (default 10000; memory stays bounded)")
+    tg.add_argument("--quiet", action="store_true", help="no progress on standard error")
     tg.set_defaults(func=run_tag)
 
     ev = tsub.add_parser("eval", help="accuracy, speed and search steps of a tagger on a tagged corpus")
@@ -87,34 +90,33 @@ def run_train(args) -> int:
     return 0
 
 
-def _read_input(args):
-    from ..tagging.io import read_tagged
-
-    if args.data != "-":
-        return read_tagged(args.data, format=args.format, with_tags=False)[0]
-    words, sent = [], []
-    for line in sys.stdin:
-        fields = line.split()
-        if not fields:
-            if sent:
-                words.append(sent)
-                sent = []
-        elif not line.startswith("#"):
-            sent.append(fields[1] if len(fields) == 10 else fields[0])
-    if sent:
-        words.append(sent)
-    return words
-
-
 def run_tag(args) -> int:
-    from ..tagging.io import write_tagged
+    from ..tagging.io import iter_words, write_tagged
 
+    if args.batch_size < 1:
+        raise ConjunctError(f"--batch-size must be at least 1, got {args.batch_size}")
     tagger = _load_tagger(args.model)
-    words = _read_input(args)
-    tags = tagger.predict(words, decoder=args.decoder, beam_width=args.beam_width, n_jobs=args.n_jobs)
     out = sys.stdout if args.out == "-" else open(args.out, "w", encoding="utf-8")
+    # Batches keep memory bounded on large inputs; each is tagged and written
+    # before the next is read.
+    batch, done, t0 = [], 0, time.perf_counter()
+
+    def flush() -> None:
+        nonlocal done
+        tags = tagger.predict(batch, decoder=args.decoder, beam_width=args.beam_width, n_jobs=args.n_jobs)
+        write_tagged(out, batch, tags)
+        done += len(batch)
+        batch.clear()
+        if not args.quiet:
+            print(f"tagged {done:,} sentences ({done / (time.perf_counter() - t0):,.0f}/s)", file=sys.stderr)
+
     try:
-        write_tagged(out, words, tags)
+        for words in iter_words(args.data, format=args.format):
+            batch.append(words)
+            if len(batch) == args.batch_size:
+                flush()
+        if batch:
+            flush()
     finally:
         if out is not sys.stdout:
             out.close()

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import os
-from typing import List, Sequence, Tuple
+from typing import Iterator, List, Sequence, Tuple
 
 from .._errors import DataFormatError
 from ..data import _open_text, _sentence_blocks
-from ..corpora import read_conll2000, read_conllu
+from ..corpora import CONLLU_FIELDS, conllu_sentence, read_conll2000, read_conllu
 
-__all__ = ["FORMATS", "read_tagged", "write_tagged"]
+__all__ = ["FORMATS", "iter_words", "read_tagged", "write_tagged"]
 
 #: Corpus formats: ``conllu`` (tags from ``tag_field``, e.g. ``xpos``, ``upos``,
 #: ``upos|feats``), ``conll2000`` (``word POS chunk``; tags ``pos``, ``chunk`` or
@@ -78,6 +78,39 @@ def read_tagged(path, *, format: str = "auto", tag_field: str = "", with_tags: b
         pick = {"pos": lambda r: r[1], "chunk": lambda r: r[2], "joint": lambda r: f"{r[1]}|{r[2]}"}[field]
         return [[r[0] for r in s] for s in rows], [[pick(r) for r in s] for s in rows]
     return _read_columns(name, with_tags)
+
+
+def iter_words(path, *, format: str = "auto") -> Iterator[List[str]]:
+    """The sentences (lists of words) of a corpus, read one at a time.
+
+    Memory stays bounded however large the input: this is what ``conjunct tag
+    tag`` reads. ``'-'`` reads standard input; with ``format="auto"`` a file is
+    sniffed like :func:`read_tagged` does and standard input is CoNLL-U if its
+    first word line has 10 tab-separated columns. CoNLL-U gives the FORM
+    column (comments, multiword ranges and empty nodes skipped); the other
+    formats give each line's first column.
+    """
+    name = os.fspath(path)
+    if format not in FORMATS:
+        raise DataFormatError(f"unknown corpus format {format!r} (choose from {', '.join(FORMATS)})", name)
+    fmt = _sniff(name) if format == "auto" and name != "-" else format
+    form = [[CONLLU_FIELDS.index("form")]]
+    count = 0
+    with _open_text(name) as (f, name):
+        for block in _sentence_blocks(f, name):
+            if fmt == "auto":
+                first = next((line for _, line in block if not line.startswith("#")), block[0][1])
+                fmt = "conllu" if len(first.split("\t")) == 10 else "columns"
+            if fmt == "conllu":
+                words = [w for (w,) in conllu_sentence(block, name, form)]
+                if not words:
+                    continue
+            else:
+                words = [line.split()[0] for _, line in block]
+            count += 1
+            yield words
+    if not count:
+        raise DataFormatError("no sentences", name)
 
 
 def write_tagged(out, sentences: Sequence[Sequence[str]], tags: Sequence[Sequence[str]]) -> None:
