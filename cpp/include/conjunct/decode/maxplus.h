@@ -1,8 +1,9 @@
 // The inner loop every exact decoder shares: max_i (a[i] + b[i]) over two
 // contiguous arrays. Written with SSE2 (the x86-64 baseline, so no
 // -march=native is needed) and four independent accumulators, with AVX when
-// the build targets it (CONJUNCT_NATIVE); a scalar loop elsewhere. Compilers do not vectorise a double max-reduction on their own
-// without -ffast-math, which would also license unsafe rewrites elsewhere.
+// the build targets it (CONJUNCT_NATIVE); a scalar loop elsewhere. Compilers
+// do not vectorise a double max-reduction on their own without -ffast-math,
+// which would also license unsafe rewrites elsewhere.
 #pragma once
 #include <cstddef>
 #include <limits>
