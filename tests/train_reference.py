@@ -25,7 +25,9 @@ class PaRun:
     bias_beta: np.ndarray = None
     rounds: int = 0
     margins: List[np.ndarray] = field(default_factory=list)   # per round, with bias
-    scales: List[float] = field(default_factory=list)          # per round: |b| + sum |alpha k|
+    scales: List[float] = field(default_factory=list)          # per round: sum |update| of b + sum mass * |k|
+    mass: List[float] = field(default_factory=list)            # per SV: sum of |update| (>= |alpha|, even after
+    bias_mass: float = 0.0                                     # updates cancel: rounding scales with it)
     values: List[float] = field(default_factory=list)          # decision value per round
     updated: List[bool] = field(default_factory=list)
     taus: List[float] = field(default_factory=list)
@@ -66,12 +68,12 @@ def reference_pa(rows: Sequence[Sequence[int]], labels: Sequence[int], order: Se
         run.rounds += 1
         t = run.rounds
         terms = [[run.bias[o]] for o in range(K)]
-        scale = float(np.abs(run.bias).sum())
-        for s, a in zip(run.svs, run.alpha):
+        scale = run.bias_mass
+        for s, a, mass in zip(run.svs, run.alpha, run.mass):
             k = (gamma * len(xs.intersection(s)) + coef0) ** degree
             for o in range(K):
                 terms[o].append(a[o] * k)
-            scale += float(np.abs(a).sum()) * abs(k)
+            scale += mass * abs(k)
         m = np.array([math.fsum(tt) for tt in terms])
         touched = [any(v != 0 for v in tt) for tt in terms]
         run.margins.append(m)
@@ -125,10 +127,13 @@ def reference_pa(rows: Sequence[Sequence[int]], labels: Sequence[int], order: Se
                 run.svs.append(x)
                 run.alpha.append(np.zeros(K))
                 run.beta.append(np.zeros(K))
+                run.mass.append(0.0)
             run.alpha[j] = run.alpha[j] + delta
+            run.mass[j] += float(np.abs(delta).sum())
             run.beta[j] = run.beta[j] + (t - 1) * delta
             if fit_intercept:
                 run.bias = run.bias + delta
+                run.bias_mass += float(np.abs(delta).sum())
                 run.bias_beta = run.bias_beta + (t - 1) * delta
         run.updated.append(bool(update))
         run.taus.append(tau if update else 0.0)
