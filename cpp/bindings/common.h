@@ -78,6 +78,17 @@ inline OutArray owned_array(std::vector<double>&& data, size_t rows, size_t cols
   return owned(std::move(data), rows, cols);
 }
 
+// Sentence offsets must run from 0 to n_units without going back, so every
+// sentence [b, e) the task loop slices lies inside the arrays.
+inline void check_sentence_offsets(const Array1<int64_t>& sentence_ptr, size_t n_units, const char* what) {
+  const size_t n = sentence_ptr.size();
+  const int64_t* sp = sentence_ptr.data();
+  if (n == 0 || sp[0] != 0 || static_cast<size_t>(sp[n - 1]) != n_units)
+    throw nb::value_error((std::string("sentence offsets do not cover the ") + what).c_str());
+  for (size_t k = 1; k < n; ++k)
+    if (sp[k] < sp[k - 1]) throw nb::value_error("sentence offsets decrease");
+}
+
 // Calls fn(b, e) for every sentence [b, e) of sentence_ptr with the GIL
 // released (the task loops); returns the seconds the whole loop took.
 template <class Fn>

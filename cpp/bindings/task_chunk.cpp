@@ -24,8 +24,7 @@ void bind_task_chunk(nb::module_& m) {
         const size_t n_tokens = token_ptr.size() - 1;
         if (static_cast<size_t>(token_ptr.data()[n_tokens]) != token_ids.size())
           throw nb::value_error("token offsets do not cover the feature ids");
-        if (sentence_ptr.size() == 0 || static_cast<size_t>(sentence_ptr.data()[sentence_ptr.size() - 1]) != n_tokens)
-          throw nb::value_error("sentence offsets do not cover the tokens");
+        check_sentence_offsets(sentence_ptr, n_tokens, "tokens");
         std::vector<int32_t> labels(n_tokens, -1);
         std::vector<int64_t> ev_ptr{0};
         std::vector<int32_t> ev;

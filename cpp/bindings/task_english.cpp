@@ -50,6 +50,7 @@ void bind_task_english(nb::module_& m) {
           throw nb::value_error("inconsistent label values");
         if (sentence_ptr.size() == 0) throw nb::value_error("no sentence offsets");
         const size_t n_tokens = static_cast<size_t>(sentence_ptr.data()[sentence_ptr.size() - 1]);
+        check_sentence_offsets(sentence_ptr, n_tokens, "tokens");
         const nb::dict* tables[2] = {&t_tables, &l_tables};
         std::vector<Array1<int64_t>> token_ptr;
         std::vector<Array1<int32_t>> token_ids, label_feature;

@@ -22,8 +22,7 @@ void bind_tasks(nb::module_& m) {
         const size_t n_bunsetsu = mod_ptr.size() - 1;
         if (head_ptr.size() != mod_ptr.size() || btw_ptr.size() != mod_ptr.size() || distance.size() != 3)
           throw nb::value_error("inconsistent bunsetsu feature arrays");
-        if (sentence_ptr.size() == 0 || static_cast<size_t>(sentence_ptr.data()[sentence_ptr.size() - 1]) != n_bunsetsu)
-          throw nb::value_error("sentence offsets do not cover the bunsetsu");
+        check_sentence_offsets(sentence_ptr, n_bunsetsu, "bunsetsu");
         std::vector<int32_t> heads(n_bunsetsu, -1);
         std::vector<int64_t> ev_ptr{0};
         std::vector<int32_t> ev;
