@@ -126,5 +126,6 @@ void bind_task_chunk(nb::module_& m);
 void bind_task_english(nb::module_& m);
 void bind_decode(nb::module_& m);
 void bind_train(nb::module_& m);
+void bind_featurize(nb::module_& m);
 
 }  // namespace conjunct::py

@@ -12,4 +12,5 @@ NB_MODULE(_core, m) {
   conjunct::py::bind_task_english(m);
   conjunct::py::bind_decode(m);
   conjunct::py::bind_train(m);
+  conjunct::py::bind_featurize(m);
 }

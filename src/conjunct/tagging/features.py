@@ -14,18 +14,25 @@ Encoding turns sentences into a CSR of feature ids per token. Attributes are
 computed once per word type, tokens are mapped to integer keys per template
 with numpy, and only each distinct key becomes a string and a dictionary
 look-up, so there is no Python work per feature occurrence.
+
+Tagging with a fixed vocabulary can keep that work between calls in an
+:class:`EncodingCache`: word types' attribute values and every template key's
+feature id (found once by its string) are remembered, and tokens are looked up
+by integer keys in C++. A stream tagged in batches then pays the string work
+only for word types and keys it has not met before.
 """
 
 from __future__ import annotations
 
 import itertools
+import threading
 from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
 from .._errors import DataFormatError
 
-__all__ = ["DEFAULT_TEMPLATES", "Featurizer", "word_shape"]
+__all__ = ["DEFAULT_TEMPLATES", "EncodingCache", "Featurizer", "word_shape"]
 
 _LOCAL = ("bias", "w", "lw", "p1", "p2", "p3", "p4", "s1", "s2", "s3", "s4", "shape")
 _NEIGHBOURS = {"w-2": -2, "w-1": -1, "w+1": 1, "w+2": 2}
@@ -116,13 +123,15 @@ class Featurizer:
         return [self._local_strings(w) + self._context_strings(words, lws, i) for i, w in enumerate(words)]
 
     def encode(self, sentences: Sequence[Sequence], vocab: Dict[str, int], names: Optional[List[str]] = None,
-               source: str = "<input>") -> Tuple[np.ndarray, np.ndarray]:
+               source: str = "<input>", cache: Optional["EncodingCache"] = None) -> Tuple[np.ndarray, np.ndarray]:
         """CSR (indptr, ids) of every token of ``sentences``.
 
         A sentence is a list of token strings (featurized with the templates) or
         a list of per-token feature-string lists (used as they are). With
         ``names`` (training), unknown features are added to ``vocab`` and
-        ``names``; otherwise they are dropped (they carry no weight).
+        ``names``; otherwise they are dropped (they carry no weight). A
+        ``cache`` (built for these templates and this ``vocab``) remembers work
+        between calls; the result is the same with or without it.
         """
         add = names is not None
 
@@ -147,6 +156,10 @@ class Featurizer:
                 if not isinstance(w, str) or not w:
                     raise DataFormatError(f"sentence {k + 1}, token {i + 1}: tokens must be non-empty strings, got {w!r}", source)
             words.extend(sent)
+        if cache is not None and not add:
+            if cache.templates != self.templates or cache.vocab is not vocab:
+                raise ValueError("the encoding cache was built for other templates or another vocabulary")
+            return cache.encode(words, lengths)
         return self._encode_tokens(words, lengths, fid, vocab, add)
 
     def _encode_lists(self, sentences, fid, source):
@@ -220,6 +233,123 @@ class Featurizer:
         indptr = np.zeros(n_tok + 1, dtype=np.int64)
         np.cumsum(keep.sum(axis=1), out=indptr[1:])
         return indptr, ids[keep].astype(np.int32)
+
+
+def _template_parts(template: str) -> List[Tuple[str, int]]:
+    """(attribute, offset) of each part of a template: neighbours are lower-cased words."""
+    return [("lw", _NEIGHBOURS[p]) if p in _NEIGHBOURS else (p, 0) for p in template.split("|")]
+
+
+class EncodingCache:
+    """What encoding tokens with fixed templates and a fixed vocabulary can remember.
+
+    Word types are mapped to their attribute values once, and each template key
+    (the attribute values a template combines) to its feature id once, found
+    through its feature string; later tokens are looked up by integer keys in
+    C++ (:class:`conjunct._core.TemplateKeys`). Results equal
+    :meth:`Featurizer.encode` without a cache. Safe to share between threads
+    (calls take turns). The cache empties itself when it holds more than
+    ``max_types`` word types or ``max_keys`` keys, so memory stays bounded on
+    endless input.
+
+    Parameters
+    ----------
+    templates : sequence of str
+        The featurizer's templates.
+    vocab : dict
+        Feature string to id; must not change while the cache is in use.
+    max_types, max_keys : int
+        Size limits. A key takes 24-48 bytes in C++, a word type a few hundred
+        in Python (its attribute values), so the defaults bound the cache to
+        roughly 100 MB each.
+    """
+
+    def __init__(self, templates: Sequence[str], vocab: Dict[str, int], *, max_types: int = 1 << 18,
+                 max_keys: int = 1 << 21):
+        from .. import _core
+
+        self.templates = tuple(templates)
+        self.vocab = vocab
+        self.max_types = int(max_types)
+        self.max_keys = int(max_keys)
+        parts = [_template_parts(t) for t in self.templates]
+        self._attributes: List[str] = sorted({a for ps in parts for a, _ in ps}, key=list(_ATTRIBUTES).index)
+        column = {a: k for k, a in enumerate(self._attributes)}
+        self._parts = [[(column[a], off) for a, off in ps] for ps in parts]
+        self._keys = _core.TemplateKeys(self._parts, len(self._attributes))
+        self._lock = threading.Lock()
+        self._reset()
+
+    def _reset(self) -> None:
+        self._keys.clear()
+        self._type_index: Dict[str, int] = {}
+        self._type_codes = np.zeros((1024, len(self._attributes)), dtype=np.int32)
+        # Per attribute: value -> code, and code -> value (0, 1: before / after the sentence).
+        self._value_index: List[Dict[str, int]] = [{} for _ in self._attributes]
+        self._value_strings: List[List[str]] = [["<s>", "</s>"] for _ in self._attributes]
+
+    @property
+    def n_types(self) -> int:
+        """Word types remembered."""
+        return len(self._type_index)
+
+    @property
+    def n_keys(self) -> int:
+        """Template keys remembered."""
+        return int(self._keys.size)
+
+    def _add_types(self, words: List[str], tok_type: np.ndarray) -> None:
+        # Types of the tokens not found (tok_type -1), new ones numbered in order
+        # of appearance; then each new type's attribute value codes. C loops only.
+        positions = np.flatnonzero(tok_type < 0)
+        if not len(positions):
+            return
+        index = self._type_index
+        unknown = list(map(words.__getitem__, positions.tolist()))
+        new_types = list(dict.fromkeys(unknown))
+        n0 = len(index)
+        index.update(zip(new_types, range(n0, n0 + len(new_types))))
+        tok_type[positions] = np.fromiter(map(index.__getitem__, unknown), dtype=np.int32, count=len(unknown))
+        n = len(index)
+        if n > len(self._type_codes):
+            grown = np.zeros((max(n, 2 * len(self._type_codes)), len(self._attributes)), dtype=np.int32)
+            grown[:n0] = self._type_codes[:n0]
+            self._type_codes = grown
+        for a, name in enumerate(self._attributes):
+            codes_of, strings = self._value_index[a], self._value_strings[a]
+            values = list(map(_ATTRIBUTES[name], new_types))
+            fresh = list(dict.fromkeys(itertools.filterfalse(codes_of.__contains__, values)))
+            codes_of.update(zip(fresh, range(len(strings), len(strings) + len(fresh))))
+            strings.extend(fresh)
+            self._type_codes[n0:n, a] = np.fromiter(map(codes_of.__getitem__, values), dtype=np.int32,
+                                                    count=len(values))
+
+    def encode(self, words: List[str], lengths: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+        """CSR (indptr, ids) of the tokens ``words`` in sentences of ``lengths``."""
+        with self._lock:
+            if self.n_types > self.max_types or self.n_keys > self.max_keys:
+                self._reset()
+            vocab = self.vocab
+            tok_type = np.fromiter(map(self._type_index.get, words, itertools.repeat(-1)), dtype=np.int32,
+                                   count=len(words))
+            self._add_types(words, tok_type)
+            sentence_ptr = np.zeros(len(lengths) + 1, dtype=np.int64)
+            np.cumsum(lengths, out=sentence_ptr[1:])
+            pending_template, pending_codes = self._keys.lookup(tok_type, sentence_ptr,
+                                                                self._type_codes[: self.n_types])
+            # Keys met for the first time, grouped by template: named once, then looked up.
+            found = np.full(len(pending_template), -1, dtype=np.int32)
+            bounds = np.searchsorted(pending_template, np.arange(len(self.templates) + 1))
+            for t in range(len(self.templates)):
+                b, e = int(bounds[t]), int(bounds[t + 1])
+                if b == e:
+                    continue
+                values = [list(map(self._value_strings[a].__getitem__, pending_codes[b:e, k].tolist()))
+                          for k, (a, _) in enumerate(self._parts[t])]
+                prefix = self.templates[t] + "="
+                text = [prefix + "|".join(v) for v in zip(*values)]
+                found[b:e] = np.fromiter(map(vocab.get, text, itertools.repeat(-1)), dtype=np.int32, count=e - b)
+            return self._keys.resolve(found)
 
 
 def _combine(key: np.ndarray, v: np.ndarray, radix: int) -> Tuple[np.ndarray, int]:

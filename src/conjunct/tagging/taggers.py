@@ -4,6 +4,7 @@ to a :class:`~conjunct.tagging.chain.LinearChainModel` and decoded in C++."""
 from __future__ import annotations
 
 import sys
+import threading
 import time
 from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple
 
@@ -12,7 +13,9 @@ import numpy as np
 from .. import model_io
 from .._errors import ConjunctError, DataFormatError, ModelFormatError
 from .chain import LinearChainModel, check_decoder
-from .features import Featurizer
+from .features import EncodingCache, Featurizer
+
+_CACHE_LOCK = threading.Lock()  # guards creating a tagger's encoding cache
 
 __all__ = ["PerceptronTagger", "HMMTagger", "TaggedBatch"]
 
@@ -256,7 +259,16 @@ class PerceptronTagger(_ChainTagger):
         if train:
             self._vocab, self.feature_names_ = {}, []
             return self._featurizer().encode(sentences, self._vocab, self.feature_names_, source=source)
-        return self._featurizer().encode(sentences, self._vocab, source=source)
+        featurizer = self._featurizer()
+        return featurizer.encode(sentences, self._vocab, source=source, cache=self._encoding_cache(featurizer))
+
+    def _encoding_cache(self, featurizer: Featurizer) -> EncodingCache:
+        # Kept between calls (not pickled), remade when the templates or the vocabulary change.
+        with _CACHE_LOCK:
+            cache = getattr(self, "_cache", None)
+            if cache is None or cache.templates != featurizer.templates or cache.vocab is not self._vocab:
+                cache = self._cache = EncodingCache(featurizer.templates, self._vocab)
+            return cache
 
     def fit(self, sentences: Sequence[Sequence], tags: Sequence[Sequence[str]]) -> "PerceptronTagger":
         """Train on ``sentences`` (token lists or per-token feature lists) and their ``tags``."""
