@@ -28,24 +28,27 @@ def assert_same(a, b):
 
 
 @given(train=SENTENCES, batches=st.lists(SENTENCES, min_size=1, max_size=4), templates=TEMPLATES,
-       max_keys=st.sampled_from([1, 40, 1 << 23]), max_types=st.sampled_from([1, 10, 1 << 20]))
+       max_keys=st.sampled_from([1, 40, 1 << 23]), max_types=st.sampled_from([1, 10, 1 << 20]),
+       name_in_cpp=st.booleans())
 @example(train=[["a|b", "<s>"], ["|"]], batches=[[["a", "b|<s>", "|"]], [["a|b", "<s>"]]],
-         templates=["w-1|w", "w|w+1", "w-1"], max_keys=1 << 23, max_types=1 << 20)
-def test_cached_encoding_equals_uncached(train, batches, templates, max_keys, max_types):
+         templates=["w-1|w", "w|w+1", "w-1"], max_keys=1 << 23, max_types=1 << 20, name_in_cpp=True)
+def test_cached_encoding_equals_uncached(train, batches, templates, max_keys, max_types, name_in_cpp):
     feat = Featurizer(templates)
     vocab, names = {}, []
     feat.encode(train, vocab, names)
-    cache = EncodingCache(feat.templates, vocab, max_types=max_types, max_keys=max_keys)
+    cache = EncodingCache(feat.templates, vocab, max_types=max_types, max_keys=max_keys, name_in_cpp=name_in_cpp)
+    assert cache.names_in_cpp == (name_in_cpp and bool(vocab))
     for batch in batches + batches:  # the second round meets only remembered words
         assert_same(feat.encode(batch, vocab, cache=cache), feat.encode(batch, vocab))
 
 
-def test_cache_stays_bounded_and_recovers_from_an_unresolved_lookup():
+@pytest.mark.parametrize("name_in_cpp", [True, False])
+def test_cache_stays_bounded_and_recovers_from_an_unresolved_lookup(name_in_cpp):
     sents = [["w%d" % (i * 7 + j) for j in range(6)] for i in range(50)]
     feat = Featurizer()
     vocab, names = {}, []
     feat.encode(sents[:25], vocab, names)
-    cache = EncodingCache(feat.templates, vocab, max_types=40, max_keys=500)
+    cache = EncodingCache(feat.templates, vocab, max_types=40, max_keys=500, name_in_cpp=name_in_cpp)
     for s in sents:
         assert_same(feat.encode([s], vocab, cache=cache), feat.encode([s], vocab))
         assert cache.n_types <= 40 + 6 and cache.n_keys <= 500 + 6 * len(feat.templates)
@@ -87,15 +90,17 @@ def test_tagger_reuses_its_cache_and_shares_it_between_threads():
 
 
 @pytest.mark.realdata
+@pytest.mark.parametrize("name_in_cpp", [True, False])
 @pytest.mark.parametrize("path,fmt,field", [("ud_english_ewt/en_ewt-ud-train.conllu", "conllu", "xpos"),
                                             ("conll2000/train.txt", "conll2000", "joint"),
                                             ("ud_japanese_v1.4_bunsetsu/ja-ud-train.conllu", "conllu", "xpos")])
-def test_cached_encoding_on_real_text(shared_data, path, fmt, field):
+def test_cached_encoding_on_real_text(shared_data, path, fmt, field, name_in_cpp):
     words, _ = read_tagged(shared_data / path, format=fmt, tag_field=field)
     feat = Featurizer(DEFAULT_TEMPLATES)
     vocab, names = {}, []
     feat.encode(words[:2000], vocab, names)
-    cache = EncodingCache(feat.templates, vocab)
+    cache = EncodingCache(feat.templates, vocab, name_in_cpp=name_in_cpp)
+    assert cache.names_in_cpp == name_in_cpp
     for b in range(2000, 4000, 500):  # batches of unseen text, then the same again
         batch = words[b:b + 500]
         assert_same(feat.encode(batch, vocab, cache=cache), feat.encode(batch, vocab))

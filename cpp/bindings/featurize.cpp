@@ -1,5 +1,6 @@
 // The tagging featurizer's integer-key look-up (TemplateKeys).
 #include <nanobind/stl/pair.h>
+#include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
 #include <stdexcept>
@@ -27,7 +28,7 @@ struct PyTemplateKeys {
       : keys(std::move(templates), n_attributes) {}
 
   void clear() {
-    keys.clear();
+    keys.clear_keys();
     pending = PendingKeys{};
     open = false;
   }
@@ -98,6 +99,36 @@ nb::tuple resolve(PyTemplateKeys& self, const Array1<int32_t>& pending_ids) {
   return nb::make_tuple(to_numpy(std::move(indptr)), to_numpy(std::move(features)));
 }
 
+// (blob, offsets) of n strings, checked against each other.
+size_t strings_of(const Array1<uint8_t>& blob, const Array1<int64_t>& offsets) {
+  if (offsets.size() == 0) throw nb::value_error("string offsets need at least one entry");
+  const size_t n = offsets.size() - 1;
+  if (offsets.data()[0] != 0 || offsets.data()[n] != static_cast<int64_t>(blob.size()))
+    throw nb::value_error("string offsets do not cover the blob");
+  return n;
+}
+
+bool set_names(PyTemplateKeys& self, const Array1<uint8_t>& blob, const Array1<int64_t>& offsets,
+               const Array1<int32_t>& ids, const std::vector<std::string>& template_names) {
+  const size_t n = strings_of(blob, offsets);
+  if (ids.size() != n) throw nb::value_error("one id per feature string is needed");
+  try {
+    return self.keys.set_names(reinterpret_cast<const char*>(blob.data()), offsets.data(), ids.data(), n,
+                               template_names);
+  } catch (const std::invalid_argument& e) {
+    throw nb::value_error(e.what());
+  }
+}
+
+void add_values(PyTemplateKeys& self, size_t attribute, const Array1<uint8_t>& blob, const Array1<int64_t>& offsets) {
+  const size_t n = strings_of(blob, offsets);
+  try {
+    self.keys.add_values(attribute, reinterpret_cast<const char*>(blob.data()), offsets.data(), n);
+  } catch (const std::invalid_argument& e) {
+    throw nb::value_error(e.what());
+  }
+}
+
 }  // namespace
 
 void bind_featurize(nb::module_& m) {
@@ -109,7 +140,19 @@ void bind_featurize(nb::module_& m) {
            "to be given their feature ids with resolve()")
       .def("resolve", &resolve, nb::arg("pending_ids"),
            "Feature ids (>= -1) of the pending keys; returns the tokens' features as CSR (indptr, ids)")
-      .def("clear", &PyTemplateKeys::clear)
+      .def("set_names", &set_names, nb::arg("blob"), nb::arg("offsets"), nb::arg("ids"), nb::arg("template_names"),
+           "The vocabulary (UTF-8 feature strings and their ids), so new keys are named here; False if two\n"
+           "strings share a hash (new keys are then left to the caller)")
+      .def("add_values", &add_values, nb::arg("attribute"), nb::arg("blob"), nb::arg("offsets"),
+           "Appends an attribute's value strings (UTF-8) for the next codes")
+      .def("n_values", [](const PyTemplateKeys& k, size_t a) {
+        if (a >= k.keys.n_attributes()) throw nb::value_error("no such attribute");
+        return k.keys.n_values(a);
+      }, nb::arg("attribute"))
+      .def("clear", [](PyTemplateKeys& k) {
+        k.clear();
+        k.keys.clear_values();
+      }, "Forgets the keys and the value strings")
       .def_prop_ro("size", [](const PyTemplateKeys& k) { return k.keys.size(); })
       .def_prop_ro("nbytes", [](const PyTemplateKeys& k) { return k.keys.bytes(); })
       .def_prop_ro("n_templates", [](const PyTemplateKeys& k) { return k.keys.n_templates(); })

@@ -262,10 +262,14 @@ class EncodingCache:
         Size limits. A key takes 24-48 bytes in C++, a word type a few hundred
         in Python (its attribute values), so the defaults bound the cache to
         roughly 100 MB each.
+    name_in_cpp : bool
+        Give C++ a copy of the vocabulary (built once, about the size of the
+        feature strings), so keys met for the first time are named there
+        too; otherwise they are named in Python.
     """
 
     def __init__(self, templates: Sequence[str], vocab: Dict[str, int], *, max_types: int = 1 << 18,
-                 max_keys: int = 1 << 21):
+                 max_keys: int = 1 << 21, name_in_cpp: bool = True):
         from .. import _core
 
         self.templates = tuple(templates)
@@ -279,6 +283,19 @@ class EncodingCache:
         self._keys = _core.TemplateKeys(self._parts, len(self._attributes))
         self._lock = threading.Lock()
         self._reset()
+        # New keys are named in C++ when it holds the vocabulary (one pass over
+        # it here); otherwise (name_in_cpp=False, or a hash shared by two
+        # feature strings) in Python, once per key.
+        self.names_in_cpp = False
+        if name_in_cpp and vocab:
+            names = list(vocab)
+            encoded = [n.encode("utf-8", "surrogatepass") for n in names]
+            offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
+            np.cumsum(np.fromiter(map(len, encoded), dtype=np.int64, count=len(encoded)), out=offsets[1:])
+            ids = np.fromiter(vocab.values(), dtype=np.int64, count=len(names))
+            if ids.min() >= 0 and ids.max() < 2**31:
+                self.names_in_cpp = bool(self._keys.set_names(np.frombuffer(b"".join(encoded), dtype=np.uint8),
+                                                              offsets, ids.astype(np.int32), list(self.templates)))
 
     def _reset(self) -> None:
         self._keys.clear()
@@ -321,6 +338,12 @@ class EncodingCache:
             fresh = list(dict.fromkeys(itertools.filterfalse(codes_of.__contains__, values)))
             codes_of.update(zip(fresh, range(len(strings), len(strings) + len(fresh))))
             strings.extend(fresh)
+            encoded = [v.encode("utf-8", "surrogatepass") for v in fresh]
+            offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
+            np.cumsum(np.fromiter(map(len, encoded), dtype=np.int64, count=len(encoded)), out=offsets[1:])
+            self._keys.add_values(a, np.frombuffer(b"".join(encoded), dtype=np.uint8), offsets)
+            if self._keys.n_values(a) != len(strings):
+                raise RuntimeError("encoding cache: value strings out of step with C++")
             self._type_codes[n0:n, a] = np.fromiter(map(codes_of.__getitem__, values), dtype=np.int32,
                                                     count=len(values))
 

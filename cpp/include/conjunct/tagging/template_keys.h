@@ -7,10 +7,13 @@
 // v + 2 = the type's value v). A token's parts' codes pack into one 64-bit
 // key per template (parts beyond the second through a per-template table of
 // the leading parts' keys), which a per-template map turns into the feature
-// id. Keys the map has not seen yet are reported, so the caller can name the
-// feature (as a string) once and add its id.
+// id. A key the map has not seen yet is named once: with the vocabulary and
+// the attributes' value strings given (set_names, add_values), its feature
+// string is composed here and looked up; without them it is reported, so the
+// caller can name it.
 #pragma once
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "conjunct/util/key_map.h"
@@ -36,13 +39,25 @@ class TemplateKeys {
 
   TemplateKeys(std::vector<std::vector<TemplatePart>> templates, size_t n_attributes);
 
+  // The vocabulary: feature strings (UTF-8, blob + n + 1 offsets) and their
+  // ids; the templates' names ("w-1|w"); every attribute's values from code 2
+  // on, appended as they get codes. Returns false (and keeps reporting new
+  // keys) if two feature strings share a 63-bit hash.
+  bool set_names(const char* blob, const int64_t* offsets, const int32_t* ids, size_t n,
+                 const std::vector<std::string>& template_names);
+  void add_values(size_t attribute, const char* blob, const int64_t* offsets, size_t n);
+  size_t n_values(size_t attribute) const { return value_offsets_[attribute].size() - 1; }
+
   size_t n_templates() const { return templates_.size(); }
   size_t n_attributes() const { return n_attributes_; }
   size_t max_parts() const { return max_parts_; }
   // Keys known to the maps (feature ids and the leading parts' keys).
   size_t size() const;
   size_t bytes() const;
-  void clear();
+  // Forgets the keys (the value strings stay: codes keep their meaning).
+  void clear_keys();
+  // Forgets the value strings too (codes start again from 2).
+  void clear_values();
 
   // ids[token * n_templates + t]: the feature id, -1 for a feature the model
   // does not have, or -2 - p for the p-th key met for the first time (in
@@ -59,7 +74,19 @@ class TemplateKeys {
  private:
   std::vector<std::vector<TemplatePart>> templates_;
   size_t n_attributes_, max_parts_ = 0;
+  int32_t name_id(const int32_t* codes, size_t t);
+
   std::vector<KeyMap> ids_, leading_;
+  // Naming new keys here: feature strings by 63-bit hash, their bytes, value strings.
+  bool named_ = false;
+  KeyMap names_;
+  std::string name_blob_;
+  std::vector<int64_t> name_offsets_;
+  std::vector<int32_t> name_ids_;
+  std::vector<std::string> prefixes_;
+  std::vector<std::string> value_blob_;
+  std::vector<std::vector<int64_t>> value_offsets_;
+  std::string scratch_;
 };
 
 }  // namespace conjunct
