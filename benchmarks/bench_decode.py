@@ -205,7 +205,8 @@ def bench_crfsuite(tagger, X, Y, Xt, Yt, epochs, repeats):
             "train_seconds": train_secs, "epochs": epochs}
 
 
-def run_task(key, data, args):
+def load_task(key, data):
+    """(title, training words, training tags, test words, test tags) of a task."""
     title, train_paths, test_path, fmt, field = TASKS[key]
     X, Y = [], []
     for path in train_paths:
@@ -213,6 +214,11 @@ def run_task(key, data, args):
         X += words
         Y += tags
     Xt, Yt = read_tagged(data / test_path, format=fmt, tag_field=field)
+    return title, X, Y, Xt, Yt
+
+
+def run_task(key, data, args):
+    title, X, Y, Xt, Yt = load_task(key, data)
     if args.train_sentences:
         X, Y = X[:args.train_sentences], Y[:args.train_sentences]
     if args.test_sentences:

@@ -35,11 +35,10 @@ import time
 import numpy as np
 
 from _common import markdown_table, require_shared_data, write_results
-from bench_decode import TASKS
+from bench_decode import TASKS, load_task
 
 from conjunct.tagging import PerceptronTagger
 from conjunct.tagging.features import EncodingCache
-from conjunct.tagging.io import read_tagged
 from conjunct.tagging.taggers import _sent_ptr
 
 
@@ -66,13 +65,7 @@ def same(a, b):
 
 
 def bench_task(key, data, args):
-    title, train_paths, test_path, fmt, field = TASKS[key]
-    X, Y = [], []
-    for path in train_paths:
-        words, tags = read_tagged(data / path, format=fmt, tag_field=field)
-        X += words
-        Y += tags
-    Xt, Yt = read_tagged(data / test_path, format=fmt, tag_field=field)
+    title, X, Y, Xt, Yt = load_task(key, data)
     n, n_tok = len(Xt), sum(map(len, Xt))
     print(f"{title}: {len(X)} training / {n} test sentences ({n_tok} tokens)", flush=True)
     tagger = PerceptronTagger(decoder="staggered-column", n_iter=args.epochs).fit(X, Y)
