@@ -9,6 +9,7 @@ TemplateKeys::TemplateKeys(std::vector<std::vector<TemplatePart>> templates, siz
     : templates_(std::move(templates)), n_attributes_(n_attributes) {
   for (const auto& parts : templates_) {
     if (parts.empty()) throw std::invalid_argument("a template needs at least one part");
+    if (parts.size() > kMaxParts) throw std::invalid_argument("a template has more than 64 parts");
     for (const TemplatePart& p : parts)
       if (p.attribute < 0 || static_cast<size_t>(p.attribute) >= n_attributes_)
         throw std::invalid_argument("template part refers to an unknown attribute");
@@ -115,9 +116,8 @@ void TemplateKeys::clear_values() {
 void TemplateKeys::lookup(const int32_t* tok_type, size_t n_tokens, const int64_t* sentence_ptr,
                           size_t n_sentences, const int32_t* type_codes, int32_t* ids, PendingKeys& pending) {
   const size_t T = templates_.size(), P = max_parts_, A = n_attributes_;
-  (void)n_tokens;
-  int32_t codes[64];
-  if (P > 64) throw std::invalid_argument("a template has more than 64 parts");
+  (void)n_tokens;  // the sentence offsets bound every token index
+  int32_t codes[kMaxParts];
   for (size_t t = 0; t < T; ++t) {
     const std::vector<TemplatePart>& parts = templates_[t];
     KeyMap& map = ids_[t];

@@ -35,7 +35,7 @@ struct PendingKeys {
 
 class TemplateKeys {
  public:
-  static constexpr int64_t kMaxCode = (int64_t{1} << 31) - 1;
+  static constexpr size_t kMaxParts = 64;
 
   TemplateKeys(std::vector<std::vector<TemplatePart>> templates, size_t n_attributes);
 
