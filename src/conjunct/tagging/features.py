@@ -235,6 +235,14 @@ class Featurizer:
         return indptr, ids[keep].astype(np.int32)
 
 
+def _encode_strings(strings: Sequence[str]) -> Tuple[np.ndarray, np.ndarray]:
+    """UTF-8 bytes of ``strings`` (lone surrogates kept) as one uint8 blob, and offsets into it."""
+    encoded = [s.encode("utf-8", "surrogatepass") for s in strings]
+    offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
+    np.cumsum(np.fromiter(map(len, encoded), dtype=np.int64, count=len(encoded)), out=offsets[1:])
+    return np.frombuffer(b"".join(encoded), dtype=np.uint8), offsets
+
+
 def _template_parts(template: str) -> List[Tuple[str, int]]:
     """(attribute, offset) of each part of a template: neighbours are lower-cased words."""
     return [("lw", _NEIGHBOURS[p]) if p in _NEIGHBOURS else (p, 0) for p in template.split("|")]
@@ -288,14 +296,10 @@ class EncodingCache:
         # feature strings) in Python, once per key.
         self.names_in_cpp = False
         if name_in_cpp and vocab:
-            names = list(vocab)
-            encoded = [n.encode("utf-8", "surrogatepass") for n in names]
-            offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
-            np.cumsum(np.fromiter(map(len, encoded), dtype=np.int64, count=len(encoded)), out=offsets[1:])
-            ids = np.fromiter(vocab.values(), dtype=np.int64, count=len(names))
+            blob, offsets = _encode_strings(list(vocab))
+            ids = np.fromiter(vocab.values(), dtype=np.int64, count=len(vocab))
             if ids.min() >= 0 and ids.max() < 2**31:
-                self.names_in_cpp = bool(self._keys.set_names(np.frombuffer(b"".join(encoded), dtype=np.uint8),
-                                                              offsets, ids.astype(np.int32), list(self.templates)))
+                self.names_in_cpp = bool(self._keys.set_names(blob, offsets, ids.astype(np.int32), list(self.templates)))
 
     def _reset(self) -> None:
         self._keys.clear()
@@ -338,10 +342,7 @@ class EncodingCache:
             fresh = list(dict.fromkeys(itertools.filterfalse(codes_of.__contains__, values)))
             codes_of.update(zip(fresh, range(len(strings), len(strings) + len(fresh))))
             strings.extend(fresh)
-            encoded = [v.encode("utf-8", "surrogatepass") for v in fresh]
-            offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
-            np.cumsum(np.fromiter(map(len, encoded), dtype=np.int64, count=len(encoded)), out=offsets[1:])
-            self._keys.add_values(a, np.frombuffer(b"".join(encoded), dtype=np.uint8), offsets)
+            self._keys.add_values(a, *_encode_strings(fresh))
             if self._keys.n_values(a) != len(strings):
                 raise RuntimeError("encoding cache: value strings out of step with C++")
             self._type_codes[n0:n, a] = np.fromiter(map(codes_of.__getitem__, values), dtype=np.int32,

@@ -13,7 +13,7 @@ import numpy as np
 from .. import model_io
 from .._errors import ConjunctError, DataFormatError, ModelFormatError
 from .chain import LinearChainModel, check_decoder
-from .features import EncodingCache, Featurizer
+from .features import EncodingCache, Featurizer, _encode_strings
 
 _CACHE_LOCK = threading.Lock()  # guards creating a tagger's encoding cache
 
@@ -57,13 +57,6 @@ def _sent_ptr(sentences: Sequence) -> np.ndarray:
     ptr = np.zeros(len(sentences) + 1, dtype=np.int64)
     np.cumsum([len(s) for s in sentences], out=ptr[1:])
     return ptr
-
-
-def _encode_strings(strings: Sequence[str]) -> Tuple[np.ndarray, np.ndarray]:
-    encoded = [s.encode("utf-8", "surrogatepass") for s in strings]
-    offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
-    np.cumsum([len(e) for e in encoded], out=offsets[1:])
-    return np.frombuffer(b"".join(encoded), dtype=np.uint8), offsets
 
 
 def _decode_strings(blob: np.ndarray, offsets: np.ndarray) -> List[str]:
