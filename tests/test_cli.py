@@ -100,6 +100,19 @@ def test_compile_and_predict_every_method(tmp_path, libsvm_model, capsys):
     assert "--sigma applies" in capsys.readouterr().err
 
 
+def test_compile_dense_table_size(tmp_path, libsvm_model, capsys):
+    path, data, pred = libsvm_model
+    out = tmp_path / "dense.cjt"
+    assert main(["compile", str(path), str(out), "--method", "pke", "--dense-features", "3"]) == 0
+    assert main(["predict", str(out), str(data)]) == 0
+    assert [int(v) for v in capsys.readouterr().out.split()] == pred
+    assert conjunct.load(out).meta["n_dense"] == 3
+    assert main(["compile", str(path), str(out), "--method", "pki", "--dense-features", "3"]) == 2
+    assert "--dense-features applies" in capsys.readouterr().err
+    assert main(["compile", str(path), str(out), "--method", "pke", "--dense-features", "3", "--dense-bytes", "64"]) == 2
+    assert "not both" in capsys.readouterr().err
+
+
 def test_linear_text_model_cli(tmp_path, capsys):
     text = tmp_path / "llm.txt"
     text.write_text("# conjunct conjunctive linear model\n# classes: neg pos\n# decision: sign\n\t-0.5\nw=a\t1\nw=a t=b\t2\n")

@@ -55,6 +55,8 @@ def _require_kernel(model, method: str) -> None:
 
 def _n_dense(degree: int, n_outputs: int, n_features: int, dense_bytes: Optional[int], dense_features: Optional[int]) -> int:
     """How many of the most frequent features get the dense table."""
+    if dense_bytes is not None and dense_features is not None:
+        raise ConjunctError("give either dense_bytes or dense_features, not both")
     if degree > 4:
         return 0
     if dense_features is not None:

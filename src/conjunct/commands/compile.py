@@ -29,6 +29,9 @@ def register(sub) -> None:
                    help="pke: drop conjunctions in fewer support vectors (approximate); split: common-feature threshold")
     c.add_argument("--common-features", type=int, help="split: the number of top-ranked features to expand")
     c.add_argument("--dense-bytes", type=int, help="pke/split: budget of the dense table of frequent features")
+    c.add_argument("--dense-features", type=int,
+                   help="pke/split: put this many of the most frequent features in the dense table (instead of "
+                   "--dense-bytes; larger is faster and takes more memory)")
     c.add_argument("--report", metavar="DATA", help="compare with the exact classifier on DATA (decisions changed, margin error)")
     c.add_argument("--binarize", action="store_true", help="treat non-zero feature values as 1 instead of failing")
     c.set_defaults(func=run)
@@ -62,10 +65,12 @@ def _params(args) -> dict:
         if not splitting:
             raise ConjunctError("--common-features applies to split (or fstrie --base split)")
         p["common_features"] = args.common_features
-    if args.dense_bytes is not None:
+    for option, value in (("dense_bytes", args.dense_bytes), ("dense_features", args.dense_features)):
+        if value is None:
+            continue
         if method in ("pkb", "pki"):
-            raise ConjunctError("--dense-bytes applies to pke, split and fstrie")
-        p["dense_bytes"] = args.dense_bytes
+            raise ConjunctError(f"--{option.replace('_', '-')} applies to pke, split and fstrie")
+        p[option] = value
     return p
 
 
