@@ -10,7 +10,8 @@ import scipy.sparse as sp
 from hypothesis import given, strategies as st
 
 import conjunct
-from conjunct.classifiers import approximation_report
+from conjunct._dense_growth import grow_dense
+from conjunct.classifiers import Classifier, _store_arrays, _store_of, approximation_report
 from conjunct.linear import brute_force_margins
 from helpers import assert_margins_close, kernel_models, linear_models, linear_scale, random_binary_csr, reference_margins
 
@@ -28,6 +29,44 @@ def test_pke_exact(case, dense_features):
     model, X = case
     expected, scale = reference_margins(model, X)
     check(model.compile("pke", dense_features=dense_features), X, expected, scale)
+
+
+@given(st.one_of(kernel_models(), linear_models()), st.integers(0, 3), st.sampled_from([1.0, 1.1, 1.5, 1e9]))
+def test_grown_dense_table_exact(case, n_dense, growth):
+    # Moving trie subtrees into a larger dense table keeps every margin.
+    model, X = case
+    base = model.compile("pke", dense_features=n_dense)
+    meta, arrays = dict(base.meta), dict(base.arrays)
+    store, grown = grow_dense(_store_of(arrays), meta["degree"], base.n_outputs, meta["n_dense"], meta["n_features"],
+                              growth)
+    if meta["degree"] < 3:
+        assert grown == meta["n_dense"]
+    elif growth == 1e9:
+        # Unbounded: every feature becomes dense and the trie keeps only its root.
+        assert grown == meta["n_features"] and store["label"].size == 1
+    meta["n_dense"] = grown
+    arrays.update(_store_arrays(store))
+    clf = Classifier("pke", meta, arrays, base.rule, base.features, base.n_columns)
+    np.testing.assert_allclose(clf.decision_function(X), base.decision_function(X), rtol=1e-9, atol=1e-9)
+
+
+def test_default_dense_table_grows_within_budget():
+    # A d = 3 model too large for the 4 MiB dense table of its frequent features:
+    # the default grows the table, within DENSE_GROWTH of the memory.
+    rng = np.random.default_rng(0)
+    n_features = 400
+    p = 1.0 / np.arange(1, n_features + 1) ** 0.6  # frequent to rare
+    rows = [np.flatnonzero(rng.random(n_features) < p * 0.3) for _ in range(300)]
+    S = sp.csr_matrix((np.ones(sum(map(len, rows))), np.concatenate(rows), np.cumsum([0] + list(map(len, rows)))),
+                      shape=(300, n_features))
+    model = conjunct.KernelModel(S, rng.normal(size=(300, 1)), np.zeros(1), degree=3)
+    fixed = model.compile("pke", dense_bytes=conjunct.classifiers.DEFAULT_DENSE_BYTES)
+    grown = model.compile("pke")
+    assert grown.meta["n_dense"] > fixed.meta["n_dense"]
+    assert grown.nbytes <= 1.25 * fixed.nbytes + 64
+    X = random_binary_csr(rng, 50, n_features, 0.1)
+    np.testing.assert_allclose(grown.decision_function(X), fixed.decision_function(X), rtol=1e-9, atol=1e-9)
+    assert model.compile("pke", dense_features=5).meta["n_dense"] == 5  # an explicit size is kept
 
 
 @given(kernel_models(), st.integers(0, 40), st.sampled_from([0, 2, None]))

@@ -15,6 +15,7 @@ import scipy.sparse as sp
 
 from . import _core, model_io
 from ._errors import ConjunctError, ModelFormatError
+from ._dense_growth import grow_dense
 from .data import as_rows, read_data
 from .features import FeatureIndex
 from .labels import DecisionRule
@@ -74,6 +75,15 @@ def _n_dense(degree: int, n_outputs: int, n_features: int, dense_bytes: Optional
             hi = mid - 1
     n = lo
     return n
+
+
+def _default_dense(store: dict, degree: int, K: int, n_dense: int, n_limit: int, dense_bytes: Optional[int],
+                   dense_features: Optional[int]) -> Tuple[dict, int]:
+    """With no dense size given, grow the dense table at d >= 3 while the store
+    stays within DENSE_GROWTH of its memory (see _dense_growth)."""
+    if dense_bytes is not None or dense_features is not None:
+        return store, n_dense
+    return grow_dense(store, degree, K, n_dense, n_limit)
 
 
 def _core_dense_entries(n: int, degree: int) -> int:
@@ -170,6 +180,7 @@ def _build_pke(model, sigma: float = 0.0, min_support: int = 1, dense_bytes: Opt
         n_dense = _n_dense(degree, K, F, dense_bytes, dense_features)
         alpha = _alpha_arrays(model.dual_coef)
         store = _expand(model, M, alpha, K, F, float(sigma), int(min_support), n_dense, F, max_conjunctions)
+        store, n_dense = _default_dense(store, degree, K, n_dense, F, dense_bytes, dense_features)
     else:
         if sigma != 0.0 or min_support != 1:
             raise ConjunctError("sigma and min_support apply to kernel expansions; a conjunctive linear model is stored as is")
@@ -179,6 +190,7 @@ def _build_pke(model, sigma: float = 0.0, min_support: int = 1, dense_bytes: Opt
         n_dense = _n_dense(degree, K, F, dense_bytes, dense_features)
         store = _core.build_conjunction_store(M.indptr.astype(np.int64), M.indices.astype(np.int32),
                                               np.ascontiguousarray(model.weights), K, F, n_dense)
+        store, n_dense = _default_dense(store, degree, K, n_dense, F, dense_bytes, dense_features)
     counts = np.asarray(store["count_by_size"]).tolist()
     meta = {"degree": int(degree), "n_dense": int(n_dense), "sigma": float(sigma), "min_support": int(min_support),
             "n_features": int(F), "n_conjunctions": int(sum(counts)), "conjunctions_by_size": counts}
@@ -229,6 +241,7 @@ def _build_split(model, common_features: Optional[int] = None, min_support: Opti
     n_dense = min(_n_dense(degree, K, F, dense_bytes, dense_features), n_common)
     alpha = _alpha_arrays(model.dual_coef)
     store = _expand(model, M, alpha, K, F, 0.0, 1, n_dense, n_common, max_conjunctions)
+    store, n_dense = _default_dense(store, degree, K, n_dense, n_common, dense_bytes, dense_features)
     postings = M.T.tocsr()
     postings.sort_indices()
     rare = postings[n_common:]
