@@ -139,8 +139,8 @@ def main() -> None:
            markdown_table(["classifier", "memory MB", "µs / classification", "vs PKE"],
                           [[r["method"], r["memory_mb"], r["us_per_classification"], f"{r['speedup_over_pke']:.2f}x"]
                            for r in alternatives]),
-           "\nThe dense table's size trades memory for speed (the default grows it within 1.25x of the memory); "
-           "no split point beats PKE. What is left is reading the weights of the conjunctions present (see "
+           "\nWhat a larger dense table buys depends on d (the default grows it only at d >= 3, within 1.25x of the "
+           "memory); no split point beats PKE. What is left is reading the weights of the conjunctions present (see "
            "docs/classification.md, \"Where PKE's time goes\")."]
     write_results(args.name or f"fstrie_limit_d{args.degree}", result, "\n".join(md))
 

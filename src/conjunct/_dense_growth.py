@@ -125,7 +125,8 @@ def grow_dense(store: dict, degree: int, n_outputs: int, n_dense: int, n_limit: 
         for position in range(t):
             index += _binom(label[cur], position + 1)
             cur = parent[cur]
-        np.add.at(dense, offsets[t] + index, weight[nodes])
+        # Each conjunction has its own index, outside the old table's: plain assignment.
+        dense[offsets[t] + index] = weight[nodes]
 
     keep = ~move
     new_id = np.cumsum(keep) - 1
