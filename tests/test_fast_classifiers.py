@@ -65,7 +65,12 @@ def test_default_dense_table_grows_within_budget():
     assert grown.meta["n_dense"] > fixed.meta["n_dense"]
     assert grown.nbytes <= 1.25 * fixed.nbytes + 64
     X = random_binary_csr(rng, 50, n_features, 0.1)
-    np.testing.assert_allclose(grown.decision_function(X), fixed.decision_function(X), rtol=1e-9, atol=1e-9)
+    expected = fixed.decision_function(X)
+    np.testing.assert_allclose(grown.decision_function(X), expected, rtol=1e-9, atol=1e-9)
+    # The classifiers built on the store grow it too, and stay exact.
+    for clf in (model.compile("split", common_features=300), model.compile("fstrie", events=X[:25]),
+                model.compile("fstrie", events=X[:25], base="split", common_features=300)):
+        np.testing.assert_allclose(clf.decision_function(X), expected, rtol=1e-9, atol=1e-9)
     assert model.compile("pke", dense_features=5).meta["n_dense"] == 5  # an explicit size is kept
 
 
