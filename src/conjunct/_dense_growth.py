@@ -42,14 +42,6 @@ def _store_bytes(n_dense: int, degree: int, K: int, n_nodes: int, n_features: in
     return _dense_entries(n_dense, degree) * K * 8 + n_nodes * (K * 8 + 8) + 4 + n_features * 4
 
 
-def _parents(child_begin: np.ndarray) -> np.ndarray:
-    """parent[c] of every node c >= 1 of a breadth-first trie (parent[0] = 0)."""
-    n_nodes = child_begin.size - 1
-    parent = np.zeros(n_nodes, dtype=np.int64)
-    parent[1:] = np.repeat(np.arange(n_nodes, dtype=np.int64), np.diff(child_begin))
-    return parent
-
-
 def grow_dense(store: dict, degree: int, n_outputs: int, n_dense: int, n_limit: int,
                growth: float = DENSE_GROWTH) -> Tuple[dict, int]:
     """The store with a dense table of the largest n' in [n_dense, n_limit] that
@@ -62,26 +54,24 @@ def grow_dense(store: dict, degree: int, n_outputs: int, n_dense: int, n_limit: 
     if degree < 3 or degree > 4 or n_limit <= n_dense:
         return store, n_dense
     K = int(n_outputs)
-    child_begin = np.asarray(store["child_begin"], dtype=np.int64)
-    label = np.asarray(store["label"], dtype=np.int64)
+    cb = np.asarray(store["child_begin"])
+    label = np.asarray(store["label"])
     root_map = np.asarray(store["root_map"])
     n_nodes, F = label.size, root_map.size
     if n_nodes <= 1:
         return store, n_dense
-    parent = _parents(child_begin)
-    depth = np.zeros(n_nodes, dtype=np.int8)
-    rarest = np.full(n_nodes, -1, dtype=np.int64)  # the label of each node's depth-1 ancestor
-    # Breadth-first layout: level t+1 is the children of level t's node range.
-    lo, hi = int(child_begin[0]), int(child_begin[1])
-    rarest[lo:hi] = label[lo:hi]
-    depth[lo:hi] = 1
-    for t in range(2, degree + 1):
-        lo, hi = int(child_begin[lo]), int(child_begin[hi])
-        if lo == hi:
-            break
-        rarest[lo:hi] = rarest[parent[lo:hi]]
-        depth[lo:hi] = t
-    subtree = np.bincount(rarest[1:], minlength=F)  # trie nodes per rarest feature
+
+    # Breadth-first layout, root children sorted by label: the subtrees of a run
+    # of depth-1 nodes [s, e) are the runs [cb[s], cb[e]), [cb[cb[s]], cb[cb[e]]), ...
+    first, last = int(cb[0]), int(cb[1])
+    level1 = np.arange(first, last + 1, dtype=np.int64)  # boundaries of each depth-1 node's run
+    bounds = level1.copy()
+    sizes = np.ones(last - first, dtype=np.int64)  # trie nodes per depth-1 node, its subtree included
+    for _ in range(2, degree + 1):
+        bounds = cb[bounds].astype(np.int64)
+        sizes += np.diff(bounds)
+    subtree = np.zeros(F, dtype=np.int64)
+    subtree[label[first:last]] = sizes
 
     before = _store_bytes(n_dense, degree, K, n_nodes, F)
     budget = growth * before
@@ -89,19 +79,24 @@ def grow_dense(store: dict, degree: int, n_outputs: int, n_dense: int, n_limit: 
     n = n_dense
     while n < n_limit:
         n += 1
-        moved_n = moved + int(subtree[n - 1])
+        moved += int(subtree[n - 1])
         if _dense_entries(n, degree) * K * 8 > budget:
             break
-        if _store_bytes(n, degree, K, n_nodes - moved_n, F) <= budget:
+        if _store_bytes(n, degree, K, n_nodes - moved, F) <= budget:
             best = n
-        moved = moved_n
     if best == n_dense:
         return store, n_dense
 
-    move = np.zeros(n_nodes, dtype=bool)
-    move[1:] = (rarest[1:] >= n_dense) & (rarest[1:] < best)
-    weight = np.asarray(store["weight"], dtype=np.float64).reshape(n_nodes, K)
+    # The depth-1 nodes whose label is in [n_dense, best), and their subtrees:
+    # one contiguous run of nodes per depth.
+    s1 = first + int(np.searchsorted(label[first:last], n_dense))
+    e1 = first + int(np.searchsorted(label[first:last], best))
+    runs = [(s1, e1)]
+    for _ in range(2, degree + 1):
+        s, e = runs[-1]
+        runs.append((int(cb[s]), int(cb[e])))
 
+    weight = np.asarray(store["weight"], dtype=np.float64).reshape(n_nodes, K)
     # Dense table of n' features: a level's entries keep their index, only the
     # level offsets move (combinatorial number system).
     old_dense = np.asarray(store["dense"], dtype=np.float64).reshape(-1, K)
@@ -114,28 +109,46 @@ def grow_dense(store: dict, degree: int, n_outputs: int, n_dense: int, n_limit: 
         offsets[r] = new_offset
         old_offset += n_old
         new_offset += comb(best, r)
+    # Each moved node's labels from itself up to its depth-1 ancestor, as
+    # ascending positions 0, 1, ... of its conjunction.
+    parents = []  # per depth t >= 2: the parent of each node of the run
     for t in range(1, degree + 1):
-        nodes = np.flatnonzero(move & (depth == t))
-        if nodes.size == 0:
-            continue
-        # Path labels from the node up: the node's own label is the smallest
-        # member (position 0 ascending), its depth-1 ancestor's the largest.
-        index = np.zeros(nodes.size, dtype=np.int64)
-        cur = nodes
+        s, e = runs[t - 1]
+        if s == e:
+            break
+        if t >= 2:
+            ps, pe = runs[t - 2]
+            parents.append(np.repeat(np.arange(ps, pe, dtype=np.int64), np.diff(cb[ps:pe + 1])))
+        index = np.zeros(e - s, dtype=np.int64)
+        cur = np.arange(s, e, dtype=np.int64)
         for position in range(t):
-            index += _binom(label[cur], position + 1)
-            cur = parent[cur]
+            index += _binom(label[cur].astype(np.int64), position + 1)
+            if position + 1 < t:
+                cur = parents[t - 2 - position][cur - runs[t - 1 - position][0]]
         # Each conjunction has its own index, outside the old table's: plain assignment.
-        dense[offsets[t] + index] = weight[nodes]
+        dense[offsets[t] + index] = weight[s:e]
+    del parents
 
-    keep = ~move
-    new_id = np.cumsum(keep) - 1
-    kept_before = np.concatenate(([0], np.cumsum(keep)))  # kept nodes with id < i
-    kept = np.flatnonzero(keep)
-    new_child_begin = np.concatenate((kept_before[child_begin[kept]], [kept.size])).astype(np.int32)
-    new_root_map = np.where(root_map >= 0, new_id[np.maximum(root_map, 0)], -1).astype(np.int32)
-    new_root_map[(root_map >= 0) & ~keep[np.maximum(root_map, 0)]] = -1
+    keep = np.ones(n_nodes, dtype=bool)
+    for s, e in runs:
+        keep[s:e] = False
+
+    def shifted(ids: np.ndarray) -> np.ndarray:
+        """Node ids after removing the runs."""
+        out = ids.astype(np.int64)
+        for s, e in runs:
+            out -= np.clip(ids.astype(np.int64) - s, 0, e - s)
+        return out
+
+    n_kept = n_nodes - sum(e - s for s, e in runs)
+    new_cb = np.empty(n_kept + 1, dtype=np.int32)
+    new_cb[:-1] = shifted(cb[:-1][keep])
+    new_cb[-1] = n_kept
+    new_root_map = root_map.astype(np.int32, copy=True)
+    inside = new_root_map >= 0
+    new_root_map[inside] = shifted(new_root_map[inside])
+    new_root_map[(np.arange(F) >= n_dense) & (np.arange(F) < best)] = -1
     out = dict(store)
-    out.update(dense=dense.ravel(), child_begin=new_child_begin, label=label[kept].astype(np.int32),
-               root_map=new_root_map, weight=weight[kept].ravel())
+    out.update(dense=dense.ravel(), child_begin=new_cb, label=label[keep].astype(np.int32),
+               root_map=new_root_map, weight=weight[keep].ravel())
     return out, best
