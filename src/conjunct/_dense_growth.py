@@ -9,7 +9,9 @@ than the fixed 4 MiB table, for 25% more memory). The
 table has C(n, d) entries, though, mostly zeros, so how far it may grow depends
 on the model: this module moves the trie subtrees of the next most frequent
 features into the dense table while the store stays within a memory factor of
-what it was. At d <= 2 a larger table measured no faster, so it is not grown.
+what it was. At d <= 2 a larger table measured no faster, and neither did it
+for multi-output stores; the caller (classifiers._default_dense) grows only
+single-output stores at d >= 3.
 
 Moving conjunctions between the two layouts changes no weight: the store sums
 the same rows, in another order.
