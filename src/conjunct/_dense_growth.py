@@ -28,7 +28,8 @@ import numpy as np
 DENSE_GROWTH = 1.25
 
 
-def _dense_entries(n: int, degree: int) -> int:
+def dense_entries(n: int, degree: int) -> int:
+    """Entries of a dense table of the n most frequent features: conjunctions of 1..degree of them."""
     return sum(comb(n, r) for r in range(1, degree + 1))
 
 
@@ -42,7 +43,7 @@ def _binom(a: np.ndarray, r: int) -> np.ndarray:
 
 def _store_bytes(n_dense: int, degree: int, K: int, n_nodes: int, n_features: int) -> int:
     # weight rows + labels + child_begin of the trie, its root map, and the dense table.
-    return _dense_entries(n_dense, degree) * K * 8 + n_nodes * (K * 8 + 8) + 4 + n_features * 4
+    return dense_entries(n_dense, degree) * K * 8 + n_nodes * (K * 8 + 8) + 4 + n_features * 4
 
 
 def grow_dense(store: dict, degree: int, n_outputs: int, n_dense: int, n_limit: int,
@@ -83,7 +84,7 @@ def grow_dense(store: dict, degree: int, n_outputs: int, n_dense: int, n_limit: 
     while n < n_limit:
         n += 1
         moved += int(subtree[n - 1])
-        if _dense_entries(n, degree) * K * 8 > budget:
+        if dense_entries(n, degree) * K * 8 > budget:
             break
         if _store_bytes(n, degree, K, n_nodes - moved, F) <= budget:
             best = n
@@ -103,7 +104,7 @@ def grow_dense(store: dict, degree: int, n_outputs: int, n_dense: int, n_limit: 
     # Dense table of n' features: a level's entries keep their index, only the
     # level offsets move (combinatorial number system).
     old_dense = np.asarray(store["dense"], dtype=np.float64).reshape(-1, K)
-    dense = np.zeros((_dense_entries(best, degree), K), dtype=np.float64)
+    dense = np.zeros((dense_entries(best, degree), K), dtype=np.float64)
     old_offset = new_offset = 0
     offsets = {}
     for r in range(1, degree + 1):

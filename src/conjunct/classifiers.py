@@ -15,7 +15,7 @@ import scipy.sparse as sp
 
 from . import _core, model_io
 from ._errors import ConjunctError, ModelFormatError
-from ._dense_growth import grow_dense
+from ._dense_growth import dense_entries, grow_dense
 from .data import as_rows, read_data
 from .features import FeatureIndex
 from .labels import DecisionRule
@@ -69,7 +69,7 @@ def _n_dense(degree: int, n_outputs: int, n_features: int, dense_bytes: Optional
     lo, hi = 0, n_features
     while lo < hi:  # largest n whose table fits the budget
         mid = (lo + hi + 1) // 2
-        if _core_dense_entries(mid, degree) * n_outputs * 8 <= budget:
+        if dense_entries(mid, degree) * n_outputs * 8 <= budget:
             lo = mid
         else:
             hi = mid - 1
@@ -88,12 +88,6 @@ def _default_dense(store: dict, degree: int, K: int, n_dense: int, n_limit: int,
     if dense_bytes is not None or dense_features is not None or K != 1:
         return store, n_dense
     return grow_dense(store, degree, K, n_dense, n_limit)
-
-
-def _core_dense_entries(n: int, degree: int) -> int:
-    from math import comb
-
-    return sum(comb(n, r) for r in range(1, degree + 1))
 
 
 def _store_arrays(store: dict) -> Arrays:

@@ -31,7 +31,7 @@ def register(sub) -> None:
     c.add_argument("--dense-bytes", type=int, help="pke/split: budget of the dense table of frequent features")
     c.add_argument("--dense-features", type=int,
                    help="pke/split: put this many of the most frequent features in the dense table (instead of "
-                   "--dense-bytes; larger is faster and takes more memory)")
+                   "--dense-bytes; at d >= 3 a larger table is faster and takes more memory)")
     c.add_argument("--report", metavar="DATA", help="compare with the exact classifier on DATA (decisions changed, margin error)")
     c.add_argument("--binarize", action="store_true", help="treat non-zero feature values as 1 instead of failing")
     c.set_defaults(func=run)
