@@ -68,8 +68,7 @@ def grow_dense(store: dict, degree: int, n_outputs: int, n_dense: int, n_limit: 
     # Breadth-first layout, root children sorted by label: the subtrees of a run
     # of depth-1 nodes [s, e) are the runs [cb[s], cb[e]), [cb[cb[s]], cb[cb[e]]), ...
     first, last = int(cb[0]), int(cb[1])
-    level1 = np.arange(first, last + 1, dtype=np.int64)  # boundaries of each depth-1 node's run
-    bounds = level1.copy()
+    bounds = np.arange(first, last + 1, dtype=np.int64)  # each depth-1 node's run starts at bounds[i]
     sizes = np.ones(last - first, dtype=np.int64)  # trie nodes per depth-1 node, its subtree included
     for _ in range(2, degree + 1):
         bounds = cb[bounds].astype(np.int64)
@@ -139,9 +138,10 @@ def grow_dense(store: dict, degree: int, n_outputs: int, n_dense: int, n_limit: 
 
     def shifted(ids: np.ndarray) -> np.ndarray:
         """Node ids after removing the runs."""
-        out = ids.astype(np.int64)
+        ids = ids.astype(np.int64)
+        out = ids.copy()
         for s, e in runs:
-            out -= np.clip(ids.astype(np.int64) - s, 0, e - s)
+            out -= np.clip(ids - s, 0, e - s)
         return out
 
     n_kept = n_nodes - sum(e - s for s, e in runs)
@@ -151,7 +151,7 @@ def grow_dense(store: dict, degree: int, n_outputs: int, n_dense: int, n_limit: 
     new_root_map = root_map.astype(np.int32, copy=True)
     inside = new_root_map >= 0
     new_root_map[inside] = shifted(new_root_map[inside])
-    new_root_map[(np.arange(F) >= n_dense) & (np.arange(F) < best)] = -1
+    new_root_map[n_dense:best] = -1  # their nodes moved into the dense table
     out = dict(store)
     out.update(dense=dense.ravel(), child_begin=new_cb, label=label[keep].astype(np.int32),
                root_map=new_root_map, weight=weight[keep].ravel())
