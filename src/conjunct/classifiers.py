@@ -13,12 +13,13 @@ from typing import Callable, Dict, Optional, Tuple
 import numpy as np
 import scipy.sparse as sp
 
-from . import _core, model_io
+from . import _core
 from ._errors import ConjunctError, ModelFormatError
 from ._dense_growth import dense_entries, grow_dense
 from .data import as_rows, read_data
-from .features import FeatureIndex
+from .features import FeatureIndex, rank_space, store_features, stored_features
 from .labels import DecisionRule
+from .persistence import Saveable
 
 __all__ = ["Classifier", "compile_model", "approximation_report", "METHODS", "DEFAULT_DENSE_BYTES"]
 
@@ -26,23 +27,6 @@ __all__ = ["Classifier", "compile_model", "approximation_report", "METHODS", "DE
 DEFAULT_DENSE_BYTES = 4 << 20
 
 Arrays = Dict[str, np.ndarray]
-
-
-def rank_space(matrix: sp.csr_matrix, counts: np.ndarray, n_columns: int):
-    """(col_map, matrix in internal ids) with the features used by ``matrix``
-    renumbered by descending ``counts`` (ties by column id); unused columns map to -1."""
-    used = np.unique(matrix.indices)
-    order = used[np.lexsort((used, -counts[used]))]
-    col_map = np.full(n_columns, -1, dtype=np.int32)
-    col_map[order] = np.arange(order.size, dtype=np.int32)
-    internal = col_map[matrix.indices]
-    row_of = np.repeat(np.arange(matrix.shape[0]), np.diff(matrix.indptr))
-    perm = np.lexsort((internal, row_of))
-    M = sp.csr_matrix(
-        (np.ones(internal.size), internal[perm].astype(np.int32), matrix.indptr.astype(np.int64)),
-        shape=(matrix.shape[0], order.size),
-    )
-    return col_map, M
 
 
 def _is_kernel(model) -> bool:
@@ -353,7 +337,7 @@ def approximation_report(approximate: "Classifier", exact: "Classifier", X, *, n
     }
 
 
-class Classifier:
+class Classifier(Saveable):
     """A compiled, immutable classifier.
 
     Obtain one with ``model.compile(method)`` or :func:`conjunct.load`. It is
@@ -456,35 +440,21 @@ class Classifier:
     def to_container(self):
         meta = {"method": self.method, "params": self.meta, "rule": self.rule.to_meta(), "n_columns": self.n_columns}
         arrays = {f"m.{k}": v for k, v in self.arrays.items()}
-        if self.features is not None:
-            fmeta, farrays = self.features.to_arrays()
-            meta["features"] = fmeta
-            arrays.update({f"features.{k}": v for k, v in farrays.items()})
+        store_features(self.features, meta, arrays)
         return self.kind, meta, arrays
 
     @classmethod
     def from_container(cls, meta: dict, arrays: Arrays, name: str = "<model>") -> "Classifier":
-        from .models import _features_from
-
         try:
             method = meta["method"]
             if method not in METHODS:
                 raise ModelFormatError(f"unknown classification method {method!r} (written by a newer conjunct?)", name)
             own = {k[2:]: v for k, v in arrays.items() if k.startswith("m.")}
-            return cls(method, meta["params"], own, DecisionRule.from_meta(meta["rule"]), _features_from(meta, arrays), meta["n_columns"])
+            return cls(method, meta["params"], own, DecisionRule.from_meta(meta["rule"]), stored_features(meta, arrays), meta["n_columns"])
         except (KeyError, TypeError, ValueError) as e:
             if isinstance(e, ModelFormatError):
                 raise
             raise ModelFormatError(f"corrupt classifier ({e})", name) from None
-
-    def save(self, path) -> None:
-        """Write the compiled classifier to ``path`` (atomically)."""
-        model_io.write_container(path, *self.to_container())
-
-    def __reduce__(self):
-        from . import persistence
-
-        return (persistence.from_bytes, (model_io.dumps(*self.to_container()),))
 
     def info(self) -> dict:
         return {

@@ -8,9 +8,10 @@ from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 import numpy as np
 import scipy.sparse as sp
 
-from ._errors import DataFormatError
+from ._errors import DataFormatError, ModelFormatError
+from .persistence import Saveable, nested, prefixed
 
-__all__ = ["FeatureIndex", "rows_to_csr"]
+__all__ = ["FeatureIndex", "rows_to_csr", "rank_space", "store_features", "stored_features"]
 
 
 def rows_to_csr(rows: Sequence[Sequence[int]], n_features: Optional[int] = None) -> sp.csr_matrix:
@@ -58,7 +59,7 @@ def _csr_from_flat(flat: np.ndarray, lengths: np.ndarray, n_features: Optional[i
     return sp.csr_matrix((data, flat.astype(np.int32), indptr), shape=(n_rows, n_features))
 
 
-class FeatureIndex:
+class FeatureIndex(Saveable):
     """A bidirectional map between string features and integer ids.
 
     It also holds per-feature counts (the number of training examples in which a
@@ -227,12 +228,6 @@ class FeatureIndex:
 
     kind = "feature_index"
 
-    def save(self, path) -> None:
-        """Write the index to ``path`` (conjunct's model file format, atomically)."""
-        from . import model_io
-
-        model_io.write_container(path, self.kind, *self.to_arrays())
-
     def to_container(self):
         return (self.kind, *self.to_arrays())
 
@@ -241,14 +236,7 @@ class FeatureIndex:
         try:
             return cls.from_arrays(meta, arrays)
         except (KeyError, ValueError, TypeError) as e:
-            from ._errors import ModelFormatError
-
             raise ModelFormatError(f"corrupt feature index ({e})", name) from None
-
-    def __reduce__(self):
-        from . import model_io, persistence
-
-        return (persistence.from_bytes, (model_io.dumps(*self.to_container()),))
 
     def info(self) -> dict:
         return {
@@ -287,3 +275,39 @@ def _feature_strings(feats) -> Iterable[str]:
     if isinstance(feats, str):
         raise DataFormatError("each example must be a list of feature strings, not a single string")
     return feats
+
+
+def store_features(features: Optional[FeatureIndex], meta: dict, arrays: Dict[str, np.ndarray]) -> None:
+    """Put ``features`` (if any) into another object's file: its meta under
+    ``"features"``, its arrays under ``features.`` names."""
+    if features is not None:
+        meta["features"], own = features.to_arrays()
+        arrays.update(prefixed(own, "features"))
+
+
+def stored_features(meta: dict, arrays: Dict[str, np.ndarray]) -> Optional[FeatureIndex]:
+    """The feature index :func:`store_features` put into a file, or None."""
+    if "features" not in meta:
+        return None
+    return FeatureIndex.from_arrays(meta["features"], nested(arrays, "features"))
+
+
+def rank_space(matrix: sp.csr_matrix, counts: np.ndarray, n_columns: int) -> Tuple[np.ndarray, sp.csr_matrix]:
+    """(col_map, matrix in internal ids) with the features used by ``matrix``
+    renumbered by descending ``counts`` (ties by column id); unused columns map to -1.
+
+    The fast classifiers work in this space: internal id 0 is the most frequent
+    feature, and the rows of the returned matrix are sorted internal ids.
+    """
+    used = np.unique(matrix.indices)
+    order = used[np.lexsort((used, -counts[used]))]
+    col_map = np.full(n_columns, -1, dtype=np.int32)
+    col_map[order] = np.arange(order.size, dtype=np.int32)
+    internal = col_map[matrix.indices]
+    row_of = np.repeat(np.arange(matrix.shape[0]), np.diff(matrix.indptr))
+    perm = np.lexsort((internal, row_of))
+    M = sp.csr_matrix(
+        (np.ones(internal.size), internal[perm].astype(np.int32), matrix.indptr.astype(np.int64)),
+        shape=(matrix.shape[0], order.size),
+    )
+    return col_map, M

@@ -10,8 +10,8 @@ from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 import numpy as np
 
-from .. import model_io
 from .._errors import ConjunctError, DataFormatError, ModelFormatError
+from ..persistence import Saveable
 from .chain import LinearChainModel, check_decoder
 from .features import EncodingCache, Featurizer, _encode_strings
 
@@ -67,7 +67,7 @@ def _decode_strings(blob: np.ndarray, offsets: np.ndarray) -> List[str]:
     return [data[offsets[i]:offsets[i + 1]].decode("utf-8", "surrogatepass") for i in range(len(offsets) - 1)]
 
 
-class _ChainTagger:
+class _ChainTagger(Saveable):
     """What the taggers share: decoding, scoring, persistence."""
 
     kind = ""
@@ -171,16 +171,10 @@ class _ChainTagger:
         """The feature every token carries (see LinearChainModel), or -1."""
         return -1
 
-    def save(self, path) -> None:
-        """Write the tagger to one model file (atomically); ``conjunct.load`` reads it."""
-        model_io.write_container(path, *self.to_container())
-
     def __reduce__(self):
-        from .. import persistence
-
         if not hasattr(self, "model_"):
             return (type(self), (), self.get_params())
-        return (persistence.from_bytes, (model_io.dumps(*self.to_container()),))
+        return super().__reduce__()
 
     def __setstate__(self, state):  # unfitted taggers pickle their parameters only
         self.set_params(**state)

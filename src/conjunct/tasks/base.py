@@ -10,21 +10,27 @@ from typing import Dict, Optional
 
 import numpy as np
 
-from .. import model_io
 from .._errors import ConjunctError, ModelFormatError
+from ..persistence import Registry, Saveable, pack, unpack
 
 __all__ = ["TaskPipeline", "TASKS", "register_task"]
 
-TASKS: Dict[str, type] = {}
+# Where each task's pipeline is defined (the class registers itself on import).
+TASKS = Registry("task", {
+    "bunsetsu": "conjunct.tasks.bunsetsu",
+    "ud-english": "conjunct.tasks.english",
+    "conll2000-chunk": "conjunct.tasks.chunk",
+    "ja-segment": "conjunct.tasks.segment",
+})
 
 
 def register_task(cls):
     """Class decorator: make a pipeline loadable by its ``task`` name."""
-    TASKS[cls.task] = cls
+    TASKS.register(cls.task, cls)
     return cls
 
 
-class TaskPipeline:
+class TaskPipeline(Saveable):
     """Base class of the task pipelines (parsers, chunker, segmenter).
 
     Parameters
@@ -163,8 +169,6 @@ class TaskPipeline:
 
     # -- persistence -----------------------------------------------------------------------------------
     def to_container(self):
-        from ..persistence import pack
-
         self._check_fitted()
         meta = {"task": self.task, "params": {k: v for k, v in self.params().items() if k != "method_params"},
                 "method_params": _jsonable(self.method_params), "config": self._config(), "components": {}}
@@ -179,12 +183,7 @@ class TaskPipeline:
 
     @classmethod
     def from_container(cls, meta: dict, arrays, name: str = "<model>") -> "TaskPipeline":
-        from ..persistence import unpack
-
-        try:
-            task_cls = TASKS[meta["task"]]
-        except KeyError:
-            raise ModelFormatError(f"unknown task {meta.get('task')!r} (written by a newer conjunct?)", name) from None
+        task_cls = TASKS.get(meta.get("task"), name)
         try:
             pipeline = task_cls(**meta["params"], method_params=meta.get("method_params"))
             components = meta["components"]
@@ -195,15 +194,6 @@ class TaskPipeline:
         pipeline._restore(meta.get("config", {}))
         pipeline._on_compiled()
         return pipeline
-
-    def save(self, path) -> None:
-        """Write the trained pipeline (models, compiled classifiers, settings) to one file."""
-        model_io.write_container(path, *self.to_container())
-
-    def __reduce__(self):
-        from .. import persistence
-
-        return (persistence.from_bytes, (model_io.dumps(*self.to_container()),))
 
     def info(self) -> dict:
         self._check_fitted()
