@@ -44,7 +44,7 @@ def import_graph():
             name = name.rpartition(".")[0]
         return name or None
 
-    graph = {}
+    graph, missing = {}, []
     for name, (path, is_pkg) in mods.items():
         package = name if is_pkg else name.rpartition(".")[0]
         targets = set()
@@ -57,6 +57,8 @@ def import_graph():
                     base = ".".join(parts[:len(parts) - node.level + 1] + ([node.module] if node.module else []))
                 else:
                     base = node.module
+                if base.split(".")[0] == "conjunct" and base not in mods and not _is_module(base):
+                    missing.append(f"{name}:{node.lineno} imports from {base}, which does not exist")
                 for a in node.names:
                     full = f"{base}.{a.name}"
                     if full in mods:
@@ -66,6 +68,8 @@ def import_graph():
         targets.discard(None)
         targets.discard(name)
         graph[name] = targets
+    if missing:
+        raise AssertionError("\n".join(missing))
     return graph
 
 

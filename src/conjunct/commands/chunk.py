@@ -5,8 +5,7 @@ from __future__ import annotations
 import sys
 import time
 
-from .._errors import DataFormatError
-from ..data import _open_text, _sentence_blocks
+from ..corpora import read_columns
 from ._common import METHODS, add_pipeline_training_options, load_pipeline
 
 
@@ -38,28 +37,6 @@ def register(sub) -> None:
     ev.set_defaults(func=run_eval)
 
 
-def read_columns(path: str, widths=(2, 3)):
-    """Sentences of whitespace-separated columns ('-' = stdin); every token line
-    must have one of ``widths`` columns, the same number throughout."""
-    sentences, width = [], None
-    with _open_text(path) as (f, name):
-        for block in _sentence_blocks(f, name):
-            current = []
-            for lineno, line in block:
-                fields = line.split()
-                if width is None:
-                    if len(fields) not in widths:
-                        raise DataFormatError(f"expected {' or '.join(map(str, widths))} columns, found {len(fields)}", name, lineno)
-                    width = len(fields)
-                elif len(fields) != width:
-                    raise DataFormatError(f"expected {width} columns like the first line, found {len(fields)}", name, lineno)
-                current.append(tuple(fields))
-            sentences.append(current)
-    if not sentences:
-        raise DataFormatError("no sentences", name)
-    return sentences
-
-
 def _load(path: str, method, events):
     from ..tasks.chunk import Chunker
 
@@ -87,7 +64,7 @@ def run_train(args) -> int:
 
 
 def run_run(args) -> int:
-    sentences = read_columns(args.data)
+    sentences = read_columns(args.data, widths=(2, 3))
     chunker = _load(args.model, args.method, sentences)
     tags = chunker.chunk(sentences)
     out = sys.stdout if args.out == "-" else open(args.out, "w", encoding="utf-8")

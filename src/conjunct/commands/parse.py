@@ -77,7 +77,7 @@ def method_args(q):
 
 # -- data ----------------------------------------------------------------------------------------------
 def _read_bunsetsu(path: str, split):
-    from ..tasks.bunsetsu import BunsetsuSentence, _group, load_gsd_bunsetsu, read_ud_tokens
+    from ..tasks.bunsetsu import BunsetsuSentence, group_bunsetsu, load_gsd_bunsetsu, read_ud_tokens
 
     if os.path.isdir(path):
         if not split:
@@ -87,7 +87,7 @@ def _read_bunsetsu(path: str, split):
     for k, tokens in enumerate(read_ud_tokens(path)):
         if any(t.bi not in ("B", "I") for t in tokens):
             raise DataFormatError(f"sentence {k + 1} has words without BunsetuBILabel in MISC", path)
-        out.append(BunsetsuSentence(_group(tokens, [t.bi for t in tokens]), sent_index=k))
+        out.append(BunsetsuSentence(group_bunsetsu(tokens, [t.bi for t in tokens]), sent_index=k))
     return out
 
 
@@ -101,30 +101,13 @@ def _read(task: str, path: str, split):
     return read_ud_english(path)
 
 
-def _conllu_blocks(lines):
-    """Sentences of CoNLL-U text as (all lines, [(index of the line, columns) of each word])."""
+def _conllu_blocks(source):
+    """The sentence blocks of CoNLL-U input, and their words as sentences to parse."""
+    from ..corpora import iter_conllu
     from ..tasks.english import DepSentence
 
-    blocks, current, words = [], [], []
-    for lineno, line in enumerate(lines, 1):
-        line = line.rstrip("\r\n")
-        if not line.strip():
-            if current:
-                blocks.append((current, words))
-                current, words = [], []
-            continue
-        current.append(line)
-        if line.startswith("#"):
-            continue
-        cols = line.split("\t")
-        if len(cols) != 10:
-            raise DataFormatError(f"expected 10 tab-separated CoNLL-U columns, found {len(cols)}", "<input>", lineno)
-        if "-" in cols[0] or "." in cols[0]:
-            continue
-        words.append((len(current) - 1, cols))
-    if current:
-        blocks.append((current, words))
-    sentences = [DepSentence([c[1] for _, c in w], [c[3] for _, c in w], [c[4] for _, c in w]) for _, w in blocks]
+    blocks = list(iter_conllu(source))
+    sentences = [DepSentence(b.column("form"), b.column("upos"), b.column("xpos")) for b in blocks]
     return blocks, sentences
 
 
@@ -185,18 +168,12 @@ def run_parse(args) -> int:
                     out.write(f"{k}\t{h}\t{b.surface}\n")
                 out.write("\n")
             return 0
-        if args.data == "-":
-            blocks, data = _conllu_blocks(sys.stdin)
-        else:
-            with open(args.data, encoding="utf-8") as f:
-                blocks, data = _conllu_blocks(f)
+        blocks, data = _conllu_blocks(args.data)
         _recompile(parser, args, data)
-        for (lines, words), (heads, labels) in zip(blocks, parser.parse(data)):
-            lines = list(lines)
-            for (at, cols), h, lab in zip(words, heads, labels):
-                cols = list(cols)
-                cols[6], cols[7], cols[8] = str(h), lab, "_"
-                lines[at] = "\t".join(cols)
+        for block, (heads, labels) in zip(blocks, parser.parse(data)):
+            lines = list(block.lines)
+            for at, cols, h, lab in zip(block.at, block.words, heads, labels):
+                lines[at] = "\t".join(cols[:6] + [str(h), lab, "_"] + cols[9:])
             out.write("\n".join(lines) + "\n\n")
     finally:
         if out is not sys.stdout:

@@ -6,8 +6,7 @@ from __future__ import annotations
 import sys
 import time
 
-from .._errors import DataFormatError
-from ..data import _open_text, _sentence_blocks
+from ..data import _open_text
 from ._common import METHODS, add_pipeline_training_options, load_pipeline
 
 

@@ -6,8 +6,8 @@ import os
 from typing import Iterator, List, Sequence, Tuple
 
 from .._errors import DataFormatError
+from ..corpora import conllu_sentence, read_columns, read_conll2000, read_conllu
 from ..data import _open_text, _sentence_blocks
-from ..corpora import CONLLU_FIELDS, conllu_sentence, read_conll2000, read_conllu
 
 __all__ = ["FORMATS", "iter_words", "read_tagged", "write_tagged"]
 
@@ -38,21 +38,8 @@ def _sniff(path: str) -> str:
 
 
 def _read_columns(path: str, with_tags: bool) -> Tuple[List[List[str]], List[List[str]]]:
-    words: List[List[str]] = []
-    tags: List[List[str]] = []
-    with _open_text(path) as (f, name):
-        for block in _sentence_blocks(f, name):
-            sw, st = [], []
-            for lineno, line in block:
-                fields = line.split()
-                if with_tags and len(fields) < 2:
-                    raise DataFormatError("expected 'word tag' (two columns), found one", path, lineno)
-                sw.append(fields[0])
-                st.append(fields[-1] if with_tags else "")
-            words.append(sw), tags.append(st)
-    if not words:
-        raise DataFormatError("no sentences", path)
-    return words, tags
+    rows = read_columns(path, min_columns=2 if with_tags else 1)
+    return [[r[0] for r in s] for s in rows], [[r[-1] if with_tags else "" for r in s] for s in rows]
 
 
 def read_tagged(path, *, format: str = "auto", tag_field: str = "", with_tags: bool = True
@@ -94,7 +81,6 @@ def iter_words(path, *, format: str = "auto") -> Iterator[List[str]]:
     if format not in FORMATS:
         raise DataFormatError(f"unknown corpus format {format!r} (choose from {', '.join(FORMATS)})", name)
     fmt = _sniff(name) if format == "auto" and name != "-" else format
-    form = [[CONLLU_FIELDS.index("form")]]
     count = 0
     with _open_text(name) as (f, name):
         for block in _sentence_blocks(f, name):
@@ -102,7 +88,7 @@ def iter_words(path, *, format: str = "auto") -> Iterator[List[str]]:
                 first = next((line for _, line in block if not line.startswith("#")), block[0][1])
                 fmt = "conllu" if len(first.split("\t")) == 10 else "columns"
             if fmt == "conllu":
-                words = [w for (w,) in conllu_sentence(block, name, form)]
+                words = conllu_sentence(block, name).column("form")
                 if not words:
                     continue
             else:
