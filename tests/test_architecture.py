@@ -195,3 +195,66 @@ def test_every_saveable_kind_is_known_to_the_file_layer():
     for task, cls in tasks.items():
         assert cls.__module__.startswith(TASKS.modules[task]), task
         assert TASKS.get(task) is cls
+
+
+def test_public_names():
+    for name in conjunct.__all__:
+        assert getattr(conjunct, name) is not None, name
+    assert set(conjunct.__all__) <= set(dir(conjunct))
+    for name in ("PAClassifier", "L1LogLinearClassifier", "import_model", "from_sklearn", "PerceptronTagger",
+                 "HMMTagger", "BunsetsuDependencyParser", "EnglishDependencyParser", "Chunker", "WordSegmenter",
+                 "load", "save"):
+        assert name in conjunct.__all__
+    from conjunct.tasks.chunk import Chunker
+    from conjunct.training import PAClassifier
+
+    assert conjunct.Chunker is Chunker and conjunct.PAClassifier is PAClassifier
+    with pytest.raises(AttributeError):
+        conjunct.no_such_name
+
+
+def test_import_is_light_and_names_load_on_use():
+    code = (
+        "import sys, conjunct\n"
+        "heavy = lambda: sorted(n for n in sys.modules if n.startswith(('conjunct.tasks', 'conjunct.training', "
+        "'conjunct.tagging', 'conjunct.importers')))\n"
+        "print(heavy())\n"
+        "conjunct.PAClassifier, conjunct.import_model\n"
+        "print(heavy())\n"
+    )
+    r = _run(code)
+    assert r.returncode == 0, r.stderr
+    before, after = r.stdout.strip().splitlines()
+    assert before == "[]"
+    assert "'conjunct.training'" in after and "'conjunct.importers'" in after and "conjunct.tasks" not in after
+
+
+def test_a_foreign_file_points_to_import_model(tmp_path):
+    path = tmp_path / "m.libsvm"
+    path.write_text("svm_type c_svc\nkernel_type polynomial\ndegree 2\ngamma 1\ncoef0 1\nnr_class 2\ntotal_sv 0\nrho 0\n")
+    with pytest.raises(conjunct.ModelFormatError, match="conjunct.import_model") as e:
+        conjunct.load(path)
+    assert callable(conjunct.import_model) and "import_model" in str(e.value)
+
+
+def test_one_parameter_protocol():
+    from conjunct.tasks.base import TaskPipeline
+
+    for cls in (conjunct.PAClassifier, conjunct.L1LogLinearClassifier, conjunct.PerceptronTagger, conjunct.HMMTagger,
+                conjunct.BunsetsuDependencyParser, conjunct.EnglishDependencyParser, conjunct.Chunker,
+                conjunct.WordSegmenter):
+        obj = cls()
+        params = obj.get_params()
+        assert params and all(not k.startswith("_") for k in params), cls
+        again = cls(**params)
+        assert again.get_params() == params, cls
+        key = "degree" if "degree" in params else "beam_width"
+        assert obj.set_params(**{key: 3}) is obj and obj.get_params()[key] == 3
+        with pytest.raises(ValueError):
+            obj.set_params(no_such_parameter=1)
+    # a pipeline's parameters are the base's and its own
+    assert {"window", "degree", "C", "n_iter", "method"} <= set(conjunct.Chunker().get_params())
+    assert set(TaskPipeline._get_param_names()) < set(conjunct.WordSegmenter().get_params())
+    sklearn_base = pytest.importorskip("sklearn.base")
+    seg = sklearn_base.clone(conjunct.WordSegmenter(ngram=2, degree=3))
+    assert seg.ngram == 2 and seg.degree == 3

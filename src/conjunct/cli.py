@@ -9,6 +9,7 @@ from typing import List, Optional
 
 from ._errors import ConjunctError
 from .commands import COMMANDS
+from .commands._common import resolve_output
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -26,6 +27,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Optional[List[str]] = None) -> int:
     args = build_parser().parse_args(argv)
     try:
+        resolve_output(args)
         return args.func(args)
     except ConjunctError as e:
         print(f"conjunct: error: {e}", file=sys.stderr)

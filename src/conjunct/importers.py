@@ -32,7 +32,9 @@ import scipy.sparse as sp
 from ._errors import ModelFormatError
 from .features import FeatureIndex, rows_to_csr
 from .labels import ovo_pairs, parse_label
+from .linear import ConjunctiveLinearModel
 from .models import KernelModel
+from .persistence import load
 
 __all__ = [
     "import_model",
@@ -412,17 +414,33 @@ def sniff_model_format(path) -> str:
     )
 
 
-def import_model(path, format: str = "auto", *, binarize: bool = False):
-    """Load a model file of any supported format (``format="auto"`` sniffs it)."""
+def import_model(path, format: str = "auto", *, binarize: bool = False, mmap: bool = False):
+    """Load a model file of any supported format.
+
+    This is the way to read a model trained elsewhere: LIBSVM, SVMlight,
+    TinySVM, opal or conjunctive linear text models become a
+    :class:`~conjunct.models.KernelModel` or
+    :class:`~conjunct.linear.ConjunctiveLinearModel` with the source tool's
+    decisions. A conjunct model file is read by :func:`conjunct.load`, so one
+    call loads whatever a user has (``conjunct convert`` and ``conjunct
+    predict`` use it); ``conjunct.load`` itself reads conjunct files only.
+
+    Parameters
+    ----------
+    path : str or PathLike
+        The model file.
+    format : {"auto", "libsvm", "svmlight", "tinysvm", "opal", "linear", "conjunct"}
+        ``"auto"`` detects it from the file's first bytes.
+    binarize : bool
+        Treat non-zero support-vector values as 1 instead of failing.
+    mmap : bool
+        For a conjunct file: memory-map it (see :func:`conjunct.load`).
+    """
     if format == "auto":
         format = sniff_model_format(path)
     if format == "conjunct":
-        from .persistence import load
-
-        return load(path)
+        return load(path, mmap=mmap)
     if format == "linear":
-        from .linear import ConjunctiveLinearModel
-
         return ConjunctiveLinearModel.from_text(path)
     readers = {"libsvm": from_libsvm, "svmlight": from_svmlight, "tinysvm": from_tinysvm, "opal": from_opal}
     if format not in readers:

@@ -6,7 +6,7 @@ import sys
 import time
 
 from .._errors import ConjunctError
-from ._common import METHODS, load_any
+from ._common import load_model, option, output_option
 
 
 def register(sub) -> None:
@@ -17,9 +17,8 @@ def register(sub) -> None:
         "that `conjunct predict` runs. Exact unless --sigma or --min-support ask for the approximate expansion.",
     )
     c.add_argument("model", help="model file: conjunct, LIBSVM, SVMlight, TinySVM, opal, or conjunctive linear text")
-    c.add_argument("output", help="the classifier file to write")
-    c.add_argument("--method", default="fstrie", choices=METHODS,
-                   help="classification method (default fstrie)")
+    output_option(c, help="the classifier file to write", positional=True)
+    option(c, "method", default="fstrie", help="classification method (default fstrie)")
     c.add_argument("--events", help="fstrie: data file of feature vectors from the task (default: the support vectors)")
     c.add_argument("--max-nodes", type=int, help="fstrie: keep at most this many prefixes (Algorithm 1)")
     c.add_argument("--max-bytes", type=int, help="fstrie: size budget instead of --max-nodes")
@@ -33,7 +32,7 @@ def register(sub) -> None:
                    help="pke/split: put this many of the most frequent features in the dense table (instead of "
                    "--dense-bytes; at d >= 3 a larger table is faster and takes more memory)")
     c.add_argument("--report", metavar="DATA", help="compare with the exact classifier on DATA (decisions changed, margin error)")
-    c.add_argument("--binarize", action="store_true", help="treat non-zero feature values as 1 instead of failing")
+    option(c, "binarize")
     c.set_defaults(func=run)
 
 
@@ -65,12 +64,12 @@ def _params(args) -> dict:
         if not splitting:
             raise ConjunctError("--common-features applies to split (or fstrie --base split)")
         p["common_features"] = args.common_features
-    for option, value in (("dense_bytes", args.dense_bytes), ("dense_features", args.dense_features)):
+    for param, value in (("dense_bytes", args.dense_bytes), ("dense_features", args.dense_features)):
         if value is None:
             continue
         if method in ("pkb", "pki"):
-            raise ConjunctError(f"--{option.replace('_', '-')} applies to pke, split and fstrie")
-        p[option] = value
+            raise ConjunctError(f"--{param.replace('_', '-')} applies to pke, split and fstrie")
+        p[param] = value
     return p
 
 
@@ -78,7 +77,7 @@ def run(args) -> int:
     from ..classifiers import Classifier, approximation_report
     from ..data import read_data
 
-    model = load_any(args.model, binarize=args.binarize)
+    model = load_model(args.model, binarize=args.binarize)
     if isinstance(model, Classifier):
         raise ConjunctError(f"{args.model} is already a compiled {model.method} classifier; compile the model it came from")
     params = _params(args)

@@ -11,6 +11,7 @@ from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple
 import numpy as np
 
 from .._errors import ConjunctError, DataFormatError, ModelFormatError
+from .._params import Params
 from ..persistence import Saveable
 from .chain import LinearChainModel, check_decoder
 from .features import EncodingCache, Featurizer, _encode_strings
@@ -67,25 +68,10 @@ def _decode_strings(blob: np.ndarray, offsets: np.ndarray) -> List[str]:
     return [data[offsets[i]:offsets[i + 1]].decode("utf-8", "surrogatepass") for i in range(len(offsets) - 1)]
 
 
-class _ChainTagger(Saveable):
+class _ChainTagger(Saveable, Params):
     """What the taggers share: decoding, scoring, persistence."""
 
     kind = ""
-    _param_names: Tuple[str, ...] = ()
-
-    # -- scikit-learn conventions ----------------------------------------------
-    def get_params(self, deep: bool = True) -> dict:
-        return {k: getattr(self, k) for k in self._param_names}
-
-    def set_params(self, **params):
-        for k, v in params.items():
-            if k not in self._param_names:
-                raise ValueError(f"unknown parameter {k!r} for {type(self).__name__}")
-            setattr(self, k, v)
-        return self
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}(" + ", ".join(f"{k}={v!r}" for k, v in self.get_params().items()) + ")"
 
     def _check_fitted(self) -> None:
         if not hasattr(self, "model_"):
@@ -225,7 +211,6 @@ class PerceptronTagger(_ChainTagger):
     """
 
     kind = "perceptron_tagger"
-    _param_names = ("decoder", "beam_width", "n_iter", "templates", "average", "shuffle", "random_state", "verbose")
 
     def __init__(self, decoder: str = "staggered-column", *, beam_width: int = 4, n_iter: int = 10,
                  templates: Optional[Sequence[str]] = None, average: bool = True, shuffle: bool = True,
@@ -322,7 +307,6 @@ class HMMTagger(_ChainTagger):
     """
 
     kind = "hmm_tagger"
-    _param_names = ("decoder", "beam_width", "transition_smoothing", "emission_smoothing")
 
     def __init__(self, decoder: str = "staggered-column", *, beam_width: int = 4, transition_smoothing: float = 1.0,
                  emission_smoothing: float = 0.1):

@@ -108,7 +108,12 @@ class TaskPipeline(Saveable, Params):
         return {}
 
     def _restore(self, config: dict) -> None:
-        """Rebuild task-specific state after loading."""
+        """Rebuild task-specific state after loading. Files of earlier releases
+        kept a task's own parameters (``window``, ``ngram``) here."""
+        names = self._get_param_names()
+        for key, value in config.items():
+            if key in names:
+                setattr(self, key, value)
 
     # -- components ------------------------------------------------------------------------------
     @property

@@ -15,7 +15,7 @@ from typing import Dict, Sequence, Tuple
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["Runner", "events_matrix", "check_named"]
+__all__ = ["Runner", "events_matrix", "check_classifier", "per_sentence"]
 
 
 def events_matrix(indptr: np.ndarray, ids: np.ndarray, width: int) -> sp.csr_matrix:
@@ -27,11 +27,19 @@ def events_matrix(indptr: np.ndarray, ids: np.ndarray, width: int) -> sp.csr_mat
     return matrix
 
 
-def check_named(classifier, what: str) -> None:
-    """A runner looks task feature strings up: its classifier needs a named feature index."""
+def check_classifier(classifier, what: str, rules: Sequence[str] = ("sign",)) -> None:
+    """A runner looks the task's feature strings up and reads its classifier's
+    margins with one of ``rules``: check both before a run."""
+    if classifier.rule.kind not in rules:
+        raise ValueError(f"the {what} classifier needs a {' or '.join(rules)} decision rule, not {classifier.rule.kind!r}")
     index = classifier.features
     if index is None or index.is_numeric:
         raise ValueError(f"the {what} classifier needs a named feature index (the task's feature strings)")
+
+
+def per_sentence(values: np.ndarray, ptr: np.ndarray) -> list:
+    """Per-token values (a C++ loop's output) as one list per sentence, cut at the offsets ``ptr``."""
+    return [values[ptr[k]:ptr[k + 1]].tolist() for k in range(len(ptr) - 1)]
 
 
 class Runner:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import List, Sequence
 
 from ... import _core
-from ..runner import Runner, check_named, events_matrix
+from ..runner import Runner, check_classifier, events_matrix, per_sentence
 from .features import BunsetsuEncoder
 from .sentence import BunsetsuSentence
 
@@ -23,9 +23,7 @@ class BunsetsuParser(Runner):
     """
 
     def __init__(self, classifier, *, early_exit: bool = True):
-        if classifier.rule.kind != "sign":
-            raise ValueError("the bunsetsu parser needs a binary (sign) classifier")
-        check_named(classifier, "bunsetsu pair")
+        check_classifier(classifier, "bunsetsu parser's")
         super().__init__([classifier])
         self.classifier = classifier
         self.early_exit = early_exit
@@ -40,8 +38,7 @@ class BunsetsuParser(Runner):
             clf._core, clf.rule.kind, len(clf.rule.classes), 1, self.early_exit, enc["sentence_ptr"], enc["mod_ptr"],
             enc["mod_ids"], enc["head_ptr"], enc["head_ids"], enc["btw_ptr"], enc["btw_ids"], enc["distance"], timing, collect)
         self.count(decisions=int(decisions), classifier_seconds=clf_seconds, loop_seconds=total)
-        ptr = enc["sentence_ptr"]
-        result = [heads[ptr[k]:ptr[k + 1]].tolist() for k in range(len(sentences))]
+        result = per_sentence(heads, enc["sentence_ptr"])
         if not collect:
             return result
         # A pair can span two bunsetsu with the same between-feature: events_matrix counts it once.

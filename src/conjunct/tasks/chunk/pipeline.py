@@ -33,11 +33,6 @@ class Chunker(TaskPipeline):
         super().__init__(degree=degree, **params)
         self.window = window
 
-    def _restore(self, config: dict) -> None:
-        # Files written before the window was a saved parameter keep it here.
-        if "window" in config:
-            self.window = int(config["window"])
-
     def training_examples(self, data):
         _check_gold(data)
         return {self.COMPONENT: training_examples(data, self.window)}

@@ -9,7 +9,7 @@ from typing import List
 import numpy as np
 
 from ... import _core
-from ..runner import Runner, check_named, events_matrix
+from ..runner import Runner, check_classifier, events_matrix, per_sentence
 from .features import ChunkEncoder, features_with
 
 __all__ = ["YamchaChunker", "chunk_reference"]
@@ -20,7 +20,7 @@ class YamchaChunker(Runner):
     classifier over the chunking features."""
 
     def __init__(self, classifier, *, window: int = 2, early_exit: bool = True):
-        check_named(classifier, "chunking")
+        check_classifier(classifier, "chunking", rules=("sign", "argmax", "ovo"))
         super().__init__([classifier])
         index = classifier.features
         self.classifier = classifier
@@ -41,9 +41,7 @@ class YamchaChunker(Runner):
             clf._core, clf.rule.kind, len(clf.rule.classes), self.early_exit, enc["sentence_ptr"], enc["token_ptr"],
             enc["token_ids"], self.prev1, self.prev2, timing, collect)
         self.count(decisions=int(decisions), classifier_seconds=clf_seconds, loop_seconds=total)
-        tags = self.classes[labels]
-        ptr = enc["sentence_ptr"]
-        result = [tags[ptr[k]:ptr[k + 1]].tolist() for k in range(len(sentences))]
+        result = per_sentence(self.classes[labels], enc["sentence_ptr"])
         if not collect:
             return result
         return result, events_matrix(*events, len(clf.features))

@@ -59,6 +59,7 @@ class EnglishDependencyParser(TaskPipeline):
         return {"skipped_sentences": getattr(self, "skipped_sentences_", None)}
 
     def _restore(self, config: dict) -> None:
+        super()._restore(config)
         if config.get("skipped_sentences") is not None:
             self.skipped_sentences_ = config["skipped_sentences"]
 

@@ -9,7 +9,7 @@ from typing import List, Sequence, Tuple
 import numpy as np
 
 from ... import _core
-from ..runner import Runner, check_named, events_matrix
+from ..runner import Runner, check_classifier, events_matrix
 from .features import ARC_FEATURES, ConfigurationFeatures, EnglishEncoder
 from .reader import DepSentence
 from .transitions import LA, RA, ROOT_LABEL, SH, TRANSITIONS, State, finish_tree
@@ -62,10 +62,8 @@ class ArcEagerParser(Runner):
     COUNTERS = ("transition_decisions", "label_decisions", "classifier_seconds", "loop_seconds")
 
     def __init__(self, transitions, labels):
-        for clf, what in ((transitions, "transition"), (labels, "label")):
-            if clf.rule.kind not in ("sign", "argmax"):
-                raise ValueError(f"the {what} classifier needs a sign or argmax decision rule")
-            check_named(clf, what)
+        check_classifier(transitions, "transition", rules=("sign", "argmax"))
+        check_classifier(labels, "label", rules=("sign", "argmax"))
         super().__init__([transitions, labels])
         self.transitions = transitions
         self.labels = labels

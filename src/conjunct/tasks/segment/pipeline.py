@@ -33,11 +33,6 @@ class WordSegmenter(TaskPipeline):
         super().__init__(degree=degree, **params)
         self.ngram = ngram
 
-    def _restore(self, config: dict) -> None:
-        # Files written before ngram was a saved parameter keep it here.
-        if "ngram" in config:
-            self.ngram = int(config["ngram"])
-
     def training_examples(self, data):
         feats, labels = training_examples(data, self.ngram)
         return {self.COMPONENT: (feats, labels)}

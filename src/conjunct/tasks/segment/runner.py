@@ -9,7 +9,7 @@ from typing import List, Sequence
 
 import numpy as np
 
-from ..runner import Runner, check_named, events_matrix
+from ..runner import Runner, check_classifier, events_matrix
 from .features import SegmentEncoder, boundary_features
 from .oracle import words_from_boundaries
 
@@ -22,9 +22,7 @@ class BoundaryClassifier(Runner):
     COUNTERS = ("decisions", "classifier_seconds", "encode_seconds")
 
     def __init__(self, classifier, *, ngram: int = 3, early_exit: bool = True, n_jobs: int = 1):
-        if classifier.rule.kind != "sign":
-            raise ValueError("word segmentation needs a binary (sign) classifier")
-        check_named(classifier, "segmentation")
+        check_classifier(classifier, "word segmentation's")
         super().__init__([classifier])
         self.classifier = classifier
         self.early_exit = early_exit
