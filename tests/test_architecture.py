@@ -2,6 +2,7 @@
 the file layer independent of what it loads, the public names of ``conjunct``."""
 
 import ast
+import importlib
 import importlib.util
 import json
 import os
@@ -177,8 +178,8 @@ def test_every_saveable_kind_is_known_to_the_file_layer():
     from conjunct.persistence import KINDS, Saveable
     from conjunct.tasks.base import TASKS, TaskPipeline
 
-    import conjunct.tagging  # noqa: F401  (registers the taggers)
-    import conjunct.tasks.bunsetsu, conjunct.tasks.chunk, conjunct.tasks.english, conjunct.tasks.segment  # noqa: F401,E401
+    for module in ("conjunct.tagging", *TASKS.modules.values()):  # importing them registers their classes
+        importlib.import_module(module)
 
     def subclasses(cls):
         for sub in cls.__subclasses__():

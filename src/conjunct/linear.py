@@ -193,7 +193,7 @@ class ConjunctiveLinearModel(Model):
     @classmethod
     def from_container(cls, meta: dict, arrays, name: str = "<model>") -> "ConjunctiveLinearModel":
         try:
-            parts = cls._parts(meta, arrays, name)
+            parts = cls._parts(meta, arrays)
             return cls(parts.pop("rows"), parts.pop("weights"), **parts)
         except (KeyError, ValueError, TypeError) as e:
             raise cls._corrupt(e, name) from None

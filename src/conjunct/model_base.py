@@ -159,7 +159,7 @@ class Model(Saveable):
         return self.kind, meta, arrays
 
     @classmethod
-    def _parts(cls, meta: dict, arrays, name: str) -> dict:
+    def _parts(cls, meta: dict, arrays) -> dict:
         """The shared constructor arguments stored by :meth:`_container`."""
         indptr, indices = arrays[f"{cls._sections_prefix}_indptr"], arrays[f"{cls._sections_prefix}_indices"]
         rows = sp.csr_matrix((np.ones(len(indices)), indices, indptr), shape=(len(indptr) - 1, int(meta["n_columns"])))

@@ -105,7 +105,7 @@ class KernelModel(Model):
     @classmethod
     def from_container(cls, meta: dict, arrays: Dict[str, np.ndarray], name: str = "<model>") -> "KernelModel":
         try:
-            parts = cls._parts(meta, arrays, name)
+            parts = cls._parts(meta, arrays)
             return cls(parts.pop("rows"), parts.pop("weights"), degree=meta["degree"], gamma=meta["gamma"],
                        coef0=meta["coef0"], **parts)
         except (KeyError, ValueError, TypeError) as e:
