@@ -18,7 +18,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ._errors import ConjunctError, ModelFormatError
-from .features import FeatureIndex, store_features, stored_features
+from .features import FeatureIndex, rank_space, store_features, stored_features
 from .labels import DecisionRule
 from .persistence import Saveable
 
@@ -106,6 +106,16 @@ class Model(Saveable):
             counts[: len(self.features)] = self.features.counts
             return counts
         return np.bincount(self._rows.indices, minlength=n).astype(np.int64)
+
+    def internal_space(self):
+        """(col_map, rows CSR in internal ids): the features the rows use
+        renumbered by frequency rank (:func:`~conjunct.features.rank_space`).
+
+        ``col_map[c]`` is the internal id of column ``c`` (0 = the most frequent
+        feature that occurs in a row) or -1 when the column carries no weight.
+        Rows of the returned matrix are sorted internal ids.
+        """
+        return rank_space(self._rows, self.feature_counts(), self.n_columns)
 
     # -- classification -------------------------------------------------------------
     def compile(self, method: Optional[str] = None, **params):

@@ -9,7 +9,7 @@ import numpy as np
 from . import _core
 from ._errors import ConjunctError
 from .data import as_binary_csr
-from .features import FeatureIndex, rank_space
+from .features import FeatureIndex
 from .model_base import Model
 
 __all__ = ["KernelModel", "PolyKernel"]
@@ -87,16 +87,6 @@ class KernelModel(Model):
     @property
     def n_support_vectors(self) -> int:
         return self.support_vectors.shape[0]
-
-    # -- the internal feature space --------------------------------------------------
-    def internal_space(self):
-        """(col_map, internal support vectors CSR) with features renumbered by frequency rank.
-
-        ``col_map[c]`` is the internal id of column ``c`` (0 = most frequent among
-        features that occur in a support vector) or -1 when the column carries no
-        weight. Rows of the returned matrix are sorted internal ids.
-        """
-        return rank_space(self.support_vectors, self.feature_counts(), self.n_columns)
 
     # -- persistence -------------------------------------------------------------------
     def to_container(self):
