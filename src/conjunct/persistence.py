@@ -57,6 +57,10 @@ class Registry:
     def __contains__(self, name) -> bool:
         return name in self._classes or name in self.modules
 
+    def __iter__(self):
+        """The known names."""
+        return iter(sorted(set(self._classes) | set(self.modules)))
+
 
 # Where each kind of file object is defined (the class registers itself on import).
 KINDS = Registry("model kind", {

@@ -108,8 +108,8 @@ class TaskPipeline(Saveable, Params):
         return {}
 
     def _restore(self, config: dict) -> None:
-        """Rebuild task-specific state after loading. Files of earlier releases
-        kept a task's own parameters (``window``, ``ngram``) here."""
+        """Rebuild task-specific state after loading: the task's own parameters
+        (``window``, ``ngram``) are saved here, and what ``_config`` adds."""
         names = self._get_param_names()
         for key, value in config.items():
             if key in names:
@@ -239,9 +239,13 @@ class TaskPipeline(Saveable, Params):
     # -- persistence -----------------------------------------------------------------------------------
     def to_container(self):
         self._check_fitted()
-        params = {k: v for k, v in self.get_params().items() if k != "method_params"}
-        meta = {"task": self.task, "params": params, "method_params": _jsonable(self.method_params),
-                "config": self._config(), "components": {}}
+        # The base's parameters under "params", the task's own (window, ngram)
+        # with its fitted state under "config": the layout files have always had.
+        shared = TaskPipeline._get_param_names()
+        params = self.get_params()
+        meta = {"task": self.task, "params": {k: v for k, v in params.items() if k in shared and k != "method_params"},
+                "method_params": _jsonable(self.method_params),
+                "config": {**{k: v for k, v in params.items() if k not in shared}, **self._config()}, "components": {}}
         arrays = {}
         for name in self.models_:
             model_entry, model_arrays = pack(self.models_[name], f"model.{name}")
