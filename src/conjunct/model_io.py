@@ -19,7 +19,9 @@ Layout (all integers little-endian)::
 ``kind`` says what the file holds (``"kernel_model"``, ``"classifier"``, ...);
 ``meta`` holds that object's scalar parameters. Files are written to a temporary
 file in the same directory and renamed into place, so a failed save never
-leaves a half-written model behind. See ``docs/model-format.md``.
+leaves a half-written model behind. Reading checks the container (preamble,
+header records, section bounds); ``conjunct.validation`` then checks what the
+sections mean. See ``docs/model-format.md`` and ``docs/reliability.md``.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import math
 import mmap as _mmap
 import os
 import struct
@@ -157,26 +160,59 @@ def _parse(buf, name: str, verify: bool) -> Tuple[str, dict, Dict[str, np.ndarra
             h.update(view[start:min(total, start + step)])
         if h.digest() != digest:
             raise ModelFormatError("corrupt model file: content hash mismatch", name)
-    try:
-        header = json.loads(bytes(buf[_PREAMBLE.size:_PREAMBLE.size + header_len]).decode("utf-8"))
-        kind, meta, sections = header["kind"], header["meta"], header["sections"]
-    except (ValueError, KeyError, TypeError) as e:
-        raise ModelFormatError(f"corrupt model file: unreadable header ({e})", name) from None
+    kind, meta, sections = _decode_header(bytes(buf[_PREAMBLE.size:_PREAMBLE.size + header_len]), name)
     arrays: Dict[str, np.ndarray] = {}
-    for s in sections:
-        try:
-            dtype = np.dtype(s["dtype"])
-            if s["dtype"] not in _ALLOWED_DTYPES:
-                raise ValueError(f"dtype {s['dtype']}")
-            shape = tuple(int(d) for d in s["shape"])
-            count = int(np.prod(shape, dtype=np.int64))
-            offset, nbytes = int(s["offset"]), int(s["nbytes"])
-            if nbytes != count * dtype.itemsize or offset < 0 or offset + nbytes > total:
-                raise ValueError(f"section {s['name']!r} out of bounds")
-            arrays[s["name"]] = np.frombuffer(buf, dtype=dtype, count=count, offset=offset).reshape(shape)
-        except (ValueError, KeyError, TypeError) as e:
-            raise ModelFormatError(f"corrupt model file: bad section ({e})", name) from None
+    end_of_previous = _PREAMBLE.size + header_len
+    for s in sorted(sections, key=lambda s: s["offset"]):
+        dtype = np.dtype(s["dtype"])
+        offset, count = s["offset"], s["nbytes"] // dtype.itemsize
+        if offset < end_of_previous or offset + s["nbytes"] > total:
+            where = "overlaps the header or another section" if offset < end_of_previous else "runs past the end of the file"
+            raise ModelFormatError(f"corrupt model file: section {s['name']!r} {where}", name)
+        end_of_previous = offset + s["nbytes"]
+        arrays[s["name"]] = np.frombuffer(buf, dtype=dtype, count=count, offset=offset).reshape(s["shape"])
     return kind, meta, arrays
+
+
+def _decode_header(raw: bytes, name: str) -> Tuple[str, dict, list]:
+    """(kind, meta, section records) of the JSON header, each record checked:
+    a unique name, a known dtype, a non-negative shape whose size matches
+    ``nbytes``, an aligned offset."""
+    def bad(problem: str):
+        raise ModelFormatError(f"corrupt model file: {problem}", name)
+
+    try:
+        header = json.loads(raw.decode("utf-8"))
+    except (ValueError, RecursionError) as e:  # RecursionError: absurdly nested JSON
+        bad(f"unreadable header ({type(e).__name__}: {str(e)[:100]})")
+    if not isinstance(header, dict):
+        bad("the header is not a JSON object")
+    kind, meta, sections = header.get("kind"), header.get("meta"), header.get("sections")
+    if not isinstance(kind, str) or not isinstance(meta, dict) or not isinstance(sections, list):
+        bad("the header needs a string 'kind', an object 'meta' and a list 'sections'")
+    names = set()
+    for i, s in enumerate(sections):
+        if not isinstance(s, dict):
+            bad(f"section record {i} is not an object")
+        label = repr(s.get("name")) if isinstance(s.get("name"), str) else f"record {i}"
+        fields = [s.get(k) for k in ("offset", "nbytes")]
+        shape = s.get("shape")
+        if not isinstance(s.get("name"), str) or s["name"] in names:
+            bad(f"section {label}: missing or repeated name")
+        names.add(s["name"])
+        if s.get("dtype") not in _ALLOWED_DTYPES:
+            bad(f"section {label}: dtype {s.get('dtype')!r} is not one of {', '.join(sorted(_ALLOWED_DTYPES))}")
+        if not isinstance(shape, list) or len(shape) > 8 or not all(_is_count(d) for d in shape + fields):
+            bad(f"section {label}: shape, offset and nbytes must be non-negative integers")
+        if math.prod(shape) * np.dtype(s["dtype"]).itemsize != s["nbytes"]:
+            bad(f"section {label}: {s['nbytes']} bytes do not hold shape {shape} of {s['dtype']}")
+        if s["offset"] % _ALIGN:
+            bad(f"section {label}: offset {s['offset']} is not a multiple of {_ALIGN}")
+    return kind, meta, sections
+
+
+def _is_count(v) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool) and v >= 0
 
 
 def read_container(path: Path, *, mmap: bool = False, verify: bool = True) -> Tuple[str, dict, Dict[str, np.ndarray]]:
@@ -214,7 +250,10 @@ def read_header(path: Path) -> dict:
         if len(pre) < _PREAMBLE.size or pre[:8] != MAGIC:
             raise ModelFormatError("not a conjunct model file", name)
         _, version, _, header_len, total, _ = _PREAMBLE.unpack(pre)
-        header = json.loads(f.read(header_len).decode("utf-8"))
+        if _PREAMBLE.size + header_len > total:
+            raise ModelFormatError("corrupt model file: header length exceeds the file", name)
+        kind, meta, sections = _decode_header(f.read(header_len), name)
+    header = {"kind": kind, "meta": meta, "sections": sections}
     header["format_version"] = version
     header["file_size"] = total
     return header

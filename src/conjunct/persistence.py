@@ -7,6 +7,7 @@ from typing import Union
 
 from . import model_io
 from ._errors import ModelFormatError
+from .validation import validate
 
 __all__ = ["load", "save", "from_bytes", "pack", "unpack"]
 
@@ -28,6 +29,7 @@ def _build(kind: str, meta: dict, arrays, name: str):
     cls = _kinds().get(kind)
     if cls is None:
         raise ModelFormatError(f"unknown model kind {kind!r} (written by a newer conjunct?)", name)
+    validate(kind, meta, arrays, name)  # every section, before any object (or C++) sees it
     return cls.from_container(meta, arrays, name)
 
 
