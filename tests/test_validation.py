@@ -364,3 +364,33 @@ def test_memory_mapped_load_does_not_copy_sections(tmp_path, model):
         while not isinstance(a, mmap.mmap):
             assert a is not None, f"{name} is not a view of the memory map"
             a = a.obj if isinstance(a, memoryview) else a.base
+
+
+@pytest.mark.parametrize("method", ["pke", "split", "fstrie"])
+def test_counts_in_the_header_cannot_ask_for_gigabytes(model, method):
+    """Found by the fuzz: n_features = 2**31 - 1 made validation itself allocate 16 GiB."""
+    clf = model.compile(method)
+
+    def huge(m):
+        params = m["params"]["base_params"] if method == "fstrie" else m["params"]
+        params["n_features"] = 2**31 - 1
+
+    with pytest.raises(ModelFormatError, match="n_features"):
+        edited(clf, meta=huge)
+    pki = model.compile("pki")
+
+    def many(m):
+        m["params"]["n_sv"] = 2**31 - 1
+
+    with pytest.raises(ModelFormatError, match="m.alpha"):
+        edited(pki, meta=many)
+
+
+def test_early_exit_tables_are_checked_against_the_budget(model):
+    clf = model.compile("pke")
+    set_memory_budget("10K")
+    try:
+        with pytest.raises(ModelFormatError, match="early-exit bounds .* memory budget"):
+            reload(*parts(clf))
+    finally:
+        set_memory_budget(None)

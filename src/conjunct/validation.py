@@ -254,7 +254,8 @@ def _max_row_length(ptr: np.ndarray) -> int:
 
 def _abs_sum(a: np.ndarray) -> float:
     flat = _flat(a)
-    return float(sum(np.abs(flat[s:e]).sum() for s, e in _blocks(flat.size)))
+    with np.errstate(over="ignore"):  # an overflow to inf is what the caller looks for
+        return float(sum(np.abs(flat[s:e]).sum() for s, e in _blocks(flat.size)))
 
 
 # -- pieces shared by several kinds -----------------------------------------------------------------------------------
@@ -345,6 +346,8 @@ def _col_map(arrays: Arrays, where: _Where, n_columns: int, n_features: Optional
     others -1). Returns F, which is ``n_features`` when given."""
     cm = _section(arrays, where, "col_map", "<i4", (n_columns,))
     F = int(np.count_nonzero(cm >= 0)) if n_features is None else n_features
+    if F > cm.size:  # before anything of size F is allocated
+        where.meta_fail("params.n_features", f"is {F}, more than the {cm.size} columns of the column map")
     _check_range(cm, -1, F, where, "col_map")
     counts = np.zeros(F, dtype=np.int64)
     for s, e in _blocks(cm.size):
@@ -412,6 +415,9 @@ def _store(arrays: Arrays, where: _Where, *, degree: int, n_dense: int, n_featur
     """A conjunction store (classify/conjunction_store.h): dense levels for the
     n_dense most frequent features, a trie keyed rarest member first."""
     st = where.sub("store")
+    # Early-exit prediction keeps two bounds per feature and output.
+    _check_budget(16 * n_features * K, f"the early-exit bounds of {n_features} features x {K} outputs", where,
+                  "params.n_features")
     if n_dense > 0 and degree > MAX_DENSE_DEGREE:
         where.meta_fail("params.n_dense", f"a dense table needs degree <= {MAX_DENSE_DEGREE}, the degree is {degree}")
     entries = sum(math.comb(n_dense, r) for r in range(1, min(degree, MAX_DENSE_DEGREE) + 1)) if n_dense else 0
@@ -481,14 +487,14 @@ def _pki_params(p: _Meta) -> dict:
 def _pki_check(p: dict, arrays: Arrays, where: _Where, K: int, n_columns: int) -> int:
     F = _col_map(arrays, where, n_columns)
     n_sv = p["n_sv"]
+    alpha = _alpha(arrays, where, n_sv, K)  # first: its sections bound n_sv by the file's size
+    _bias(arrays, where, K)
     _, ids = _csr(arrays, where, "inv_indptr", "inv_indices", F, n_sv)
     # The overlap |s ∩ x| indexes a kernel table of max_sv_length + 1 entries.
     longest = int(np.bincount(ids, minlength=1).max()) if ids.size else 0
     if not longest <= p["max_sv_length"] <= F:
         where.meta_fail("params.max_sv_length", f"is {p['max_sv_length']}, but the longest support vector has {longest} "
                                                 f"features (and there are {F})")
-    alpha = _alpha(arrays, where, n_sv, K)
-    _bias(arrays, where, K)
     if n_sv:
         _check_kernel_magnitude(p["kernel"], longest, alpha, where, "alpha")
     return F
@@ -603,13 +609,18 @@ def _classifier(meta: _Meta, arrays: Arrays, where: _Where) -> None:
     spec.check(params, arrays, where.sub("m"), K, n_columns)
 
 
-def _check_width(n_columns: int, where: _Where) -> None:
+def _check_budget(nbytes: int, what: str, where: _Where, field: str) -> None:
+    """A few bytes of a file must not make a later call allocate gigabytes."""
     from .budget import MemoryBudgetError, check_memory
 
     try:
-        check_memory(n_columns * BYTES_PER_COLUMN, f"the per-column tables of {n_columns} columns")
-    except MemoryBudgetError as e:  # a few header bytes must not ask for gigabytes
-        where.meta_fail("n_columns", str(e))
+        check_memory(nbytes, what)
+    except MemoryBudgetError as e:
+        where.meta_fail(field, str(e))
+
+
+def _check_width(n_columns: int, where: _Where) -> None:
+    _check_budget(n_columns * BYTES_PER_COLUMN, f"the per-column tables of {n_columns} columns", where, "n_columns")
 
 
 def _kernel_model(meta: _Meta, arrays: Arrays, where: _Where) -> None:
@@ -707,6 +718,7 @@ def _tagger(meta: _Meta, arrays: Arrays, where: _Where, kind: str) -> None:
 
 # Task pipelines: what their runners need beyond the generic checks (see conjunct.tasks).
 _TASK_RULES = {"ud-english": ("sign", "argmax"), "ja-segment": ("sign",), "bunsetsu": ("sign",)}
+_TASK_CLASS = {"ja-segment": "1"}  # the segmenter's "a word ends here" class
 _TASK_CONFIG = {"conll2000-chunk": {"window": (0, 32)}, "ja-segment": {"ngram": (1, 32)}}
 _PIPELINE_PARAMS = ("degree", "C", "n_iter", "margin", "common_features", "method", "random_state", "verbose")
 
@@ -755,6 +767,11 @@ def _pipeline(meta: _Meta, arrays: Arrays, where: _Where) -> None:
             rules = _TASK_RULES.get(task)
             if rules is not None:
                 inner.obj("rule").str("kind", rules)
+            needed = _TASK_CLASS.get(task)
+            if needed is not None and part == "classifier":
+                classes = inner.obj("rule").list("classes")
+                if needed not in [str(c) for c in classes]:
+                    where.meta_fail(f"{inner.path}.rule.classes", f"the {task} task needs a class {needed!r}")
 
 
 _VALIDATORS: Dict[str, Callable[[_Meta, Arrays, _Where], None]] = {
