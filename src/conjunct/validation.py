@@ -217,17 +217,16 @@ def _check_pointers(ptr: np.ndarray, n_items: int, where: _Where, key: str, firs
             where.section_fail(key, f"offsets decrease at index {i + 1} ({int(ptr[i])} then {int(ptr[i + 1])})")
 
 
-def _check_rows_ascending(ptr: np.ndarray, ids: np.ndarray, where: _Where, key: str, offset: int = 0) -> None:
-    """Strictly ascending ids within every row; row r is ids[ptr[r] - offset : ptr[r + 1] - offset].
-    ``ptr`` must already be checked (non-decreasing)."""
+def _check_rows_ascending(ptr: np.ndarray, ids: np.ndarray, where: _Where, key: str) -> None:
+    """Strictly ascending ids within every row ids[ptr[r]:ptr[r + 1]] (``ptr`` already checked)."""
     for s, e in _blocks(ids.size - 1, 1) if ids.size > 1 else ():
-        drops = np.flatnonzero(ids[s + 1:e] <= ids[s:e - 1]) + (s + 1 + offset)  # where a drop starts, in ptr units
-        if drops.size == 0:
+        up = ids[s + 1:e] > ids[s:e - 1]  # pair (j - 1, j) for j in [s + 1, e)
+        if up.all():
             continue
-        pos = np.searchsorted(ptr, drops)
-        starts_row = (pos < ptr.size) & (ptr[np.minimum(pos, ptr.size - 1)] == drops)
-        if not np.all(starts_row):
-            j = int(drops[np.argmin(starts_row)]) - offset
+        i0, i1 = np.searchsorted(ptr, [s + 1, e])
+        up[ptr[i0:i1] - (s + 1)] = True  # a row may start lower than the previous one ended
+        if not up.all():
+            j = s + 1 + int(np.argmin(up))
             where.section_fail(key, f"ids within a row must be strictly ascending (index {j - 1}: {int(ids[j - 1])}, "
                                     f"then {int(ids[j])})")
 
@@ -381,16 +380,19 @@ def _trie(arrays: Arrays, where: _Where, n_labels: int, *, descending: bool, max
             where.section_fail("child_begin", f"node {v}'s children start at {int(child_begin[v])}, not after the node")
     limit = n_labels if label_limit is None else label_limit
     _check_range(label[1:], 0, limit, where, "label", first_index=1)
-    _check_rows_ascending(child_begin, label, where, "label", offset=0)
-    # Path order: compare each node's label with its parent's.
-    for s, e in _blocks(n - 1):
-        nodes = np.arange(s + 1, e + 1, dtype=np.int64)
-        parent = np.searchsorted(child_begin, nodes, side="right") - 1
-        inner = parent > 0
-        mine, theirs = label[nodes[inner]], label[parent[inner]]
+    _check_rows_ascending(child_begin, label, where, "label")
+    # Path order: compare each node's label with its parent's (the root's children have no label to compare).
+    first_inner = int(child_begin[1])
+    for s, e in _blocks(n - first_inner):
+        lo, hi = first_inner + s, first_inner + e  # nodes [lo, hi), their parents' child lists in order
+        v0 = int(np.searchsorted(child_begin, lo, side="right")) - 1
+        v1 = int(np.searchsorted(child_begin, hi - 1, side="right")) - 1
+        counts = (np.minimum(child_begin[v0 + 1:v1 + 2], hi) - np.maximum(child_begin[v0:v1 + 1], lo)).clip(0)
+        theirs = np.repeat(label[v0:v1 + 1], counts)
+        mine = label[lo:hi]
         bad = np.flatnonzero(mine >= theirs if descending else mine <= theirs)
         if bad.size:
-            v = int(nodes[inner][bad[0]])
+            v = lo + int(bad[0])
             order = "smaller" if descending else "larger"
             where.section_fail("label", f"node {v}'s label {int(label[v])} is not {order} than its parent's")
     # The root map lists exactly the root's children.
