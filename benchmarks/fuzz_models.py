@@ -29,7 +29,6 @@ import argparse
 import copy
 import hashlib
 import json
-import math
 import multiprocessing as mp
 import os
 import struct
@@ -37,7 +36,7 @@ import sys
 import tempfile
 import time
 from collections import Counter, defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Optional, Tuple
 

@@ -621,19 +621,23 @@ def _check_budget(nbytes: int, what: str, where: _Where, field: str) -> None:
         where.meta_fail(field, str(e))
 
 
-def _check_width(n_columns: int, where: _Where) -> None:
-    _check_budget(n_columns * BYTES_PER_COLUMN, f"the per-column tables of {n_columns} columns", where, "n_columns")
-
-
-def _kernel_model(meta: _Meta, arrays: Arrays, where: _Where) -> None:
-    kernel = _kernel(meta)
+def _model_width(meta: _Meta, arrays: Arrays, where: _Where) -> Tuple[int, int]:
+    """(K, n_columns) of a model (kernel or linear): its rule, width, source and
+    feature index, and the per-column tables its width implies."""
     _, _, K = _rule(meta)
     n_columns = meta.int("n_columns", 0, MAX_COLUMNS)
     meta.str("source", optional=True, none=True)
     named, n_names = _optional_features(meta, arrays, where)
     if named and n_names < n_columns:
         where.meta_fail("n_columns", f"is {n_columns}, more than the {n_names} named features")
-    _check_width(max(n_columns, n_names), where)
+    width = max(n_columns, n_names)
+    _check_budget(width * BYTES_PER_COLUMN, f"the per-column tables of {width} columns", where, "n_columns")
+    return K, n_columns
+
+
+def _kernel_model(meta: _Meta, arrays: Arrays, where: _Where) -> None:
+    kernel = _kernel(meta)
+    K, n_columns = _model_width(meta, arrays, where)
     ptr, _ = _csr(arrays, where, "sv_indptr", "sv_indices", None, n_columns)
     n_sv = ptr.size - 1
     alpha = _section(arrays, where, "dual_coef", "<f8", (n_sv, K))
@@ -644,13 +648,7 @@ def _kernel_model(meta: _Meta, arrays: Arrays, where: _Where) -> None:
 
 
 def _linear_model(meta: _Meta, arrays: Arrays, where: _Where) -> None:
-    _, _, K = _rule(meta)
-    n_columns = meta.int("n_columns", 0, MAX_COLUMNS)
-    meta.str("source", optional=True, none=True)
-    named, n_names = _optional_features(meta, arrays, where)
-    if named and n_names < n_columns:
-        where.meta_fail("n_columns", f"is {n_columns}, more than the {n_names} named features")
-    _check_width(max(n_columns, n_names), where)
+    K, n_columns = _model_width(meta, arrays, where)
     ptr, _ = _csr(arrays, where, "conj_indptr", "conj_indices", None, n_columns)
     if ptr.size > 1 and _min_row_length(ptr) == 0:
         where.section_fail("conj_indptr", "an empty conjunction (the intercept is a section of its own)")
