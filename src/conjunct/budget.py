@@ -18,6 +18,7 @@ Code about to make a large allocation whose size depends on its input calls
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from typing import Optional, Tuple, Union
@@ -52,6 +53,21 @@ def format_bytes(n: float) -> str:
 def available_memory() -> Optional[int]:
     """Bytes of memory this process may use: physical memory, lowered by a cgroup
     memory limit or an address-space rlimit; None when unknown."""
+    limits = list(_static_limits())
+    try:
+        import resource
+
+        soft, _ = resource.getrlimit(resource.RLIMIT_AS)
+        if soft != resource.RLIM_INFINITY and soft > 0:
+            limits.append(int(soft))
+    except (ImportError, ValueError, OSError):
+        pass
+    return min(limits) if limits else None
+
+
+@functools.lru_cache(maxsize=1)
+def _static_limits() -> Tuple[int, ...]:
+    """Physical memory and cgroup limits (read once: files under /sys)."""
     limits = []
     try:
         limits.append(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
@@ -65,15 +81,7 @@ def available_memory() -> Optional[int]:
             continue
         if text.isdigit() and int(text) < (1 << 60):
             limits.append(int(text))
-    try:
-        import resource
-
-        soft, _ = resource.getrlimit(resource.RLIMIT_AS)
-        if soft != resource.RLIM_INFINITY and soft > 0:
-            limits.append(int(soft))
-    except (ImportError, ValueError, OSError):
-        pass
-    return min(limits) if limits else None
+    return tuple(limits)
 
 
 def parse_size(text: Union[str, int, float]) -> int:

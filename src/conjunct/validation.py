@@ -371,30 +371,32 @@ def _trie(arrays: Arrays, where: _Where, n_labels: int, *, descending: bool, max
         where.section_fail("label", "no nodes (a trie has at least its root)")
     child_begin = _section(arrays, where, "child_begin", "<i4", (n + 1,))
     root_map = _section(arrays, where, "root_map", "<i4", (n_labels,))
-    _check_pointers(child_begin, n, where, "child_begin", first=1)  # the root's children start at node 1
-    # Every node's children come after it: node ids are breadth-first, so each non-root node has one parent.
-    for s, e in _blocks(n):
-        late = np.flatnonzero(child_begin[s:e] <= np.arange(s, e, dtype=np.int64))
-        if late.size:
-            v = s + int(late[0])
-            where.section_fail("child_begin", f"node {v}'s children start at {int(child_begin[v])}, not after the node")
+    # The child lists partition nodes 1..n-1 (monotone offsets from 1 to n), and
+    # every node's children come after it: each non-root node has one parent, before it.
+    _check_pointers(child_begin, n, where, "child_begin", first=1)
+    internal = np.flatnonzero(child_begin[1:] > child_begin[:-1])  # nodes with children
+    late = np.flatnonzero(child_begin[internal] <= internal)
+    if late.size:
+        v = int(internal[late[0]])
+        where.section_fail("child_begin", f"node {v}'s children start at {int(child_begin[v])}, not after the node")
     limit = n_labels if label_limit is None else label_limit
     _check_range(label[1:], 0, limit, where, "label", first_index=1)
-    _check_rows_ascending(child_begin, label, where, "label")
-    # Path order: compare each node's label with its parent's (the root's children have no label to compare).
-    first_inner = int(child_begin[1])
-    for s, e in _blocks(n - first_inner):
-        lo, hi = first_inner + s, first_inner + e  # nodes [lo, hi), their parents' child lists in order
-        v0 = int(np.searchsorted(child_begin, lo, side="right")) - 1
-        v1 = int(np.searchsorted(child_begin, hi - 1, side="right")) - 1
-        counts = (np.minimum(child_begin[v0 + 1:v1 + 2], hi) - np.maximum(child_begin[v0:v1 + 1], lo)).clip(0)
-        theirs = np.repeat(label[v0:v1 + 1], counts)
-        mine = label[lo:hi]
-        bad = np.flatnonzero(mine >= theirs if descending else mine <= theirs)
-        if bad.size:
-            v = lo + int(bad[0])
-            order = "smaller" if descending else "larger"
-            where.section_fail("label", f"node {v}'s label {int(label[v])} is not {order} than its parent's")
+    # Siblings ascend: a label may drop only where a child list starts.
+    starts = np.zeros(n + 1, dtype=bool)
+    starts[child_begin[internal]] = True
+    rising = starts[2:n] | (label[2:] > label[1:-1])
+    if not rising.all():
+        c = 2 + int(np.argmin(rising))
+        where.section_fail("label", f"node {c}'s label {int(label[c])} does not exceed its previous sibling's "
+                                    f"({int(label[c - 1])})")
+    # Path order: a node's children all descend (ascend) from its label, so its last (first) child does.
+    inner = internal[internal > 0]
+    child = child_begin[inner + 1] - 1 if descending else child_begin[inner]
+    bad = np.flatnonzero(label[child] >= label[inner] if descending else label[child] <= label[inner])
+    if bad.size:
+        v = int(child[bad[0]])
+        order = "smaller" if descending else "larger"
+        where.section_fail("label", f"node {v}'s label {int(label[v])} is not {order} than its parent's")
     # The root map lists exactly the root's children.
     _check_range(root_map, -1, n, where, "root_map")
     first = label[1:int(child_begin[1])]
