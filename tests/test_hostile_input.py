@@ -227,3 +227,10 @@ def test_budget_settings(monkeypatch):
     finally:
         set_memory_budget(None)
     check_memory(20 << 10, "x")
+
+
+def test_an_unescaped_time_in_a_foreign_file_says_how_to_write_it(tmp_path):
+    path = tmp_path / "raw.txt"
+    path.write_text("B-NP w=the\nB-NP w=5:04\n", encoding="utf-8")
+    with pytest.raises(DataFormatError, match=r"raw.txt:2: feature 'w=5' has value 04.*write the ':' as '\\:'"):
+        read_strings(path)

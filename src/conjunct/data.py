@@ -148,23 +148,26 @@ def _sentence_blocks(f: IO[str], name: str) -> Iterator[List[Tuple[int, str]]]:
         yield block
 
 
-def _binary_value(text: str, feature: str, binarize: bool, name: str, lineno: int) -> bool:
-    """Whether a feature with value ``text`` is active."""
+def _binary_value(text: str, feature: str, binarize: bool, name: str, lineno: int, named: bool = False) -> bool:
+    """Whether a feature with value ``text`` is active. ``named``: a feature of
+    the string format, whose name may itself contain ':'."""
     if text in ("1", "1.0"):
         return True
+    # In the string format ':<number>' may be part of a name written without escapes (a time, '5:04').
+    hint = f"; if ':{text}' is part of the feature's name, write the ':' as '\\:'" if named else ""
     try:
         value = float(text)
     except ValueError:
         raise DataFormatError(f"feature {feature!r} has a value {text!r} that is not a number", name, lineno) from None
     if not np.isfinite(value):
-        raise DataFormatError(f"feature {feature!r} has a non-finite value {text!r}", name, lineno)
+        raise DataFormatError(f"feature {feature!r} has a non-finite value {text!r}{hint}", name, lineno)
     if value == 0.0:
         return False
     if value == 1.0 or binarize:
         return True
     raise DataFormatError(
         f"feature {feature!r} has value {text}, but features must be binary (0 or 1); "
-        "pass binarize=True (--binarize) to treat non-zero values as 1",
+        f"pass binarize=True (--binarize) to treat non-zero values as 1{hint}",
         name,
         lineno,
     )
@@ -262,7 +265,7 @@ def read_strings(source: Source, *, binarize: bool = False) -> Tuple[List[List[s
                     feat, sep, value_text = tok.rpartition(":")
                 if sep and feat and _is_number(value_text):
                     feat = unescape_token(feat)
-                    if not _binary_value(value_text, feat, binarize, name, lineno):
+                    if not _binary_value(value_text, feat, binarize, name, lineno, named=True):
                         continue
                 else:
                     feat = unescape_token(tok)
