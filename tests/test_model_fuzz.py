@@ -57,3 +57,50 @@ def test_the_harness_reports_a_crash_as_a_crash(samples):
         pool.close()
     assert results[0][0] == "crash" and f"signal {int(signal.SIGSEGV)}" in results[0][1]
     assert results[1][0] == "neutral-ok"
+
+
+def _edited(sample, edit):
+    import copy
+
+    from conjunct import persistence
+
+    mf = fuzz_models.ModelFile(sample.data)
+    meta = copy.deepcopy(mf.meta)
+    edit(meta)
+    return lambda: persistence.from_bytes(mf.dumps(meta=meta))
+
+
+@pytest.mark.parametrize("name,edit,match", [
+    ("chunker", lambda m: m["config"].update(window=-1), "config.window"),
+    ("chunker", lambda m: m["config"].update(window=10**9), "config.window"),
+    ("chunker", lambda m: m.update(task="nope"), "header field 'task'"),
+    ("chunker", lambda m: m["components"].update(extra=m["components"]["chunk"]), "components"),
+    ("chunker", lambda m: m["params"].update(method="nope"), "params.method"),
+    ("chunker", lambda m: m["params"].update(surprise=1), "params.surprise"),
+    ("segmenter", lambda m: m["components"]["boundary"]["classifier"]["meta"]["rule"].update(kind="argmax"), "rule.kind"),
+    ("segmenter", lambda m: m["components"]["boundary"]["classifier"]["meta"]["rule"].update(classes=[-1, 2]),
+     "needs a class '1'"),
+    ("english_parser", lambda m: m["components"]["label"]["model"]["meta"]["features"].update(numeric=True),
+     "named features|features"),
+    ("english_parser", lambda m: m["components"]["transition"]["classifier"]["meta"]["rule"].update(kind="ovo"),
+     "rule.kind"),
+])
+def test_pipeline_settings_and_components_are_checked(samples, name, edit, match):
+    from conjunct import ModelFormatError
+
+    sample = next(s for s in samples if s.name == name)
+    with pytest.raises(ModelFormatError, match=match):
+        _edited(sample, edit)()
+
+
+def test_nested_sections_are_checked_like_their_own_kind(samples):
+    from conjunct import ModelFormatError, persistence
+
+    sample = next(s for s in samples if s.name == "chunker")
+    mf = fuzz_models.ModelFile(sample.data)
+    arrays = dict(mf.arrays)
+    label = arrays["classifier.chunk.m.trie.label"].copy()
+    label[-1] = 10**6
+    arrays["classifier.chunk.m.trie.label"] = label
+    with pytest.raises(ModelFormatError, match="section 'm.trie.label': value 1000000"):
+        persistence.from_bytes(mf.dumps(arrays=arrays))

@@ -721,6 +721,7 @@ def _tagger(meta: _Meta, arrays: Arrays, where: _Where, kind: str) -> None:
 # Task pipelines: what their runners need beyond the generic checks (see conjunct.tasks).
 _TASK_RULES = {"ud-english": ("sign", "argmax"), "ja-segment": ("sign",), "bunsetsu": ("sign",)}
 _TASK_CLASS = {"ja-segment": "1"}  # the segmenter's "a word ends here" class
+_TASK_MAX_CLASSES = {("ud-english", "transition"): 8}  # the arc-eager loop's table of transitions
 _TASK_CONFIG = {"conll2000-chunk": {"window": (0, 32)}, "ja-segment": {"ngram": (1, 32)}}
 _PIPELINE_PARAMS = ("degree", "C", "n_iter", "margin", "common_features", "method", "random_state", "verbose")
 
@@ -769,11 +770,15 @@ def _pipeline(meta: _Meta, arrays: Arrays, where: _Where) -> None:
             rules = _TASK_RULES.get(task)
             if rules is not None:
                 inner.obj("rule").str("kind", rules)
-            needed = _TASK_CLASS.get(task)
-            if needed is not None and part == "classifier":
+            if part == "classifier":
                 classes = inner.obj("rule").list("classes")
-                if needed not in [str(c) for c in classes]:
+                needed = _TASK_CLASS.get(task)
+                if needed is not None and needed not in [str(c) for c in classes]:
                     where.meta_fail(f"{inner.path}.rule.classes", f"the {task} task needs a class {needed!r}")
+                most = _TASK_MAX_CLASSES.get((task, name))
+                if most is not None and len(classes) > most:
+                    where.meta_fail(f"{inner.path}.rule.classes", f"the {task} task's {name} component has at most "
+                                                                  f"{most} classes, got {len(classes)}")
 
 
 _VALIDATORS: Dict[str, Callable[[_Meta, Arrays, _Where], None]] = {
