@@ -219,10 +219,11 @@ def run_probe(obj, probe: dict):
     if kind == "classifier":
         rows = probe["rows"]
         margins = _margins(obj.decision_function(rows))
-        labels = obj.predict(rows).tolist()
+        threaded = _margins(obj.decision_function(rows, n_jobs=2))
+        labels = obj.predict(rows, early_exit=False).tolist()
         fast = obj.predict(rows, early_exit=True).tolist()
         one = [obj.predict_one(r) for r in rows[:5]]
-        return margins, labels, fast, [str(v) for v in one]
+        return margins, threaded, labels, fast, [str(v) for v in one]
     if kind == "features":
         if probe["rows"] is None or obj.is_numeric:
             return len(obj), obj.counts.tolist()

@@ -27,6 +27,7 @@ sections mean. See ``docs/model-format.md`` and ``docs/reliability.md``.
 from __future__ import annotations
 
 import errno
+import functools
 import hashlib
 import io
 import json
@@ -121,6 +122,7 @@ _LEGACY_TMP_RE = re.compile(r"^\.conjunct-[A-Za-z0-9_]{8}\.tmp$")
 LEGACY_TMP_AGE = 24 * 3600.0
 
 
+@functools.lru_cache(maxsize=1)
 def _host_tag() -> str:
     parts = [socket.gethostname()]
     for path in ("/proc/sys/kernel/random/boot_id",):
@@ -239,6 +241,8 @@ def write_container(path: Path, kind: str, meta: dict, arrays: Dict[str, np.ndar
 
 
 def _keep_owner_and_mode(fd: int, old: os.stat_result) -> None:
+    if not hasattr(os, "fchmod"):  # not POSIX: the platform's defaults apply
+        return
     if hasattr(os, "fchown") and (old.st_uid, old.st_gid) != (os.getuid(), os.getgid()):
         try:
             os.fchown(fd, old.st_uid, old.st_gid)
