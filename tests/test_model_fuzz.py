@@ -73,6 +73,7 @@ def _edited(sample, edit):
 @pytest.mark.parametrize("name,edit,match", [
     ("chunker", lambda m: m["config"].update(window=-1), "config.window"),
     ("chunker", lambda m: m["config"].update(window=10**9), "config.window"),
+    ("segmenter", lambda m: m["config"].update(ngram=15), "config.ngram"),
     ("chunker", lambda m: m.update(task="nope"), "header field 'task'"),
     ("chunker", lambda m: m["components"].update(extra=m["components"]["chunk"]), "components"),
     ("chunker", lambda m: m["params"].update(method="nope"), "params.method"),

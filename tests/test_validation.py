@@ -394,3 +394,46 @@ def test_early_exit_tables_are_checked_against_the_budget(model):
             reload(*parts(clf))
     finally:
         set_memory_budget(None)
+
+
+def test_the_last_pair_of_every_array_is_checked():
+    """Found by the fuzz: block ends dropped the last neighbour pair, so a reversed
+    last row reached scipy (heap corruption in csr_sort_indices)."""
+    from conjunct.linear import ConjunctiveLinearModel
+
+    clm = ConjunctiveLinearModel([[0], [1], [0, 1], [4, 5]], np.ones((4, 2)), classes=["x", "y"])
+    with pytest.raises(ModelFormatError, match="conj_indices.*ascending"):
+        edited(clm, "conj_indices", lambda a: np.concatenate([a[:-2], a[:-3:-1]]))
+    with pytest.raises(ModelFormatError, match="conj_indptr"):
+        edited(clm, "conj_indptr", setter(-2, 7))  # [0, 1, 2, 4, 7, 6]: decreasing at the end
+
+
+@pytest.mark.parametrize("block", [2, 3, 5])
+def test_checks_at_every_block_boundary(model, monkeypatch, block):
+    """Element-wise checks run in blocks; with tiny blocks, every position of a
+    pointer or id array is a boundary somewhere."""
+    from conjunct import validation
+
+    monkeypatch.setattr(validation, "_BLOCK", block)
+    clf = compiled(model, "split")
+    reload(*parts(clf))  # a valid file still loads
+    kind, meta, arrays = parts(clf)
+    ptr = arrays["m.rare_indptr"]
+    inner = range(1, ptr.size - 1)
+    for k in sorted(set(inner[:2 * block + 2]) | set(inner[-(2 * block + 2):])):  # both ends, several blocks
+        for value in (ptr[k - 1] - 1, ptr[k + 1] + 1):  # below the previous offset, above the next
+            bad = dict(arrays)
+            bad["m.rare_indptr"] = ptr.copy()
+            bad["m.rare_indptr"][k] = value
+            with pytest.raises(ModelFormatError, match="m.rare_indptr"):
+                reload(kind, meta, bad)
+    ids, sv_ptr = arrays["m.sv_indices"], arrays["m.sv_indptr"]
+    n_sv = sv_ptr.size - 1
+    for r in sorted(set(range(min(8, n_sv))) | set(range(max(0, n_sv - 8), n_sv))):
+        a, b = int(sv_ptr[r]), int(sv_ptr[r + 1])
+        if b - a >= 2:
+            bad = dict(arrays)
+            bad["m.sv_indices"] = ids.copy()
+            bad["m.sv_indices"][b - 2], bad["m.sv_indices"][b - 1] = ids[b - 1], ids[b - 2]
+            with pytest.raises(ModelFormatError, match="m.sv_indices.*ascending"):
+                reload(kind, meta, bad)

@@ -169,8 +169,10 @@ def _section(arrays: Arrays, where: _Where, key: str, dtype: str, shape: Tuple[O
 
 
 def _blocks(n: int, overlap: int = 0):
+    """[start, end) blocks covering n items; with ``overlap`` = 1 and n = size - 1,
+    a[s + 1:e] against a[s:e - 1] covers every pair of neighbours of an array of ``size``."""
     for start in range(0, n, _BLOCK):
-        yield start, min(n, start + _BLOCK + overlap)
+        yield start, min(n + overlap, start + _BLOCK + overlap)
 
 
 def _flat(a: np.ndarray) -> np.ndarray:
@@ -722,7 +724,7 @@ def _tagger(meta: _Meta, arrays: Arrays, where: _Where, kind: str) -> None:
 _TASK_RULES = {"ud-english": ("sign", "argmax"), "ja-segment": ("sign",), "bunsetsu": ("sign",)}
 _TASK_CLASS = {"ja-segment": "1"}  # the segmenter's "a word ends here" class
 _TASK_MAX_CLASSES = {("ud-english", "transition"): 8}  # the arc-eager loop's table of transitions
-_TASK_CONFIG = {"conll2000-chunk": {"window": (0, 32)}, "ja-segment": {"ngram": (1, 32)}}
+_TASK_CONFIG = {"conll2000-chunk": {"window": (0, 32)}, "ja-segment": {"ngram": (1, 3)}}
 _PIPELINE_PARAMS = ("degree", "C", "n_iter", "margin", "common_features", "method", "random_state", "verbose")
 
 
