@@ -441,6 +441,13 @@ def _pick_section(rng, mf: ModelFile, index_bias: bool = True) -> Optional[str]:
     return names[int(rng.choice(len(names), p=weights / weights.sum()))]
 
 
+def _pick_index(rng, size: int) -> int:
+    """A position to edit: often one at either end (first and last pairs are where off-by-ones hide)."""
+    if size > 4 and rng.random() < 0.3:
+        return int(rng.choice([0, 1, size - 2, size - 1]))
+    return int(rng.integers(0, size))
+
+
 def _edit_values(rng, mf: ModelFile, ints) -> Tuple[bytes, str]:
     key = _pick_section(rng, mf)
     arrays = {k: v.copy() for k, v in mf.arrays.items()}
@@ -452,11 +459,11 @@ def _edit_values(rng, mf: ModelFile, ints) -> Tuple[bytes, str]:
     if op == "set":
         n = int(rng.integers(1, 4))
         for _ in range(n):
-            i = int(rng.integers(0, flat.size))
-            flat[i] = _boundary_value(rng, a, ints)
+            flat[_pick_index(rng, flat.size)] = _boundary_value(rng, a, ints)
         desc = f"set {n} value(s) of {key}"
     elif op == "swap":
-        i, j = rng.integers(0, flat.size, size=2)
+        i = _pick_index(rng, flat.size)
+        j = min(flat.size - 1, i + 1) if rng.random() < 0.5 else int(rng.integers(0, flat.size))  # often neighbours
         flat[i], flat[j] = flat[j].copy(), flat[i].copy()
         desc = f"swap two values of {key}"
     elif op == "shuffle":
@@ -466,7 +473,7 @@ def _edit_values(rng, mf: ModelFile, ints) -> Tuple[bytes, str]:
         flat[:] = flat[::-1].copy()
         desc = f"reverse {key}"
     elif op == "bump":
-        i = int(rng.integers(0, flat.size))
+        i = _pick_index(rng, flat.size)
         if a.dtype.kind == "b":
             flat[i] = not flat[i]
         else:
