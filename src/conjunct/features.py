@@ -14,32 +14,61 @@ from .persistence import Saveable, nested, prefixed
 __all__ = ["FeatureIndex", "rows_to_csr", "rank_space", "store_features", "stored_features"]
 
 
-def rows_to_csr(rows: Sequence[Sequence[int]], n_features: Optional[int] = None) -> sp.csr_matrix:
+#: The largest feature id: ids are 32-bit, and so is the number of columns (id + 1).
+MAX_FEATURE_ID = np.iinfo(np.int32).max - 1
+#: Bytes per column of a numeric feature index and what is built on it: the
+#: counts (8), the training column map (4), each compiled classifier's (4).
+BYTES_PER_NUMERIC_COLUMN = 16
+
+
+def rows_to_csr(rows: Sequence[Sequence[int]], n_features: Optional[int] = None, *,
+                repeats: str = "error") -> sp.csr_matrix:
     """Binary CSR matrix from rows of integer feature ids.
 
-    Duplicate ids in a row are removed and each row is sorted.
+    A row lists the ids of its active features, in any order (rows come out
+    sorted). Nested lists are always read as ids: a dense 0/1 matrix must be a
+    numpy array or a scipy.sparse matrix. A row that repeats an id is an error
+    (``repeats="error"``, the default), because that is what a dense 0/1 row
+    written as a list looks like (``[0, 1, 1, 0]``); ``repeats="merge"`` keeps
+    one of each instead.
 
     Parameters
     ----------
     rows : sequence of sequences of int
-        Active feature ids of each row (non-negative).
+        Active feature ids of each row (0 to ``MAX_FEATURE_ID``).
     n_features : int, optional
         Number of columns; by default one more than the largest id.
+    repeats : {"error", "merge"}
+        What a repeated id in a row is.
     """
     lengths = np.fromiter((len(r) for r in rows), dtype=np.int64, count=len(rows))
-    flat = np.asarray(list(itertools.chain.from_iterable(rows)))
+    return _csr_from_flat(_ids_array(rows), lengths, n_features, repeats=repeats)
+
+
+def _ids_array(rows) -> np.ndarray:
+    items = list(itertools.chain.from_iterable(rows))
+    flat = np.asarray(items)
     if flat.size == 0:
-        flat = flat.astype(np.int64)
-    elif flat.dtype.kind not in "iu":
-        bad = next(c for c in itertools.chain.from_iterable(rows) if not isinstance(c, (int, np.integer)) or isinstance(c, bool))
-        raise DataFormatError(f"feature {bad!r} is neither a string nor an integer id")
-    return _csr_from_flat(flat, lengths, n_features)
+        return flat.astype(np.int64)
+    if flat.dtype.kind in "iu":
+        return flat
+    for c in items:  # say which item is wrong
+        if isinstance(c, str):
+            raise DataFormatError(f"a row mixes feature strings ({c!r}) and integer ids")
+        if not isinstance(c, (int, np.integer)) or isinstance(c, bool):
+            raise DataFormatError(f"feature {c!r} is neither a string nor an integer id")
+        if not 0 <= c <= MAX_FEATURE_ID:
+            raise DataFormatError(f"feature id {c} is out of range (ids are 0 to {MAX_FEATURE_ID})")
+    raise DataFormatError("feature ids must be integers")  # pragma: no cover
 
 
-def _csr_from_flat(flat: np.ndarray, lengths: np.ndarray, n_features: Optional[int]) -> sp.csr_matrix:
+def _csr_from_flat(flat: np.ndarray, lengths: np.ndarray, n_features: Optional[int], *,
+                   repeats: str = "merge") -> sp.csr_matrix:
     n_rows = len(lengths)
     if flat.size and flat.min() < 0:
         raise DataFormatError(f"negative feature id {int(flat.min())}")
+    if flat.size and int(flat.max()) > MAX_FEATURE_ID:
+        raise DataFormatError(f"feature id {int(flat.max())} is out of range (ids are 0 to {MAX_FEATURE_ID})")
     width = int(flat.max()) + 1 if flat.size else 0
     if n_features is None:
         n_features = width
@@ -52,11 +81,24 @@ def _csr_from_flat(flat: np.ndarray, lengths: np.ndarray, n_features: Optional[i
     flat, row_of = flat[order], row_of[order]
     keep = np.ones(flat.size, dtype=bool)
     keep[1:] = (flat[1:] != flat[:-1]) | (row_of[1:] != row_of[:-1])
+    if repeats == "error" and not keep.all():
+        j = int(np.argmin(keep))
+        raise DataFormatError(
+            f"row {int(row_of[j])} repeats feature id {int(flat[j])}: a row lists the ids of its active features, "
+            "each once (a dense 0/1 matrix must be a numpy array or a scipy.sparse matrix: np.asarray(X))")
     flat, row_of = flat[keep], row_of[keep]
     indptr = np.zeros(n_rows + 1, dtype=np.int64)
     np.cumsum(np.bincount(row_of, minlength=n_rows), out=indptr[1:])
     data = np.ones(flat.size, dtype=np.float64)
     return sp.csr_matrix((data, flat.astype(np.int32), indptr), shape=(n_rows, n_features))
+
+
+def _check_numeric_width(n: int) -> None:
+    from .budget import check_memory
+
+    check_memory(n * BYTES_PER_NUMERIC_COLUMN,
+                 f"a numeric feature index of {n} columns (largest feature id {n - 1}) and the column maps built on it",
+                 "feature ids are column numbers: number features densely from 0 (or use feature strings)")
 
 
 class FeatureIndex(Saveable):
@@ -85,6 +127,8 @@ class FeatureIndex(Saveable):
             self._names: Optional[List[str]] = None
             self._ids: Optional[Dict[str, int]] = None
             n = len(counts) if counts is not None else int(n_features or 0)
+            if counts is None:
+                _check_numeric_width(n)
         else:
             self._names = [str(n) for n in names]
             self._ids = {}
@@ -187,8 +231,8 @@ class FeatureIndex(Saveable):
         """Binary CSR matrix of string feature lists.
 
         Unknown features are dropped (they carry no weight in a model trained
-        without them) unless ``add`` is true. ``count`` adds each row's features
-        to the counts.
+        without them) unless ``add`` is true; anything but a string (``None``,
+        a number) is an error. ``count`` adds each row's features to the counts.
         """
         if self._ids is None:
             raise TypeError("this model's features are numeric column ids; pass integer ids or a CSR matrix, not strings")
@@ -196,13 +240,13 @@ class FeatureIndex(Saveable):
         lookup = self._ids
         if add:
             names = self._names
-            for feats in feature_lists:
+            for k, feats in enumerate(feature_lists):
                 row = []
                 for f in _feature_strings(feats):
-                    fid = lookup.get(f)
+                    fid = lookup.get(f) if isinstance(f, str) else None
                     if fid is None:
                         if not isinstance(f, str):
-                            raise DataFormatError(f"feature {f!r} is not a string")
+                            raise DataFormatError(f"example {k}: feature {f!r} is not a string")
                         fid = lookup[f] = len(names)
                         names.append(f)
                     row.append(fid)
@@ -210,9 +254,13 @@ class FeatureIndex(Saveable):
             if len(names) > self.counts.size:
                 self.counts = np.concatenate([self.counts, np.zeros(len(names) - self.counts.size, dtype=np.int64)])
         else:
-            for feats in feature_lists:
-                rows.append([fid for fid in map(lookup.get, _feature_strings(feats)) if fid is not None])
-        X = rows_to_csr(rows, n_features=len(self))
+            for k, feats in enumerate(feature_lists):
+                feats = _feature_strings(feats)
+                row = [fid for fid in map(lookup.get, feats) if fid is not None]
+                if len(row) < len(feats):  # unknown features: fine if they are strings
+                    _check_strings(feats, k)
+                rows.append(row)
+        X = rows_to_csr(rows, n_features=len(self), repeats="merge")
         if count:
             self.counts += np.bincount(X.indices, minlength=len(self)).astype(np.int64)
         return X
@@ -223,6 +271,7 @@ class FeatureIndex(Saveable):
         if width > len(self):
             if not self.is_numeric:
                 raise DataFormatError(f"matrix has {width} columns but the index has {len(self)} features")
+            _check_numeric_width(width)
             self.counts = np.concatenate([self.counts, np.zeros(width - len(self), dtype=np.int64)])
         self.counts += np.bincount(X.indices, minlength=len(self)).astype(np.int64)
 
@@ -271,10 +320,16 @@ class FeatureIndex(Saveable):
         return cls(names=names, counts=counts)
 
 
-def _feature_strings(feats) -> Iterable[str]:
+def _feature_strings(feats) -> Sequence[str]:
     if isinstance(feats, str):
         raise DataFormatError("each example must be a list of feature strings, not a single string")
-    return feats
+    return feats if isinstance(feats, (list, tuple)) else list(feats)
+
+
+def _check_strings(feats: Sequence, k: int) -> None:
+    for f in feats:
+        if not isinstance(f, str):
+            raise DataFormatError(f"example {k}: feature {f!r} is not a string")
 
 
 def store_features(features: Optional[FeatureIndex], meta: dict, arrays: Dict[str, np.ndarray]) -> None:

@@ -19,6 +19,7 @@ import numpy as np
 
 from . import model_io
 from ._errors import ModelFormatError
+from .validation import validate
 
 __all__ = ["Saveable", "Registry", "KINDS", "load", "save", "build", "from_bytes", "pack", "unpack"]
 
@@ -108,7 +109,9 @@ class Saveable:
 def build(kind: str, meta: dict, arrays: Arrays, name: str = "<model>"):
     """The object a container holds: the class registered for ``kind`` builds
     it from ``meta`` and ``arrays`` (``name`` is the source, for errors)."""
-    return KINDS.get(kind, name).from_container(meta, arrays, name)
+    cls = KINDS.get(kind, name)
+    validate(kind, meta, arrays, name, cls)  # every section, before any object (or C++) sees it
+    return cls.from_container(meta, arrays, name)
 
 
 def load(path: Union[str, os.PathLike], *, mmap: bool = False, verify: bool = True):

@@ -56,6 +56,7 @@ class TaskPipeline(Saveable, Params):
     """
 
     kind = "task_pipeline"
+    tasks = TASKS  # the registry of task names, for loading and for validation
     task: str = ""
     COMPONENTS: Tuple[str, ...] = ()
     # An fstrie's default size per component: its nodes hold K margins each, so
