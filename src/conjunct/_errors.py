@@ -13,6 +13,15 @@ class DataFormatError(ConjunctError):
     """A data file (or in-memory data) is malformed.
 
     The message names the source, the 1-based line when known, and the problem.
+
+    Parameters
+    ----------
+    problem : str
+        What is wrong.
+    source : str, optional
+        The file (or other input) it is wrong in.
+    line : int, optional
+        The 1-based line, when known.
     """
 
     def __init__(self, problem: str, source: Optional[str] = None, line: Optional[int] = None):
@@ -26,7 +35,17 @@ class DataFormatError(ConjunctError):
 
 
 class ModelFormatError(ConjunctError):
-    """A model file is foreign, corrupt, truncated, or of an unsupported kind."""
+    """A model file is foreign, corrupt, truncated, or of an unsupported kind.
+
+    Parameters
+    ----------
+    problem : str
+        What is wrong.
+    source : str, optional
+        The model file.
+    line : int, optional
+        The 1-based line of a text model file, when known.
+    """
 
     def __init__(self, problem: str, source: Optional[str] = None, line: Optional[int] = None):
         self.problem = problem

@@ -18,7 +18,20 @@ Token = Tuple[str, ...]
 
 def read_conll2000(path, *, n_columns: int = 3) -> List[List[Token]]:
     """Sentences of a CoNLL-2000 style file: one ``word POS chunk`` token per line,
-    a blank line after each sentence."""
+    a blank line after each sentence.
+
+    Parameters
+    ----------
+    path : str, os.PathLike or text file
+        The corpus ('-' reads standard input).
+    n_columns : int
+        Columns every token line must have.
+
+    Returns
+    -------
+    list of list of tuple
+        Per sentence, one tuple of the columns per token.
+    """
     sentences: List[List[Token]] = []
     with _open_text(os.fspath(path)) as (f, name):
         for block in _sentence_blocks(f, name):
@@ -38,6 +51,21 @@ def window_features(sentence: Sequence[Token], i: int, *, window: int = 2, colum
     """YamCha-style window features of token ``i``: ``w[-2]=...``, ``p[+1]=...``, ...
 
     Positions outside the sentence give ``BOS``/``EOS`` values.
+
+    Parameters
+    ----------
+    sentence : sequence of tuple
+        Tokens as column tuples (``read_conll2000``'s).
+    i : int
+        The token.
+    window : int
+        Positions on each side.
+    columns : sequence of str
+        Feature prefix of each column used (``w``: column 0, ``p``: column 1, ...).
+
+    Returns
+    -------
+    list of str
     """
     feats = []
     n = len(sentence)
@@ -88,6 +116,17 @@ def read_conllu(path, *, fields: Sequence[str] = ("form", "xpos")) -> List[List[
     empty nodes (``5.1``): the words of a sentence are its integer-id lines.
     ``fields`` names columns of :data:`CONLLU_FIELDS`; ``"upos|feats"`` joins two
     columns with ``|`` (e.g. a morphological tag set).
+
+    Parameters
+    ----------
+    path : str, os.PathLike or text file
+        The CoNLL-U file ('-' reads standard input).
+    fields : sequence of str
+        The columns to return per word.
+
+    Returns
+    -------
+    list of list of tuple
     """
     name = os.fspath(path)
     columns = []

@@ -179,6 +179,13 @@ def read_strings(source: Source, *, binarize: bool = False) -> Tuple[List[List[s
     rules as :func:`read_svmlight`. A token whose text after the last ``:`` is not
     a number is a feature name as a whole (``w=a:b`` stays ``w=a:b``).
 
+    Parameters
+    ----------
+    source : path, '-' or text file
+        The data; '-' reads standard input.
+    binarize : bool
+        Treat any non-zero value as 1 instead of raising.
+
     Returns
     -------
     features : list of list of str
@@ -238,6 +245,18 @@ def read_data(source: Source, *, format: str = "auto", features: Optional[Featur
 
     String data are mapped through ``features`` (unknown features are dropped);
     svmlight data keep their ids as columns.
+
+    Parameters
+    ----------
+    source : path, '-' or text file
+        The data; '-' reads standard input.
+    format : {"auto", "svmlight", "strings"}
+        ``"auto"`` sniffs a file (standard input: strings if ``features``
+        holds named features, else svmlight).
+    features : FeatureIndex, optional
+        The model's feature index, needed for string features.
+    binarize : bool
+        Treat any non-zero value as 1 instead of raising.
     """
     if format == "auto":
         if not isinstance(source, (str, os.PathLike)) or os.fspath(source) == "-":
@@ -265,7 +284,17 @@ def _numeric_strings(rows: List[List[str]], source) -> sp.csr_matrix:
 
 
 def write_svmlight(dest: Source, X, y: Sequence) -> None:
-    """Write a binary matrix and labels in svmlight format (values written as 1)."""
+    """Write a binary matrix and labels in svmlight format (values written as 1).
+
+    Parameters
+    ----------
+    dest : path, '-' or text file
+        Where to write; '-' writes standard output.
+    X : sparse matrix or 0/1 array
+        The examples (column ids are written as they are).
+    y : sequence
+        One label per row.
+    """
     X = as_binary_csr(X)
     if X.shape[0] != len(y):
         raise DataFormatError(f"X has {X.shape[0]} rows but y has {len(y)} labels")
@@ -276,7 +305,17 @@ def write_svmlight(dest: Source, X, y: Sequence) -> None:
 
 
 def write_strings(dest: Source, features: Sequence[Sequence[str]], y: Sequence) -> None:
-    """Write examples in the string format (``label feature feature ...``)."""
+    """Write examples in the string format (``label feature feature ...``).
+
+    Parameters
+    ----------
+    dest : path, '-' or text file
+        Where to write; '-' writes standard output.
+    features : sequence of sequence of str
+        Each example's features (no whitespace or '#' in them).
+    y : sequence
+        One label per example.
+    """
     if len(features) != len(y):
         raise DataFormatError(f"{len(features)} examples but {len(y)} labels")
     with _open_text(dest, "w") as (f, _):
@@ -292,6 +331,13 @@ def as_binary_csr(X, *, binarize: bool = False) -> sp.csr_matrix:
 
     Accepts any scipy sparse matrix or array (any index dtype) and dense 2-D
     arrays. Values other than 0 and 1 raise unless ``binarize``.
+
+    Parameters
+    ----------
+    X : sparse matrix or array-like
+        The examples.
+    binarize : bool
+        Treat any non-zero value as 1 instead of raising.
     """
     if sp.issparse(X):
         X = sp.csr_matrix(X, copy=True)

@@ -251,6 +251,7 @@ class FeatureIndex:
         return (persistence.from_bytes, (model_io.dumps(*self.to_container()),))
 
     def info(self) -> dict:
+        """A summary of the index (number of features, whether numeric, counts)."""
         return {
             "kind": "feature index",
             "features": len(self),

@@ -121,18 +121,22 @@ class ConjunctiveLinearModel:
 
     @property
     def classes(self) -> np.ndarray:
+        """Class labels, in the decision rule's order."""
         return self.rule.classes
 
     @property
     def n_outputs(self) -> int:
+        """K, the number of margins per input (weights per conjunction)."""
         return self.weights.shape[1]
 
     @property
     def n_conjunctions(self) -> int:
+        """Number of conjunctions with a weight row."""
         return self.conjunctions.shape[0]
 
     @property
     def n_columns(self) -> int:
+        """Number of feature columns the model knows."""
         width = self.conjunctions.shape[1]
         return max(width, len(self.features)) if self.features is not None else width
 
@@ -154,12 +158,14 @@ class ConjunctiveLinearModel:
         return compile_model(self, method, **params)
 
     def decision_function(self, X, *, n_jobs: int = 1) -> np.ndarray:
+        """Margins of X, shape (n,) for one output else (n, K), by the default compiled method (kept)."""
         clf = self._compiled.get("default")
         if clf is None:
             clf = self._compiled["default"] = self.compile()
         return clf.decision_function(X, n_jobs=n_jobs)
 
     def predict(self, X, *, n_jobs: int = 1) -> np.ndarray:
+        """Predicted labels of X (the model's decision rule)."""
         clf = self._compiled.get("default")
         if clf is None:
             clf = self._compiled["default"] = self.compile()
@@ -291,6 +297,7 @@ class ConjunctiveLinearModel:
         return (persistence.from_bytes, (model_io.dumps(*self.to_container()),))
 
     def info(self) -> dict:
+        """A summary of the model (what ``conjunct info`` prints)."""
         sizes = np.bincount(np.diff(self.conjunctions.indptr), minlength=self.degree + 1)
         return {
             "kind": "conjunctive linear model",

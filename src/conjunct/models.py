@@ -104,26 +104,32 @@ class KernelModel:
     # -- properties -------------------------------------------------------------
     @property
     def degree(self) -> int:
+        """The kernel degree d."""
         return self.kernel.degree
 
     @property
     def gamma(self) -> float:
+        """The kernel's gamma."""
         return self.kernel.gamma
 
     @property
     def coef0(self) -> float:
+        """The kernel's coef0 (c)."""
         return self.kernel.coef0
 
     @property
     def classes(self) -> np.ndarray:
+        """Class labels, in the decision rule's order."""
         return self.rule.classes
 
     @property
     def n_outputs(self) -> int:
+        """K, the number of margins per input (alpha values per support vector)."""
         return self.dual_coef.shape[1]
 
     @property
     def n_support_vectors(self) -> int:
+        """Number of support vectors."""
         return self.support_vectors.shape[0]
 
     @property

@@ -21,7 +21,17 @@ __all__ = ["PerceptronTagger", "HMMTagger", "TaggedBatch"]
 
 
 class TaggedBatch(NamedTuple):
-    """Decoded sentences: tags per sentence, each path's score, the decoder's search steps."""
+    """Decoded sentences: tags per sentence, each path's score, the decoder's search steps.
+
+    Parameters
+    ----------
+    tags : list of list of str
+        The tags of each sentence.
+    scores : ndarray
+        Each path's score.
+    iterations : ndarray
+        The decoder's search steps per sentence.
+    """
 
     tags: List[List[str]]
     scores: np.ndarray
@@ -75,9 +85,11 @@ class _ChainTagger:
 
     # -- scikit-learn conventions ----------------------------------------------
     def get_params(self, deep: bool = True) -> dict:
+        """The constructor parameters (scikit-learn convention)."""
         return {k: getattr(self, k) for k in self._param_names}
 
     def set_params(self, **params):
+        """Set constructor parameters (scikit-learn convention); returns self."""
         for k, v in params.items():
             if k not in self._param_names:
                 raise ValueError(f"unknown parameter {k!r} for {type(self).__name__}")
@@ -186,6 +198,7 @@ class _ChainTagger:
         self.set_params(**state)
 
     def info(self) -> dict:
+        """A summary of the tagger (what ``conjunct info`` prints)."""
         self._check_fitted()
         return {"kind": self.kind.replace("_", " "), "labels": len(self.labels_), "features": len(self.feature_names_),
                 "emission_weights": int(len(self.model_.w_values)), "decoder": self.decoder,

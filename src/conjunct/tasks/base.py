@@ -66,6 +66,8 @@ class TaskPipeline:
         raise NotImplementedError
 
     def collect_events(self, data) -> Dict[str, object]:
+        """Per component name, the vectors its classifier meets when the pipeline runs on ``data``
+        (the events an fstrie is built from)."""
         """Per component, the feature vectors (CSR over its model's features)
         the pipeline classifies when it runs on ``data``."""
         raise NotImplementedError
@@ -79,6 +81,7 @@ class TaskPipeline:
 
     # -- training and compiling ----------------------------------------------------------------
     def params(self) -> dict:
+        """The training and compiling parameters the pipeline was made with."""
         return {k: getattr(self, k) for k in ("degree", "C", "n_iter", "margin", "common_features", "method",
                                               "method_params", "random_state", "verbose")}
 
@@ -206,6 +209,7 @@ class TaskPipeline:
         return (persistence.from_bytes, (model_io.dumps(*self.to_container()),))
 
     def info(self) -> dict:
+        """A summary of the pipeline (what ``conjunct info`` prints)."""
         self._check_fitted()
         return {"kind": f"task pipeline ({self.task})", **{k: v for k, v in self.params().items() if k != "verbose"},
                 **{f"{n}: model": repr(m) for n, m in self.models_.items()},

@@ -111,7 +111,17 @@ def _sentence(rows, name="<input>", k=0) -> DepSentence:
 
 
 def read_ud_english(path) -> List[DepSentence]:
-    """Sentences of a CoNLL-U file (words only: no multiword ranges or empty nodes)."""
+    """Sentences of a CoNLL-U file (words only: no multiword ranges or empty nodes).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The CoNLL-U file.
+
+    Returns
+    -------
+    list of DepSentence
+    """
     from ..corpora import read_conllu
 
     rows = read_conllu(path, fields=("form", "upos", "xpos", "head", "deprel"))
@@ -473,6 +483,13 @@ class EnglishDependencyParser(TaskPipeline):
 
     >>> parser = EnglishDependencyParser(degree=2, n_iter=5).fit(read_ud_english(train))   # doctest: +SKIP
     >>> parser.evaluate(read_ud_english(dev))["las"]                                      # doctest: +SKIP
+
+    Parameters
+    ----------
+    degree : int
+        Polynomial kernel degree.
+    **params
+        :class:`~conjunct.tasks.base.TaskPipeline`'s (C, n_iter, margin, method, ...).
     """
 
     task = "ud-english"
