@@ -175,7 +175,7 @@ def training_time(panels: Mapping[str, Series], *, xlabel: str = "training examp
             ax.set_title(_wrapped(panel, ax))
             ax.set_xlabel(xlabel)
             ax.set_ylabel(ylabel)
-            ax.legend(loc="upper left")
+            ax.legend(loc="best")
         _finish(fig, title, caption, shared_legend=False)
     return fig
 
