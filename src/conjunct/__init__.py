@@ -27,6 +27,7 @@ from .linear import ConjunctiveLinearModel
 from .models import KernelModel
 from .persistence import load, save
 
+# The one place the version is written: the build reads it from here (pyproject.toml).
 __version__ = "0.1.0"
 
 # name -> module that defines it, imported on first access

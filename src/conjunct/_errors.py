@@ -10,7 +10,17 @@ class ConjunctError(ValueError):
 
 
 class _Located(ConjunctError):
-    """An error about a place in a file: the message starts with ``source:line:``."""
+    """An error about a place in a file: the message starts with ``source:line:``.
+
+    Parameters
+    ----------
+    problem : str
+        What is wrong.
+    source : str, optional
+        The file (or other input) it is wrong in.
+    line : int, optional
+        The 1-based line, when known.
+    """
 
     default_source = "<input>"
 
@@ -28,10 +38,29 @@ class DataFormatError(_Located):
     """A data file (or in-memory data) is malformed.
 
     The message names the source, the 1-based line when known, and the problem.
+
+    Parameters
+    ----------
+    problem : str
+        What is wrong.
+    source : str, optional
+        The file (or other input) it is wrong in.
+    line : int, optional
+        The 1-based line, when known.
     """
 
 
 class ModelFormatError(_Located):
-    """A model file is foreign, corrupt, truncated, or of an unsupported kind."""
+    """A model file is foreign, corrupt, truncated, or of an unsupported kind.
+
+    Parameters
+    ----------
+    problem : str
+        What is wrong.
+    source : str, optional
+        The model file.
+    line : int, optional
+        The 1-based line of a text model file, when known.
+    """
 
     default_source = "<model>"

@@ -343,14 +343,20 @@ class Classifier(Saveable):
     Obtain one with ``model.compile(method)`` or :func:`conjunct.load`. It is
     safe to share between threads; every call releases the GIL.
 
-    Attributes
+    Parameters
     ----------
     method : str
         The classification method.
+    meta : dict
+        The method's scalar parameters.
+    arrays : dict of str to ndarray
+        The method's arrays (the sections of its model file).
     rule : DecisionRule
         How margins become labels.
     features : FeatureIndex or None
         Feature strings, for string input.
+    n_columns : int
+        Number of input columns the classifier knows.
     """
 
     kind = "classifier"
@@ -371,10 +377,12 @@ class Classifier(Saveable):
     # -- properties -------------------------------------------------------------
     @property
     def classes(self) -> np.ndarray:
+        """Class labels, in the decision rule's order."""
         return self.rule.classes
 
     @property
     def n_outputs(self) -> int:
+        """K, the number of margins per input."""
         return self._core.n_outputs
 
     @property
@@ -457,6 +465,7 @@ class Classifier(Saveable):
             raise ModelFormatError(f"corrupt classifier ({e})", name) from None
 
     def info(self) -> dict:
+        """A summary of the classifier (what ``conjunct info`` prints)."""
         return {
             "kind": f"compiled classifier ({self.method})",
             "outputs": self.n_outputs,

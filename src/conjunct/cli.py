@@ -7,6 +7,7 @@ import importlib
 import sys
 from typing import List, Optional
 
+from . import __version__
 from ._errors import ConjunctError
 from .commands import COMMANDS
 from .commands._common import resolve_output
@@ -17,6 +18,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="conjunct",
         description="Fast, exact classification, training and decoding with conjunctive features.",
     )
+    p.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
     for name in COMMANDS:

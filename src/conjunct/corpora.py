@@ -27,7 +27,19 @@ CONLLU_FIELDS = ("id", "form", "lemma", "upos", "xpos", "feats", "head", "deprel
 
 # -- CoNLL-U -----------------------------------------------------------------------------------------
 class ConlluSentence(NamedTuple):
-    """One sentence block of a CoNLL-U file, as read."""
+    """One sentence block of a CoNLL-U file, as read.
+
+    Parameters
+    ----------
+    lines : list of str
+        Every line of the block: comments, multiword-token ranges and empty nodes included.
+    words : list of list of str
+        The 10 columns of each word line (integer ids 1, 2, 3, ...).
+    at : list of int
+        Index in ``lines`` of each word.
+    line_numbers : list of int
+        1-based line number in the file of each word (for errors).
+    """
 
     lines: List[str]
     """Every line of the block: comments, multiword-token ranges and empty nodes included."""
@@ -76,9 +88,19 @@ def conllu_sentence(block: Sequence[Tuple[int, str]], name: str) -> ConlluSenten
 
 def iter_conllu(source) -> Iterator[ConlluSentence]:
     """The sentence blocks of a CoNLL-U file, one at a time (memory stays
-    bounded). ``source`` is a path, ``'-'`` (standard input) or an open text
-    stream. A block may hold no word (only comments); consumers that want
-    sentences skip those."""
+    bounded). A block may hold no word (only comments); consumers that want
+    sentences skip those.
+
+    Parameters
+    ----------
+    source : str, os.PathLike or text stream
+        A path, ``'-'`` (standard input) or an open text stream.
+
+    Yields
+    ------
+    ConlluSentence
+        One block at a time.
+    """
     with _open_text(source) as (f, name):
         for block in _sentence_blocks(f, name):
             yield conllu_sentence(block, name)
@@ -98,10 +120,21 @@ def _field_columns(fields: Sequence[str], name: str) -> List[List[int]]:
 def read_conllu(path, *, fields: Sequence[str] = ("form", "xpos")) -> List[List[Token]]:
     """Sentences of a CoNLL-U file as tuples of the requested ``fields`` per word.
 
-    The words of a sentence are its integer-id lines (comments, multiword
-    ranges and empty nodes are skipped). ``fields`` names columns of
-    :data:`CONLLU_FIELDS`; ``"upos|feats"`` joins two columns with ``|``
-    (e.g. a morphological tag set).
+    Comment lines are skipped, and so are multiword-token ranges (``3-4``) and
+    empty nodes (``5.1``): the words of a sentence are its integer-id lines.
+    ``fields`` names columns of :data:`CONLLU_FIELDS`; ``"upos|feats"`` joins two
+    columns with ``|`` (e.g. a morphological tag set).
+
+    Parameters
+    ----------
+    path : str, os.PathLike or text file
+        The CoNLL-U file ('-' reads standard input).
+    fields : sequence of str
+        The columns to return per word.
+
+    Returns
+    -------
+    list of list of tuple
     """
     name = os.fspath(path)
     columns = _field_columns(fields, name)
@@ -117,9 +150,20 @@ def read_columns(source, *, widths: Optional[Sequence[int]] = None, min_columns:
     """Sentences of a column corpus: whitespace-separated columns, one token
     per line, a blank line after each sentence (``'-'`` reads standard input).
 
-    With ``widths``, every token line must have one of those numbers of
-    columns, the same number throughout the file; otherwise each needs at
-    least ``min_columns``.
+    Parameters
+    ----------
+    source : str, os.PathLike or text stream
+        A path, ``'-'`` (standard input) or an open text stream.
+    widths : sequence of int, optional
+        The numbers of columns a token line may have; the same number must hold
+        throughout the file.
+    min_columns : int
+        Without ``widths``, the least number of columns of a token line.
+
+    Returns
+    -------
+    list of list of tuple
+        The sentences, each a list of tokens (tuples of column strings).
     """
     sentences: List[List[Token]] = []
     width = None
@@ -146,7 +190,20 @@ def read_columns(source, *, widths: Optional[Sequence[int]] = None, min_columns:
 
 def read_conll2000(path, *, n_columns: int = 3) -> List[List[Token]]:
     """Sentences of a CoNLL-2000 style file: one ``word POS chunk`` token per line,
-    a blank line after each sentence."""
+    a blank line after each sentence.
+
+    Parameters
+    ----------
+    path : str, os.PathLike or text file
+        The corpus ('-' reads standard input).
+    n_columns : int
+        Columns every token line must have.
+
+    Returns
+    -------
+    list of list of tuple
+        Per sentence, one tuple of the columns per token.
+    """
     return read_columns(os.fspath(path), widths=(n_columns,))
 
 
@@ -154,6 +211,21 @@ def window_features(sentence: Sequence[Token], i: int, *, window: int = 2, colum
     """YamCha-style window features of token ``i``: ``w[-2]=...``, ``p[+1]=...``, ...
 
     Positions outside the sentence give ``BOS``/``EOS`` values.
+
+    Parameters
+    ----------
+    sentence : sequence of tuple
+        Tokens as column tuples (``read_conll2000``'s).
+    i : int
+        The token.
+    window : int
+        Positions on each side.
+    columns : sequence of str
+        Feature prefix of each column used (``w``: column 0, ``p``: column 1, ...).
+
+    Returns
+    -------
+    list of str
     """
     feats = []
     n = len(sentence)

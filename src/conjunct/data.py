@@ -235,11 +235,15 @@ def read_strings(source: Source, *, binarize: bool = False) -> Tuple[List[List[s
     """Read the opal/TinySVM string format: ``label feature feature ...``.
 
     A feature may be written ``feature:value``; the value follows the same binary
-    rules as :func:`read_svmlight`. A token whose text after the last unescaped
-    ``:`` is not a number is a feature name as a whole (``w=a:b`` stays
-    ``w=a:b``); ``w=3\\:1`` is the feature ``w=3:1``. Tokens are unescaped
-    (see the module docstring), so whatever :func:`write_strings` wrote reads
-    back unchanged.
+    rules as :func:`read_svmlight`. A token whose text after the last ``:`` is not
+    a number is a feature name as a whole (``w=a:b`` stays ``w=a:b``).
+
+    Parameters
+    ----------
+    source : path, '-' or text file
+        The data; '-' reads standard input.
+    binarize : bool
+        Treat any non-zero value as 1 instead of raising.
 
     Returns
     -------
@@ -363,6 +367,18 @@ def read_data(source: Source, *, format: str = "auto", features: Optional[Featur
 
     String data are mapped through ``features`` (unknown features are dropped);
     svmlight data keep their ids as columns.
+
+    Parameters
+    ----------
+    source : path, '-' or text file
+        The data; '-' reads standard input.
+    format : {"auto", "svmlight", "strings"}
+        ``"auto"`` sniffs a file (standard input: strings if ``features``
+        holds named features, else svmlight).
+    features : FeatureIndex, optional
+        The model's feature index, needed for string features.
+    binarize : bool
+        Treat any non-zero value as 1 instead of raising.
     """
     if format == "auto":
         if not isinstance(source, (str, os.PathLike)) or os.fspath(source) == "-":
@@ -390,7 +406,17 @@ def _numeric_strings(rows: List[List[str]], source) -> sp.csr_matrix:
 
 
 def write_svmlight(dest: Source, X, y: Sequence) -> None:
-    """Write a binary matrix and labels in svmlight format (values written as 1)."""
+    """Write a binary matrix and labels in svmlight format (values written as 1).
+
+    Parameters
+    ----------
+    dest : path, '-' or text file
+        Where to write; '-' writes standard output.
+    X : sparse matrix or 0/1 array
+        The examples (column ids are written as they are).
+    y : sequence
+        One label per row.
+    """
     X = as_binary_csr(X)
     if X.shape[0] != len(y):
         raise DataFormatError(f"X has {X.shape[0]} rows but y has {len(y)} labels")
@@ -403,9 +429,14 @@ def write_svmlight(dest: Source, X, y: Sequence) -> None:
 def write_strings(dest: Source, features: Sequence[Sequence[str]], y: Sequence) -> None:
     """Write examples in the string format (``label feature feature ...``).
 
-    Features and labels are escaped (:func:`escape_token`), so any strings
-    round-trip through :func:`read_strings` (features as sets: a repeated
-    feature is one active feature).
+    Parameters
+    ----------
+    dest : path, '-' or text file
+        Where to write; '-' writes standard output.
+    features : sequence of sequence of str
+        Each example's features (no whitespace or '#' in them).
+    y : sequence
+        One label per example.
     """
     if len(features) != len(y):
         raise DataFormatError(f"{len(features)} examples but {len(y)} labels")
@@ -424,6 +455,13 @@ def as_binary_csr(X, *, binarize: bool = False) -> sp.csr_matrix:
 
     Accepts any scipy sparse matrix or array (any index dtype) and dense 2-D
     arrays. Values other than 0 and 1 raise unless ``binarize``.
+
+    Parameters
+    ----------
+    X : sparse matrix or array-like
+        The examples.
+    binarize : bool
+        Treat any non-zero value as 1 instead of raising.
     """
     if sp.issparse(X):
         X = sp.csr_matrix(X, copy=True)

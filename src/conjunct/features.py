@@ -288,6 +288,7 @@ class FeatureIndex(Saveable):
             raise ModelFormatError(f"corrupt feature index ({e})", name) from None
 
     def info(self) -> dict:
+        """A summary of the index (number of features, whether numeric, counts)."""
         return {
             "kind": "feature index",
             "features": len(self),

@@ -144,7 +144,15 @@ def _check_poly(kernel: str, lines: _Lines) -> None:
 
 # -- LIBSVM ----------------------------------------------------------------------------
 def from_libsvm(path, *, binarize: bool = False) -> KernelModel:
-    """Import a LIBSVM model file (polynomial or linear kernel; binary or one-vs-one)."""
+    """Import a LIBSVM model file (polynomial or linear kernel; binary or one-vs-one).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The model file.
+    binarize : bool
+        Treat any non-zero feature value in the file as 1 instead of raising.
+    """
     lines = _Lines(path)
     header = {}
     while True:
@@ -272,12 +280,28 @@ def _svmlight_like(path, tool: str, binarize: bool) -> KernelModel:
 
 
 def from_svmlight(path, *, binarize: bool = False) -> KernelModel:
-    """Import an SVMlight model file (polynomial or linear kernel)."""
+    """Import an SVMlight model file (polynomial or linear kernel).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The model file.
+    binarize : bool
+        Treat any non-zero feature value in the file as 1 instead of raising.
+    """
     return _svmlight_like(path, "svmlight", binarize)
 
 
 def from_tinysvm(path, *, binarize: bool = False) -> KernelModel:
-    """Import a TinySVM model file (polynomial or linear kernel)."""
+    """Import a TinySVM model file (polynomial or linear kernel).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The model file.
+    binarize : bool
+        Treat any non-zero feature value in the file as 1 instead of raising.
+    """
     return _svmlight_like(path, "tinysvm", binarize)
 
 
@@ -287,6 +311,13 @@ def from_opal(path, *, binarize: bool = False) -> KernelModel:
 
     opal models carry no bias (their threshold line is zeros) and no marker of
     averaging: the weights in the file are what opal classifies with.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The model file.
+    binarize : bool
+        Treat any non-zero feature value in the file as 1 instead of raising.
     """
     lines = _Lines(path)
     first = lines.next("the opal header")
@@ -354,6 +385,16 @@ def from_sklearn(estimator, *, binarize: bool = False, features: Optional[Featur
     The support vectors (dense or sparse) must be binary. ``decision_function``
     equals the estimator's (``decision_function_shape="ovo"`` layout for more than
     two classes) and ``predict`` equals ``estimator.predict``.
+
+    Parameters
+    ----------
+    estimator : sklearn.svm.SVC or NuSVC
+        A fitted estimator with ``kernel="poly"`` (or ``"linear"``).
+    binarize : bool
+        Treat any non-zero support-vector value as 1 instead of raising.
+    features : FeatureIndex, optional
+        The index that made the estimator's input columns, so that the model
+        takes string features and ranks them by training frequency.
     """
     for attr in ("support_vectors_", "dual_coef_", "intercept_", "classes_", "n_support_"):
         if not hasattr(estimator, attr):
@@ -385,7 +426,13 @@ def from_sklearn(estimator, *, binarize: bool = False, features: Optional[Featur
 
 # -- dispatch -------------------------------------------------------------------------------------------
 def sniff_model_format(path) -> str:
-    """The format of a model file: 'conjunct', 'libsvm', 'svmlight', 'tinysvm' or 'opal'."""
+    """The format of a model file: 'conjunct', 'libsvm', 'svmlight', 'tinysvm' or 'opal'.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The model file.
+    """
     name = os.fspath(path)
     try:
         with open(name, "rb") as f:
@@ -458,6 +505,15 @@ def to_libsvm(model: KernelModel, path, *, id_offset: int = 0) -> None:
     on the same matrices). Support vectors are grouped by class as LIBSVM
     expects; for one-vs-one models each vector must take part only in the pairs
     of one class.
+
+    Parameters
+    ----------
+    model : KernelModel
+        The model to write.
+    path : str or os.PathLike
+        The LIBSVM model file to write.
+    id_offset : int
+        Added to every column id.
     """
     import tempfile
 

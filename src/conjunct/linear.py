@@ -96,6 +96,7 @@ class ConjunctiveLinearModel(Model):
 
     @property
     def n_conjunctions(self) -> int:
+        """Number of conjunctions with a weight row."""
         return self.conjunctions.shape[0]
 
     # -- text format ---------------------------------------------------------------------
@@ -199,6 +200,7 @@ class ConjunctiveLinearModel(Model):
             raise cls._corrupt(e, name) from None
 
     def info(self) -> dict:
+        """A summary of the model (what ``conjunct info`` prints)."""
         sizes = np.bincount(np.diff(self.conjunctions.indptr), minlength=self.degree + 1)
         return self._info(kind="conjunctive linear model", conjunctions=self.n_conjunctions,
                           conjunctions_by_size={int(k): int(v) for k, v in enumerate(sizes) if k and v}, degree=self.degree)

@@ -85,10 +85,12 @@ class Model(Saveable):
     # -- properties -------------------------------------------------------------
     @property
     def classes(self) -> np.ndarray:
+        """The labels, in the order of the decision rule's outputs."""
         return self.rule.classes
 
     @property
     def n_outputs(self) -> int:
+        """K, the number of margins per input (1 for a binary model)."""
         return getattr(self, self._weights_attr).shape[1]
 
     @property

@@ -74,18 +74,22 @@ class KernelModel(Model):
     # -- properties -------------------------------------------------------------
     @property
     def degree(self) -> int:
+        """The kernel degree d."""
         return self.kernel.degree
 
     @property
     def gamma(self) -> float:
+        """The kernel's gamma."""
         return self.kernel.gamma
 
     @property
     def coef0(self) -> float:
+        """The kernel's coef0 (c)."""
         return self.kernel.coef0
 
     @property
     def n_support_vectors(self) -> int:
+        """Number of support vectors."""
         return self.support_vectors.shape[0]
 
     # -- persistence -------------------------------------------------------------------

@@ -142,7 +142,15 @@ def load(path: Union[str, os.PathLike], *, mmap: bool = False, verify: bool = Tr
 
 
 def save(obj, path: Union[str, os.PathLike]) -> None:
-    """Save a model, classifier, pipeline, tagger or feature index (atomically)."""
+    """Save a model or compiled classifier (atomically).
+
+    Parameters
+    ----------
+    obj : object
+        A model, compiled classifier, tagger or pipeline (anything with ``save``).
+    path : str or os.PathLike
+        The file to write; it is replaced only once the new file is complete.
+    """
     if not isinstance(obj, Saveable):
         raise TypeError(f"a {type(obj).__name__} cannot be saved in a conjunct model file")
     obj.save(path)

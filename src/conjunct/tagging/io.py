@@ -49,6 +49,22 @@ def read_tagged(path, *, format: str = "auto", tag_field: str = "", with_tags: b
     ``tag_field`` selects the tags: for CoNLL-U a column name (``xpos`` by
     default) or two joined by ``|``; for CoNLL-2000 ``pos``, ``chunk`` or
     ``joint`` (the default, ``POS|chunk``: seed 002's joint tagging).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The corpus.
+    format : {"auto", "conllu", "conll2000", "columns"}
+        Its format (``"auto"`` sniffs it; ``columns``: ``word tag`` per line).
+    tag_field : str
+        Which tags (see above); empty for the format's default.
+    with_tags : bool
+        False reads words only (tags come back empty).
+
+    Returns
+    -------
+    sentences : list of list of str
+    tags : list of list of str
     """
     name = os.fspath(path)
     if format not in FORMATS:
@@ -76,6 +92,17 @@ def iter_words(path, *, format: str = "auto") -> Iterator[List[str]]:
     first word line has 10 tab-separated columns. CoNLL-U gives the FORM
     column (comments, multiword ranges and empty nodes skipped); the other
     formats give each line's first column.
+
+    Parameters
+    ----------
+    path : str, os.PathLike or '-'
+        The corpus.
+    format : {"auto", "conllu", "conll2000", "columns"}
+        Its format.
+
+    Yields
+    ------
+    list of str
     """
     name = os.fspath(path)
     if format not in FORMATS:
@@ -100,7 +127,17 @@ def iter_words(path, *, format: str = "auto") -> Iterator[List[str]]:
 
 
 def write_tagged(out, sentences: Sequence[Sequence[str]], tags: Sequence[Sequence[str]]) -> None:
-    """``word<TAB>tag`` per line, a blank line after each sentence."""
+    """``word<TAB>tag`` per line, a blank line after each sentence.
+
+    Parameters
+    ----------
+    out : text file
+        Where to write.
+    sentences : sequence of sequence of str
+        The words.
+    tags : sequence of sequence of str
+        Their tags.
+    """
     for words, ts in zip(sentences, tags):
         out.writelines(f"{w}\t{t}\n" for w, t in zip(words, ts))
         out.write("\n")

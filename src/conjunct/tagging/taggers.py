@@ -22,7 +22,17 @@ __all__ = ["PerceptronTagger", "HMMTagger", "TaggedBatch"]
 
 
 class TaggedBatch(NamedTuple):
-    """Decoded sentences: tags per sentence, each path's score, the decoder's search steps."""
+    """Decoded sentences: tags per sentence, each path's score, the decoder's search steps.
+
+    Parameters
+    ----------
+    tags : list of list of str
+        The tags of each sentence.
+    scores : ndarray
+        Each path's score.
+    iterations : ndarray
+        The decoder's search steps per sentence.
+    """
 
     tags: List[List[str]]
     scores: np.ndarray
@@ -166,6 +176,7 @@ class _ChainTagger(Saveable, Params):
         self.set_params(**state)
 
     def info(self) -> dict:
+        """A summary of the tagger (what ``conjunct info`` prints)."""
         self._check_fitted()
         return {"kind": self.kind.replace("_", " "), "labels": len(self.labels_), "features": len(self.feature_names_),
                 "emission_weights": int(len(self.model_.w_values)), "decoder": self.decoder,

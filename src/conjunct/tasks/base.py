@@ -270,6 +270,7 @@ class TaskPipeline(Saveable, Params):
         return pipeline
 
     def info(self) -> dict:
+        """A summary of the pipeline (what ``conjunct info`` prints)."""
         self._check_fitted()
         return {"kind": f"task pipeline ({self.task})", **{k: v for k, v in self.get_params().items() if k != "verbose"},
                 **{f"{n}: model": repr(m) for n, m in self.models_.items()},

@@ -20,6 +20,15 @@ def expand(model: KernelModel) -> ConjunctiveLinearModel:
     the intercept is ``b + c_d(0) * sum(alpha)`` (the constant term counted
     once). The result computes the same margins as ``model`` on every input.
     Its size grows like the number of support vectors times ``|s| ** d``.
+
+    Parameters
+    ----------
+    model : KernelModel
+        The kernel model to expand.
+
+    Returns
+    -------
+    ConjunctiveLinearModel
     """
     S = model.support_vectors
     K = model.n_outputs

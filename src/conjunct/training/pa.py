@@ -34,6 +34,17 @@ def default_common_features(degree: int, n_outputs: int = 1) -> int:
     d = 3 on its parsing task): the expanded side costs about |x|^d per
     example, while reused partial margins keep the kernel side cheap.
     ``benchmarks/bench_train.py`` measures the trade-off on real data.
+
+    Parameters
+    ----------
+    degree : int
+        Kernel degree d.
+    n_outputs : int
+        Margins per example (1 for two classes, else the number of classes).
+
+    Returns
+    -------
+    int
     """
     return int(_core.dense_capacity(int(degree), int(n_outputs)))
 
@@ -275,5 +286,6 @@ class PAClassifier(OnlineEstimator):
 
     @property
     def n_support_(self) -> int:
+        """Number of support vectors of ``model_``."""
         self._check_fitted()
         return self.model_.n_support_vectors

@@ -43,6 +43,19 @@ def load_gsd_bunsetsu(data_dir, split: str, segmenter: Optional[BunsetsuSegmente
     ``data_dir`` is the ``ud_japanese_gsd`` folder of the shared data. Gold
     boundaries are used where annotated; otherwise ``segmenter`` (by default
     one learned from dev + test) derives them.
+
+    Parameters
+    ----------
+    data_dir : str or os.PathLike
+        The ``ud_japanese_gsd`` folder.
+    split : {"train", "dev", "test"}
+        Which split.
+    segmenter : BunsetsuSegmenter, optional
+        Derives bunsetsu boundaries where they are not annotated.
+
+    Returns
+    -------
+    list of BunsetsuSentence
     """
     base = os.path.join(os.fspath(data_dir), "r2.8")
     tokens = read_ud_tokens(os.path.join(base, f"ja_gsd-ud-{split}.conllu"))

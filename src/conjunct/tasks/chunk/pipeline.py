@@ -23,6 +23,15 @@ class Chunker(TaskPipeline):
 
     >>> chunker = Chunker(degree=2).fit(read_conll2000("train.txt"))   # doctest: +SKIP
     >>> chunker.evaluate(read_conll2000("test.txt"))["f1"]             # doctest: +SKIP
+
+    Parameters
+    ----------
+    degree : int
+        Polynomial kernel degree.
+    window : int
+        Word / POS positions on each side of the token.
+    **params
+        :class:`~conjunct.tasks.base.TaskPipeline`'s (C, n_iter, margin, method, ...).
     """
 
     task = "conll2000-chunk"

@@ -23,6 +23,13 @@ class EnglishDependencyParser(TaskPipeline):
 
     >>> parser = EnglishDependencyParser(degree=2, n_iter=5).fit(read_ud_english(train))   # doctest: +SKIP
     >>> parser.evaluate(read_ud_english(dev))["las"]                                      # doctest: +SKIP
+
+    Parameters
+    ----------
+    degree : int
+        Polynomial kernel degree.
+    **params
+        :class:`~conjunct.tasks.base.TaskPipeline`'s (C, n_iter, margin, method, ...).
     """
 
     task = "ud-english"

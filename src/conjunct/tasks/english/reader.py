@@ -41,6 +41,16 @@ def _sentence(rows, name="<input>", k=0) -> DepSentence:
 
 
 def read_ud_english(path) -> List[DepSentence]:
-    """Sentences of a CoNLL-U file (words only: no multiword ranges or empty nodes)."""
+    """Sentences of a CoNLL-U file (words only: no multiword ranges or empty nodes).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The CoNLL-U file.
+
+    Returns
+    -------
+    list of DepSentence
+    """
     rows = read_conllu(path, fields=("form", "upos", "xpos", "head", "deprel"))
     return [_sentence(r, str(path), k) for k, r in enumerate(rows)]

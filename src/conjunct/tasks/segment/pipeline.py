@@ -20,6 +20,15 @@ class WordSegmenter(TaskPipeline):
 
     >>> seg = WordSegmenter(degree=2).fit(read_segmented_conllu("ja_gsd-ud-train.conllu"))   # doctest: +SKIP
     >>> seg.segment(["日本語の文です。"])                                                      # doctest: +SKIP
+
+    Parameters
+    ----------
+    degree : int
+        Polynomial kernel degree.
+    ngram : {1, 2, 3}
+        Longest character / character-type n-gram inside the boundary's window.
+    **params
+        :class:`~conjunct.tasks.base.TaskPipeline`'s (C, n_iter, margin, method, ...).
     """
 
     task = "ja-segment"
