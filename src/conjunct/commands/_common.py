@@ -6,7 +6,7 @@ from typing import Optional
 
 from .._errors import ConjunctError
 
-METHODS = ["pkb", "pki", "pke", "split", "fstrie"]
+METHODS = ["pkb", "pki", "pke", "split", "fstrie", "adaptive"]
 
 
 def add_pipeline_training_options(parser, extra) -> None:
