@@ -61,7 +61,7 @@ def default_common_features(degree: int, n_outputs: int = 1) -> int:
     example, while reused partial margins keep the kernel side cheap.
     ``benchmarks/bench_train.py`` measures the trade-off on real data.
     """
-    return int(_core.dense_capacity(int(degree), int(n_outputs)))
+    return int(_core.dense_capacity(degree=int(degree), n_outputs=int(n_outputs)))
 
 
 # -- scikit-learn compatibility without requiring scikit-learn -----------------------------------
@@ -519,8 +519,10 @@ class PAClassifier(_OnlineEstimator):
 
     def _new_trainer(self):
         p = self._params
-        return _core.PaTrainer(p["gamma"], p["coef0"], p["degree"], self._K, self.learner, p["C"], self.margin, p["N"],
-                               p["reuse"], p["terminate"], bool(self.fit_intercept), p["budget"], bool(self.trace))
+        return _core.PaTrainer(gamma=p["gamma"], coef0=p["coef0"], degree=p["degree"], n_outputs=self._K,
+                               learner=self.learner, C=p["C"], margin=self.margin, common_features=p["N"],
+                               reuse=p["reuse"], terminate=p["terminate"], fit_intercept=bool(self.fit_intercept),
+                               weight_budget=p["budget"], trace=bool(self.trace))
 
     def _train(self, M: sp.csr_matrix, y: np.ndarray, n_iter: int, shuffle: bool) -> None:
         trainer = self._live_trainer()
@@ -531,7 +533,7 @@ class PAClassifier(_OnlineEstimator):
         traces: List[dict] = []
 
         def step(ip, ix, lab, order):
-            trainer.run(ip, ix, lab, order)
+            trainer.run(indptr=ip, indices=ix, labels=lab, order=order)
             if self.trace:
                 traces.append(trainer.trace())
 
@@ -555,7 +557,7 @@ class PAClassifier(_OnlineEstimator):
     def _publish(self) -> None:
         """model_ from the trainer's current state."""
         trainer = self._trainer
-        sv_indptr, sv_internal, alpha, bias = trainer.export(bool(self.average))
+        sv_indptr, sv_internal, alpha, bias = trainer.export(average=bool(self.average))
         enc = self._encoder
         S = sp.csr_matrix((np.ones(sv_internal.size), enc.columns[sv_internal], sv_indptr),
                           shape=(len(sv_indptr) - 1, enc.n_columns()))
@@ -571,7 +573,7 @@ class PAClassifier(_OnlineEstimator):
 
     # -- state for pickling ---------------------------------------------------------------------------
     def _save_trainer(self, trainer) -> dict:
-        sv_indptr, sv_indices, _, _ = trainer.export(False)
+        sv_indptr, sv_indices, _, _ = trainer.export(average=False)
         return dict(events=trainer.events(), sv_indptr=sv_indptr, sv_indices=sv_indices, rounds=trainer.rounds,
                     n_features=trainer.n_features)
 
@@ -579,8 +581,8 @@ class PAClassifier(_OnlineEstimator):
         trainer = self._new_trainer()
         trainer.ensure_features(int(saved["n_features"]))
         ev = saved["events"]
-        trainer.replay(saved["sv_indptr"], saved["sv_indices"], ev["sv"], ev["pos"], ev["neg"], ev["tau"], ev["round"],
-                       int(saved["rounds"]))
+        trainer.replay(sv_indptr=saved["sv_indptr"], sv_indices=saved["sv_indices"], sv=ev["sv"], pos=ev["pos"],
+                       neg=ev["neg"], tau=ev["tau"], round=ev["round"], rounds=int(saved["rounds"]))
         return trainer
 
     # -- prediction -------------------------------------------------------------------------------------
@@ -677,7 +679,7 @@ class L1LogLinearClassifier(_OnlineEstimator):
 
     def _new_trainer(self):
         p = self._params
-        return _core.L1Trainer(p["degree"], self._K, p["C"], p["eta0"], p["decay"])
+        return _core.L1Trainer(degree=p["degree"], n_outputs=self._K, C=p["C"], eta0=p["eta0"], decay=p["decay"])
 
     def _train(self, M: sp.csr_matrix, y: np.ndarray, n_iter: int, n_examples: int) -> None:
         trainer = self._live_trainer()
@@ -687,7 +689,7 @@ class L1LogLinearClassifier(_OnlineEstimator):
         V, K = self._encoder.n_internal, self._K
 
         def step(ip, ix, lab, order):
-            trainer.run(ip, ix, lab, order, n_examples, V, K)
+            trainer.run(indptr=ip, indices=ix, labels=lab, order=order, n_examples=n_examples, n_features=V, n_outputs=K)
 
         def info():
             return dict(rounds=trainer.samples, updates=trainer.samples, conjunctions=trainer.n_conjunctions,
@@ -699,7 +701,7 @@ class L1LogLinearClassifier(_OnlineEstimator):
 
     def _publish(self) -> None:
         trainer = self._trainer
-        c_indptr, c_internal, weights, _ = trainer.export(False, self._K)
+        c_indptr, c_internal, weights, _ = trainer.export(all=False, n_outputs=self._K)
         enc = self._encoder
         C = sp.csr_matrix((np.ones(c_internal.size), enc.columns[c_internal], c_indptr),
                           shape=(len(c_indptr) - 1, enc.n_columns()))
@@ -713,14 +715,14 @@ class L1LogLinearClassifier(_OnlineEstimator):
             self.n_features_in_ = enc.n_columns()
 
     def _save_trainer(self, trainer) -> dict:
-        indptr, indices, w, q = trainer.export(True, self._K)
+        indptr, indices, w, q = trainer.export(all=True, n_outputs=self._K)
         return dict(indptr=indptr, indices=indices, weights=w, penalties=q, bias=np.asarray(trainer.bias),
                     u=trainer.u, samples=trainer.samples)
 
     def _load_trainer(self, saved: dict):
         trainer = self._new_trainer()
-        trainer.load(saved["indptr"], saved["indices"], np.ascontiguousarray(saved["weights"]),
-                     np.ascontiguousarray(saved["penalties"]), self._K)
+        trainer.load(indptr=saved["indptr"], indices=saved["indices"], weights=np.ascontiguousarray(saved["weights"]),
+                     penalties=np.ascontiguousarray(saved["penalties"]), n_outputs=self._K)
         trainer.bias = [float(v) for v in saved["bias"]]
         trainer.u = float(saved["u"])
         trainer.samples = int(saved["samples"])
@@ -732,7 +734,7 @@ class L1LogLinearClassifier(_OnlineEstimator):
         trainer = self._live_trainer()
         M = self._encoder.columns_of(X, learn=False)
         indptr, indices = self._encoder.internal(M)
-        out = trainer.margins(indptr, indices, self._K)
+        out = trainer.margins(indptr=indptr, indices=indices, n_outputs=self._K)
         return out[:, 0] if self._K == 1 else out
 
     def predict_proba(self, X) -> np.ndarray:
@@ -761,8 +763,9 @@ def expand(model: KernelModel) -> ConjunctiveLinearModel:
         C = sp.csr_matrix((0, S.shape[1]))
         return ConjunctiveLinearModel(C, np.zeros((0, K)), model.intercept, classes=model.classes,
                                       decision=model.rule.kind, features=model.features, source=model.source)
-    indptr, indices, weights = _core.expand_kernel(model.gamma, model.coef0, model.degree, S.indptr.astype(np.int64),
-                                                   S.indices.astype(np.int32), np.ascontiguousarray(model.dual_coef))
+    indptr, indices, weights = _core.expand_kernel_model(
+        gamma=model.gamma, coef0=model.coef0, degree=model.degree, sv_indptr=S.indptr.astype(np.int64),
+        sv_indices=S.indices.astype(np.int32), alpha=np.ascontiguousarray(model.dual_coef))
     c0 = model.kernel.subset_weights()[0]
     intercept = model.intercept + c0 * model.dual_coef.sum(axis=0)
     C = sp.csr_matrix((np.ones(indices.size), indices, indptr), shape=(len(indptr) - 1, S.shape[1]))
