@@ -71,7 +71,8 @@ class PrefixCache {
   static int32_t static_code(int32_t s) { return -(s + 1); }
 
   // Walks x[p..) from `start` (the code of the prefix x[0..p)); returns the
-  // depth reached and sets *node to the code of its node. Touches the path.
+  // depth reached and sets *node to the code of its node. Touches the deepest
+  // node found (its ancestors are pinned by their children anyway).
   size_t walk(Span<int32_t> x, size_t p, int32_t start, const uint64_t* hash, int32_t* node) {
     ++clock_;
     int32_t cur = start;
@@ -81,12 +82,17 @@ class PrefixCache {
       for (; j < x.size; ++j) {
         const int32_t c = find(hash[j], cur, x[j]);
         if (c < 0) break;
-        Node& n = nodes_[static_cast<size_t>(c)];
-        n.last = clock_;
-        if (n.hits != std::numeric_limits<uint32_t>::max()) ++n.hits;
         cur = c;
       }
+      if (cur >= 0) {
+        Node& n = nodes_[static_cast<size_t>(cur)];
+        n.last = clock_;
+        if (n.hits != std::numeric_limits<uint32_t>::max()) ++n.hits;
+      }
     }
+    // The doorkeeper's words of the positions past the hit, before they are asked.
+    if (doorkeeper_ && !door_.empty())
+      for (size_t k = j; k < x.size; ++k) prefetch(&door_[door_bit(hash[k]) >> 6]);
     *node = cur;
     return j;
   }
@@ -96,13 +102,18 @@ class PrefixCache {
   // Whether the prefix with this hash was seen before (and marks it seen).
   bool seen(uint64_t hash) {
     if (!doorkeeper_) return true;
-    if (door_.empty()) door_.assign(kDoorBits / 64, 0);
-    const uint64_t bit = (hash * 0x9E3779B97F4A7C15ULL) >> (64 - kDoorLog2);
+    if (door_.empty()) {
+      // Four bits per row (at least 2^12): a false "seen" only admits a prefix early.
+      door_log2_ = 12;
+      while (door_log2_ < 30 && (uint64_t{1} << door_log2_) < 4 * static_cast<uint64_t>(limit_)) ++door_log2_;
+      door_.assign((size_t{1} << door_log2_) / 64, 0);
+    }
+    const uint64_t bit = door_bit(hash);
     uint64_t& word = door_[bit >> 6];
     const uint64_t b = uint64_t{1} << (bit & 63);
     if (word & b) return true;
     word |= b;
-    if (++door_set_ > kDoorBits / 2) {  // aging: forget every first sighting
+    if (++door_set_ > (size_t{1} << door_log2_) / 2) {  // aging: forget every first sighting
       std::fill(door_.begin(), door_.end(), 0);
       door_set_ = 0;
     }
@@ -134,7 +145,7 @@ class PrefixCache {
     if (parent >= 0) ++nodes_[static_cast<size_t>(parent)].children;
     size_t b = hash & mask_;
     while (buckets_[b].node >= 0) b = (b + 1) & mask_;
-    buckets_[b] = Bucket{static_cast<uint32_t>(hash >> 32), slot};
+    buckets_[b] = Bucket{parent, feature, slot, 0};
     std::memcpy(rows_.data() + static_cast<size_t>(slot) * K_, margin, K_ * sizeof(double));
     inserted.add(1);
     return slot;
@@ -160,27 +171,26 @@ class PrefixCache {
   struct Node {
     int32_t parent;
     int32_t feature;
-    uint64_t hash;      // hash of the prefix: low bits the home bucket, high bits the tag
+    uint64_t hash;      // hash of the prefix: its low bits are the home bucket
     int32_t children;   // cached children (a node with children is never evicted)
     uint32_t last;      // clock of the last walk through it
     uint32_t hits;      // walks through it (Space-Saving count)
   };
+  // A bucket holds its node's whole key, so the walk reads no node.
   struct Bucket {
-    uint32_t tag = 0;  // high bits of the prefix hash
+    int32_t parent = 0;
+    int32_t feature = 0;
     int32_t node = -1;
+    int32_t unused = 0;
   };
-  static constexpr int kDoorLog2 = 20;
-  static constexpr size_t kDoorBits = size_t{1} << kDoorLog2;
+
+  uint64_t door_bit(uint64_t hash) const { return (hash * 0x9E3779B97F4A7C15ULL) >> (64 - door_log2_); }
 
   int32_t find(uint64_t hash, int32_t parent, int32_t feature) const {
-    const uint32_t tag = static_cast<uint32_t>(hash >> 32);
     for (size_t b = hash & mask_;; b = (b + 1) & mask_) {
       const Bucket& e = buckets_[b];
       if (e.node < 0) return -1;
-      if (e.tag == tag) {
-        const Node& n = nodes_[static_cast<size_t>(e.node)];
-        if (n.parent == parent && n.feature == feature) return e.node;
-      }
+      if (e.parent == parent && e.feature == feature) return e.node;
     }
   }
 
@@ -194,10 +204,10 @@ class PrefixCache {
     buckets_.assign(n_buckets, Bucket{});
     mask_ = n_buckets - 1;
     for (int32_t v = 0; v < n_used_; ++v) {
-      const uint64_t h = nodes_[static_cast<size_t>(v)].hash;
-      size_t b = h & mask_;
+      const Node& n = nodes_[static_cast<size_t>(v)];
+      size_t b = n.hash & mask_;
       while (buckets_[b].node >= 0) b = (b + 1) & mask_;
-      buckets_[b] = Bucket{static_cast<uint32_t>(h >> 32), v};
+      buckets_[b] = Bucket{n.parent, n.feature, v, 0};
     }
   }
 
@@ -253,6 +263,7 @@ class PrefixCache {
   std::vector<Bucket> buckets_;
   size_t mask_ = 0;
   std::vector<uint64_t> door_;
+  int door_log2_ = 12;
   size_t door_set_ = 0;
 };
 
