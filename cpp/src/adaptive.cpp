@@ -1,5 +1,6 @@
 #include "conjunct/scratch.h"
 #include "conjunct/classify/adaptive.h"
+#include "conjunct/util/mix.h"
 
 #include <algorithm>
 #include <cstring>
@@ -9,23 +10,6 @@
 namespace conjunct {
 
 namespace {
-
-inline uint64_t fmix64(uint64_t k) {  // MurmurHash3's finaliser: every bit of k reaches every bit
-  k ^= k >> 33;
-  k *= 0xff51afd7ed558ccdULL;
-  k ^= k >> 33;
-  k *= 0xc4ceb9fe1a85ec53ULL;
-  k ^= k >> 33;
-  return k;
-}
-
-inline void prefetch(const void* p) {
-#if defined(__GNUC__) || defined(__clang__)
-  __builtin_prefetch(p);
-#else
-  (void)p;
-#endif
-}
 
 uint64_t next_pow2(uint64_t n) {
   uint64_t p = 1;
@@ -52,6 +36,8 @@ constexpr size_t kShardDepth = 4;
 struct AdaptiveScratch {
   std::vector<uint64_t> hash;  // per position: hash of the prefix x[0..j]
   std::vector<double> m;
+  // This thread's caches, one per classifier it has used (by serial number).
+  std::vector<std::pair<uint64_t, PrefixCache*>> caches;
 };
 
 }  // namespace
@@ -78,7 +64,7 @@ class PrefixCache {
     int32_t cur = start;
     size_t j = p;
     if (n_used_ > 0) {
-      for (size_t k = p; k < x.size; ++k) prefetch(&buckets_[hash[k] & mask_]);
+      for (size_t k = p; k < x.size; ++k) prefetch_read(&buckets_[hash[k] & mask_]);
       for (; j < x.size; ++j) {
         const int32_t c = find(hash[j], cur, x[j]);
         if (c < 0) break;
@@ -92,7 +78,7 @@ class PrefixCache {
     }
     // The doorkeeper's words of the positions past the hit, before they are asked.
     if (doorkeeper_ && !door_.empty())
-      for (size_t k = j; k < x.size; ++k) prefetch(&door_[door_bit(hash[k]) >> 6]);
+      for (size_t k = j; k < x.size; ++k) prefetch_read(&door_[door_bit(hash[k]) >> 6]);
     *node = cur;
     return j;
   }
@@ -269,13 +255,6 @@ class PrefixCache {
 
 // -- the classifier ---------------------------------------------------------------------------
 
-namespace {
-// This thread's caches, one per classifier it has used (by serial number).
-struct ThreadCaches {
-  std::vector<std::pair<uint64_t, PrefixCache*>> entries;
-};
-}  // namespace
-
 Adaptive::Adaptive(FeatureMap map, const ConjunctiveBase& base, size_t n_outputs, const TrieView* warm,
                    Span<double> warm_weight, const AdaptiveOptions& options)
     : Classifier(map, n_outputs),
@@ -302,8 +281,7 @@ Adaptive::Adaptive(FeatureMap map, const ConjunctiveBase& base, size_t n_outputs
 
 Adaptive::~Adaptive() = default;
 
-PrefixCache* Adaptive::thread_cache() const {
-  auto& entries = thread_scratch<ThreadCaches>().entries;
+PrefixCache* Adaptive::thread_cache(std::vector<std::pair<uint64_t, PrefixCache*>>& entries) const {
   PrefixCache* cache = nullptr;
   for (auto& e : entries)
     if (e.first == serial_) {
@@ -349,13 +327,13 @@ int64_t Adaptive::run(Span<int32_t> x, double* out, const Decision* decision, bo
   uint64_t h = 0x243F6A8885A308D3ULL;
   for (size_t j = 0; j < L; ++j) {
     h = (h ^ static_cast<uint32_t>(x[j])) * 0x9E3779B97F4A7C15ULL + 0x7F4A7C15ULL;
-    hash[j] = fmix64(h);
+    hash[j] = mix64(h);
   }
 
   PrefixCache* cache = nullptr;
   std::unique_lock<std::mutex> lock;
   if (opt_.sharing == Sharing::Thread) {
-    cache = thread_cache();
+    cache = thread_cache(sc.caches);
   } else {
     const size_t shard = opt_.shards == 1 || L == 0 ? 0 : (hash[std::min(L, kShardDepth) - 1] >> 7) % static_cast<size_t>(opt_.shards);
     Shard& sh = shards_[shard];

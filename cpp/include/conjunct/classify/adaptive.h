@@ -38,6 +38,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <utility>
 #include <vector>
 
 #include "conjunct/classify/classifier.h"
@@ -93,7 +94,8 @@ class Adaptive final : public Classifier {
  private:
   // Margin (decision == nullptr) or decision of x.
   int64_t run(Span<int32_t> x, double* out, const Decision* decision, bool early_exit) const;
-  PrefixCache* thread_cache() const;
+  // This thread's cache, found in (or added to) the thread's list `entries`.
+  PrefixCache* thread_cache(std::vector<std::pair<uint64_t, PrefixCache*>>& entries) const;
 
   const ConjunctiveBase& base_;
   bool has_warm_;
