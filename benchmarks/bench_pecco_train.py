@@ -26,6 +26,10 @@ steps are smaller and it keeps more support vectors.
     python benchmarks/bench_pecco_train.py --degrees 2 --rounds 5
     python benchmarks/bench_pecco_train.py --work ../peer/work # where the kit's train.py wrote its models
 
+It then trains ours on every example with other settings of the same model
+(common features N, reuse, termination; --sweep-degree, --sweep-epochs) to show
+where the automatic settings stand.
+
 ``run_pecco_train(...)`` does the work and returns the results, for
 ``bench_pecco.py``.
 """
@@ -113,15 +117,16 @@ def opal_run(binary: Path, degree: int, train: Path, test: Optional[Path], model
     return out
 
 
-def conjunct_run(degree: int, train: Path, test: Optional[Path]) -> dict:
-    cmd = [sys.executable, str(Path(__file__).resolve()), "--worker", str(degree), str(train)] + ([str(test)] if test else [])
+def conjunct_run(degree: int, train: Path, test: Optional[Path], n_iter: int = 10, params: Optional[dict] = None) -> dict:
+    cmd = [sys.executable, str(Path(__file__).resolve()), "--worker", str(degree), str(train), str(test) if test else "-",
+           str(n_iter), json.dumps(params or {})]
     r = measured(cmd)
     out = json.loads(r["stdout"].strip().splitlines()[-1])
     out.update(wall_s=r["wall_s"], cpu_s=r["cpu_s"], max_rss_mb=r["max_rss_mb"])
     return out
 
 
-def worker(degree: int, train: str, test: Optional[str]) -> None:
+def worker(degree: int, train: str, test: Optional[str], n_iter: int, params: dict) -> None:
     """One conjunct training in this process; prints a JSON line."""
     import numpy as np
     import scipy.sparse as sp
@@ -132,10 +137,12 @@ def worker(degree: int, train: str, test: Optional[str]) -> None:
     t0 = time.process_time()
     X, y = read_svmlight(train)
     t1 = time.process_time()
-    clf = PAClassifier(degree=degree, C=1.0, n_iter=10, margin="slicing", average=True, shuffle=True, random_state=0)
+    clf = PAClassifier(degree=degree, C=1.0, n_iter=n_iter, margin="slicing", average=True, shuffle=True, random_state=0,
+                       **params)
     clf.fit(X, y)
     t2 = time.process_time()
-    out = {"read_s": t1 - t0, "train_s": t2 - t1, "support_vectors": int(clf.n_support_)}
+    out = {"read_s": t1 - t0, "train_s": t2 - t1, "support_vectors": int(clf.n_support_),
+           "common_features": int(clf.stats_["common_features"])}
     if test:
         Xt, yt = read_svmlight(test)
         Xt = Xt[:, :X.shape[1]] if Xt.shape[1] >= X.shape[1] else sp.hstack([Xt, sp.csr_matrix((Xt.shape[0], X.shape[1] - Xt.shape[1]))]).tocsr()
@@ -204,7 +211,8 @@ def markdown(res: dict) -> str:
 
 def main() -> None:
     if len(sys.argv) > 1 and sys.argv[1] == "--worker":
-        worker(int(sys.argv[2]), sys.argv[3], sys.argv[4] if len(sys.argv) > 4 else None)
+        worker(int(sys.argv[2]), sys.argv[3], None if sys.argv[4] == "-" else sys.argv[4], int(sys.argv[5]),
+               json.loads(sys.argv[6]))
         return
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--work", type=Path, default=DEFAULT_WORK, help="the peer kit's work folder (models/jdepp_dD/depnd.p0.train)")
@@ -213,11 +221,38 @@ def main() -> None:
     ap.add_argument("--degrees", type=int, nargs="+", default=[2, 3])
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--tasks", nargs="+", default=["all", "held-out"], choices=["all", "held-out"])
+    ap.add_argument("--sweep-degree", type=int, default=3,
+                    help="also train ours with other settings (same model, other speed) at this degree; 0: skip")
+    ap.add_argument("--sweep-epochs", type=int, default=3)
     ap.add_argument("--name", default="pecco_train")
     args = ap.parse_args()
     res = run_pecco_train(args.work, args.kit, args.degrees, args.rounds, args.build, args.tasks)
-    write_results(args.name, res, markdown(res))
-    print(markdown(res))
+    md = markdown(res)
+    if args.sweep_degree:
+        res["sweep"] = sweep(args.work, args.sweep_degree, args.sweep_epochs)
+        md += ("\n\nOur settings that change speed but not the model, on every example, "
+               f"d = {args.sweep_degree}, {args.sweep_epochs} epochs (one run each, fresh processes):\n\n"
+               + markdown_table(["settings", "N used", "train CPU s", "SVs"],
+                                [[json.dumps(r["params"]) if r["params"] else "defaults", r["common_features"], r["train_s"],
+                                  r["support_vectors"]] for r in res["sweep"]]))
+    write_results(args.name, res, md)
+    print(md)
+
+
+SWEEP = [{}, {"common_features": 100}, {"common_features": 1000}, {"common_features": 3000}, {"reuse": False},
+         {"terminate": False}]
+
+
+def sweep(work: Path, degree: int, epochs: int) -> List[dict]:
+    """Training CPU time of ours under SWEEP's settings (every one trains the same model)."""
+    src = Path(work) / "models" / f"jdepp_d{degree}" / "depnd.p0.train"
+    rows = []
+    for params in SWEEP:
+        r = conjunct_run(degree, src, None, epochs, params)
+        rows.append({"params": params, "train_s": r["train_s"], "support_vectors": r["support_vectors"],
+                     "common_features": r["common_features"]})
+        print(f"sweep {params}: train {r['train_s']:.2f} s", flush=True)
+    return rows
 
 
 if __name__ == "__main__":
