@@ -137,6 +137,9 @@ def build_samples(*, quick: bool = False, shared_data: Optional[Path] = None) ->
                            ("fstrie", small), ("fstrie", {"base": "split", "common_features": 40, **small})):
         tag = method + ("_split" if params.get("base") == "split" else "")
         objects.append((f"classifier_{tag}", multi.compile(method, **params), {"kind": "classifier", "rows": rows3}))
+    objects.append(("classifier_adaptive", multi.compile("adaptive", cache_rows=64, **small), {"kind": "classifier", "rows": rows3}))
+    objects.append(("classifier_adaptive_warm", multi.compile("adaptive", cache_rows=64, warm_start=rows3, **small),
+                    {"kind": "classifier", "rows": rows3}))
     objects.append(("classifier_pke_d3", binary.compile("pke", **small), {"kind": "classifier", "rows": rows2}))
     objects.append(("classifier_split_d3", binary.compile("split", **small), {"kind": "classifier", "rows": rows2}))
     objects.append(("classifier_pki_ovo", ovo.compile("pki"), {"kind": "classifier", "rows": rows3}))
@@ -574,7 +577,7 @@ def _leaves(value, path=()):
             yield from _leaves(v, path + (i,))
 
 
-_ENUMS = ["pkb", "pki", "pke", "split", "fstrie", "sign", "argmax", "ovo", "kernel_model", "classifier",
+_ENUMS = ["pkb", "pki", "pke", "split", "fstrie", "adaptive", "lru", "lfu", "thread", "shared", "sign", "argmax", "ovo", "kernel_model", "classifier",
           "feature_index", "conjunctive_linear_model", "perceptron_tagger", "hmm_tagger", "task_pipeline",
           "conll2000-chunk", "ja-segment", "ud-english", "bunsetsu", "viterbi", "beam", "greedy", "bogus", ""]
 

@@ -85,7 +85,8 @@ def test_demo_runs(capsys):
 def test_compile_and_predict_every_method(tmp_path, libsvm_model, capsys):
     path, data, pred = libsvm_model
     for method, extra in [("pki", []), ("pke", ["--dense-bytes", "0"]), ("split", ["--common-features", "5"]),
-                          ("fstrie", ["--events", str(data), "--max-nodes", "50"]), ("fstrie", ["--base", "split", "--max-bytes", "4000"])]:
+                          ("fstrie", ["--events", str(data), "--max-nodes", "50"]), ("fstrie", ["--base", "split", "--max-bytes", "4000"]),
+                          ("adaptive", ["--cache-rows", "40", "--eviction", "lfu", "--events", str(data), "--max-nodes", "20"])]:
         out = tmp_path / f"{method}.cjt"
         assert main(["compile", str(path), "-o", str(out), "--method", method, *extra]) == 0
         assert main(["predict", str(out), str(data)]) == 0
@@ -98,6 +99,8 @@ def test_compile_and_predict_every_method(tmp_path, libsvm_model, capsys):
     assert main(["compile", str(tmp_path / "pki.cjt"), "-o", str(tmp_path / "again.cjt")]) == 2
     assert main(["compile", str(path), "-o", str(tmp_path / "x.cjt"), "--method", "pki", "--sigma", "1"]) == 2
     assert "--sigma applies" in capsys.readouterr().err
+    assert main(["compile", str(path), str(tmp_path / "x.cjt"), "--method", "pke", "--cache-rows", "10"]) == 2
+    assert "--cache-rows applies" in capsys.readouterr().err
 
 
 def test_compile_dense_table_size(tmp_path, libsvm_model, capsys):

@@ -294,6 +294,50 @@ def _core_fstrie(meta: dict, a: Arrays):
     return _core.make_fstrie(a["col_map"], trie, base_core)
 
 
+# -- the self-adaptive classifier (caches the margins of prefixes met in the stream) ---------------------
+ADAPTIVE_DEFAULTS = {"cache_rows": 1 << 16, "eviction": "lru", "doorkeeper": True, "sharing": "thread", "shards": 1}
+
+
+def _build_adaptive(model, cache_rows: int = ADAPTIVE_DEFAULTS["cache_rows"], eviction: str = "lru", base: str = "pke",
+                    warm_start=None, doorkeeper: bool = True, sharing: str = "thread", shards: int = 1,
+                    max_nodes: Optional[int] = None, max_bytes: Optional[int] = None, **base_params) -> Tuple[dict, Arrays]:
+    """The base classifier (and, with ``warm_start`` events, a static fstrie of
+    at most ``max_nodes`` / ``max_bytes`` over it) plus the cache's parameters;
+    the cache itself is runtime state and starts empty."""
+    if isinstance(cache_rows, bool) or not isinstance(cache_rows, (int, np.integer)) or cache_rows < 0:
+        raise ConjunctError(f"cache_rows must be an integer >= 0, got {cache_rows!r}")
+    if eviction not in ("lru", "lfu"):
+        raise ConjunctError(f"eviction must be 'lru' or 'lfu', got {eviction!r}")
+    if sharing not in ("thread", "shared"):
+        raise ConjunctError(f"sharing must be 'thread' (a cache per thread) or 'shared', got {sharing!r}")
+    if isinstance(shards, bool) or not isinstance(shards, (int, np.integer)) or not 1 <= shards <= 4096:
+        raise ConjunctError(f"shards must be an integer in 1..4096, got {shards!r}")
+    if base not in ("pke", "split"):
+        raise ConjunctError(f"the adaptive classifier's base must be 'pke' or 'split', got {base!r}")
+    if warm_start is None:
+        if max_nodes is not None or max_bytes is not None:
+            raise ConjunctError("max_nodes / max_bytes size the warm-start trie: give warm_start events too")
+        base_meta, base_arrays = METHODS[base][0](model, **base_params)
+        meta = {"degree": base_meta["degree"], "base": base, "base_params": base_meta, "warm_start": False}
+        arrays = {"col_map": base_arrays["col_map"], **{f"base.{k}": v for k, v in base_arrays.items()}}
+    else:
+        meta, arrays = _build_fstrie(model, events=warm_start, max_nodes=max_nodes, max_bytes=max_bytes, base=base,
+                                     **base_params)
+        meta = dict(meta, warm_start=True)
+    meta.update(cache_rows=int(cache_rows), eviction=eviction, doorkeeper=bool(doorkeeper), sharing=sharing,
+                shards=int(shards))
+    return meta, arrays
+
+
+def _core_adaptive(meta: dict, a: Arrays):
+    base_arrays = {k[len("base."):]: v for k, v in a.items() if k.startswith("base.")}
+    base_core = METHODS[meta["base"]][1](meta["base_params"], base_arrays)
+    trie = {k[len("trie."):]: v for k, v in a.items() if k.startswith("trie.")} if meta["warm_start"] else None
+    return _core.make_adaptive(col_map=a["col_map"], base=base_core, trie=trie, cache_rows=meta["cache_rows"],
+                               eviction=meta["eviction"], doorkeeper=meta["doorkeeper"], sharing=meta["sharing"],
+                               shards=meta["shards"])
+
+
 # method -> (builder from a model, constructor of the core object from its arrays)
 METHODS: Dict[str, Tuple[Callable, Callable]] = {
     "pkb": (_build_pkb, _core_pkb),
@@ -301,6 +345,7 @@ METHODS: Dict[str, Tuple[Callable, Callable]] = {
     "pke": (_build_pke, _core_pke),
     "split": (_build_split, _core_split),
     "fstrie": (_build_fstrie, _core_fstrie),
+    "adaptive": (_build_adaptive, _core_adaptive),
 }
 
 
@@ -443,6 +488,26 @@ class Classifier(Saveable):
     def predict_one(self, x, *, early_exit: bool = True):
         """Predicted label of one feature vector (see ``predict`` for ``early_exit``)."""
         return self.rule.classes[self._core.predict_one(self._columns(x), self.rule.kind, len(self.rule.classes), bool(early_exit))]
+
+    # -- the adaptive classifier's cache ----------------------------------------------------
+    def cache_stats(self) -> dict:
+        """Counters of an ``adaptive`` classifier's caches (over every thread or shard):
+        calls, positions (features classified) and how many the warm-start trie
+        (``static_positions``) and the cache (``cached_positions``) covered,
+        ``full_hits``, nodes inserted / evicted / held, and ``hit_rate``, the
+        share of positions covered by either."""
+        if self.method != "adaptive":
+            raise ConjunctError(f"cache_stats needs an adaptive classifier, not {self.method!r}")
+        st = _core.adaptive_stats(self._core)
+        covered = st["static_positions"] + st["cached_positions"]
+        st["hit_rate"] = covered / st["positions"] if st["positions"] else 0.0
+        return st
+
+    def clear_cache(self) -> None:
+        """Empty an ``adaptive`` classifier's caches and counters (the state after loading)."""
+        if self.method != "adaptive":
+            raise ConjunctError(f"clear_cache needs an adaptive classifier, not {self.method!r}")
+        _core.adaptive_clear(self._core)
 
     # -- persistence ---------------------------------------------------------------------
     def to_container(self):

@@ -592,6 +592,34 @@ def _fstrie_check(p: dict, arrays: Arrays, where: _Where, K: int, n_columns: int
     return F
 
 
+def _adaptive_params(p: _Meta) -> dict:
+    warm = p.bool("warm_start")
+    p.int("cache_rows", 0, MAX_COLUMNS)
+    p.str("eviction", ("lru", "lfu"))
+    p.bool("doorkeeper")
+    p.str("sharing", ("thread", "shared"))
+    p.int("shards", 1, 4096)
+    if warm:  # a static fstrie under the cache: the fstrie's own parameters
+        return dict(_fstrie_params(p), warm_start=True)
+    base = p.str("base", ("pke", "split"))
+    base_params = METHOD_SPECS[base].params(p.obj("base_params"))
+    degree = p.int("degree", 1, MAX_DEGREE)
+    if degree != base_params["degree"]:
+        p.where.meta_fail("params.degree", f"is {degree}, but the base's degree is {base_params['degree']}")
+    return {"base": base, "base_params": base_params, "warm_start": False}
+
+
+def _adaptive_check(p: dict, arrays: Arrays, where: _Where, K: int, n_columns: int) -> int:
+    if p["warm_start"]:
+        return _fstrie_check(p, arrays, where, K, n_columns)
+    base_where = where.sub("base")
+    F = METHOD_SPECS[p["base"]].check(p["base_params"], arrays, base_where, K, n_columns)
+    col_map = _section(arrays, where, "col_map", "<i4", (n_columns,))
+    if not np.array_equal(col_map, arrays[base_where.prefix + "col_map"]):
+        where.section_fail("col_map", "differs from the base classifier's column map")
+    return F
+
+
 #: Per classification method: its scalar parameters and its sections.
 METHOD_SPECS: Dict[str, MethodSpec] = {
     "pkb": MethodSpec(_pkb_params, _pkb_check),
@@ -599,6 +627,7 @@ METHOD_SPECS: Dict[str, MethodSpec] = {
     "pke": MethodSpec(_pke_params, _pke_check),
     "split": MethodSpec(_split_params, _split_check),
     "fstrie": MethodSpec(_fstrie_params, _fstrie_check),
+    "adaptive": MethodSpec(_adaptive_params, _adaptive_check),
 }
 
 

@@ -18,7 +18,7 @@ from typing import Callable, Optional
 
 from .._errors import ConjunctError
 
-METHODS = ["pkb", "pki", "pke", "split", "fstrie"]
+METHODS = ["pkb", "pki", "pke", "split", "fstrie", "adaptive"]
 
 # name -> (flags, argparse keywords, deprecated spellings)
 OPTIONS = {

@@ -36,8 +36,9 @@ def expand(model: KernelModel) -> ConjunctiveLinearModel:
         C = sp.csr_matrix((0, S.shape[1]))
         return ConjunctiveLinearModel(C, np.zeros((0, K)), model.intercept, classes=model.classes,
                                       decision=model.rule.kind, features=model.features, source=model.source)
-    indptr, indices, weights = _core.expand_kernel(model.gamma, model.coef0, model.degree, S.indptr.astype(np.int64),
-                                                   S.indices.astype(np.int32), np.ascontiguousarray(model.dual_coef))
+    indptr, indices, weights = _core.expand_kernel_model(
+        gamma=model.gamma, coef0=model.coef0, degree=model.degree, sv_indptr=S.indptr.astype(np.int64),
+        sv_indices=S.indices.astype(np.int32), alpha=np.ascontiguousarray(model.dual_coef))
     c0 = model.kernel.subset_weights()[0]
     intercept = model.intercept + c0 * model.dual_coef.sum(axis=0)
     C = sp.csr_matrix((np.ones(indices.size), indices, indptr), shape=(len(indptr) - 1, S.shape[1]))

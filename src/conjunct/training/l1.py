@@ -95,7 +95,7 @@ class L1LogLinearClassifier(OnlineEstimator):
 
     def _new_trainer(self):
         p = self._params
-        return _core.L1Trainer(p["degree"], self._K, p["C"], p["eta0"], p["decay"])
+        return _core.L1Trainer(degree=p["degree"], n_outputs=self._K, C=p["C"], eta0=p["eta0"], decay=p["decay"])
 
     def _train(self, M: sp.csr_matrix, y: np.ndarray, n_iter: int, n_examples: int) -> None:
         trainer = self._live_trainer()
@@ -105,7 +105,7 @@ class L1LogLinearClassifier(OnlineEstimator):
         V, K = self._encoder.n_internal, self._K
 
         def step(ip, ix, lab, order):
-            trainer.run(ip, ix, lab, order, n_examples, V, K)
+            trainer.run(indptr=ip, indices=ix, labels=lab, order=order, n_examples=n_examples, n_features=V, n_outputs=K)
 
         def info():
             return dict(rounds=trainer.samples, updates=trainer.samples, conjunctions=trainer.n_conjunctions,
@@ -117,7 +117,7 @@ class L1LogLinearClassifier(OnlineEstimator):
 
     def _publish(self) -> None:
         trainer = self._trainer
-        c_indptr, c_internal, weights, _ = trainer.export(False, self._K)
+        c_indptr, c_internal, weights, _ = trainer.export(all=False, n_outputs=self._K)
         enc = self._encoder
         C = sp.csr_matrix((np.ones(c_internal.size), enc.columns[c_internal], c_indptr),
                           shape=(len(c_indptr) - 1, enc.n_columns()))
@@ -131,14 +131,14 @@ class L1LogLinearClassifier(OnlineEstimator):
             self.n_features_in_ = enc.n_columns()
 
     def _save_trainer(self, trainer) -> dict:
-        indptr, indices, w, q = trainer.export(True, self._K)
+        indptr, indices, w, q = trainer.export(all=True, n_outputs=self._K)
         return dict(indptr=indptr, indices=indices, weights=w, penalties=q, bias=np.asarray(trainer.bias),
                     u=trainer.u, samples=trainer.samples)
 
     def _load_trainer(self, saved: dict):
         trainer = self._new_trainer()
-        trainer.load(saved["indptr"], saved["indices"], np.ascontiguousarray(saved["weights"]),
-                     np.ascontiguousarray(saved["penalties"]), self._K)
+        trainer.load(indptr=saved["indptr"], indices=saved["indices"], weights=np.ascontiguousarray(saved["weights"]),
+                     penalties=np.ascontiguousarray(saved["penalties"]), n_outputs=self._K)
         trainer.bias = [float(v) for v in saved["bias"]]
         trainer.u = float(saved["u"])
         trainer.samples = int(saved["samples"])
@@ -150,7 +150,7 @@ class L1LogLinearClassifier(OnlineEstimator):
         trainer = self._live_trainer()
         M = self._encoder.columns_of(X, learn=False)
         indptr, indices = self._encoder.internal(M)
-        out = trainer.margins(indptr, indices, self._K)
+        out = trainer.margins(indptr=indptr, indices=indices, n_outputs=self._K)
         return out[:, 0] if self._K == 1 else out
 
     def predict_proba(self, X) -> np.ndarray:

@@ -46,7 +46,7 @@ def default_common_features(degree: int, n_outputs: int = 1) -> int:
     -------
     int
     """
-    return int(_core.dense_capacity(int(degree), int(n_outputs)))
+    return int(_core.dense_capacity(degree=int(degree), n_outputs=int(n_outputs)))
 
 
 class PAClassifier(OnlineEstimator):
@@ -209,8 +209,10 @@ class PAClassifier(OnlineEstimator):
 
     def _new_trainer(self):
         p = self._params
-        return _core.PaTrainer(p["gamma"], p["coef0"], p["degree"], self._K, self.learner, p["C"], self.margin, p["N"],
-                               p["reuse"], p["terminate"], bool(self.fit_intercept), p["budget"], bool(self.trace))
+        return _core.PaTrainer(gamma=p["gamma"], coef0=p["coef0"], degree=p["degree"], n_outputs=self._K,
+                               learner=self.learner, C=p["C"], margin=self.margin, common_features=p["N"],
+                               reuse=p["reuse"], terminate=p["terminate"], fit_intercept=bool(self.fit_intercept),
+                               weight_budget=p["budget"], trace=bool(self.trace))
 
     def _train(self, M: sp.csr_matrix, y: np.ndarray, n_iter: int, shuffle: bool) -> None:
         trainer = self._live_trainer()
@@ -221,7 +223,7 @@ class PAClassifier(OnlineEstimator):
         traces: List[dict] = []
 
         def step(ip, ix, lab, order):
-            trainer.run(ip, ix, lab, order)
+            trainer.run(indptr=ip, indices=ix, labels=lab, order=order)
             if self.trace:
                 traces.append(trainer.trace())
 
@@ -245,7 +247,7 @@ class PAClassifier(OnlineEstimator):
     def _publish(self) -> None:
         """model_ from the trainer's current state."""
         trainer = self._trainer
-        sv_indptr, sv_internal, alpha, bias = trainer.export(bool(self.average))
+        sv_indptr, sv_internal, alpha, bias = trainer.export(average=bool(self.average))
         enc = self._encoder
         S = sp.csr_matrix((np.ones(sv_internal.size), enc.columns[sv_internal], sv_indptr),
                           shape=(len(sv_indptr) - 1, enc.n_columns()))
@@ -261,7 +263,7 @@ class PAClassifier(OnlineEstimator):
 
     # -- state for pickling ---------------------------------------------------------------------------
     def _save_trainer(self, trainer) -> dict:
-        sv_indptr, sv_indices, _, _ = trainer.export(False)
+        sv_indptr, sv_indices, _, _ = trainer.export(average=False)
         return dict(events=trainer.events(), sv_indptr=sv_indptr, sv_indices=sv_indices, rounds=trainer.rounds,
                     n_features=trainer.n_features)
 
@@ -269,8 +271,8 @@ class PAClassifier(OnlineEstimator):
         trainer = self._new_trainer()
         trainer.ensure_features(int(saved["n_features"]))
         ev = saved["events"]
-        trainer.replay(saved["sv_indptr"], saved["sv_indices"], ev["sv"], ev["pos"], ev["neg"], ev["tau"], ev["round"],
-                       int(saved["rounds"]))
+        trainer.replay(sv_indptr=saved["sv_indptr"], sv_indices=saved["sv_indices"], sv=ev["sv"], pos=ev["pos"],
+                       neg=ev["neg"], tau=ev["tau"], round=ev["round"], rounds=int(saved["rounds"]))
         return trainer
 
     # -- prediction -------------------------------------------------------------------------------------
