@@ -60,7 +60,7 @@ BunsetsuFeaturizer::BunsetsuFeaturizer(FeatureVocab vocab, uint32_t groups) : vo
   no_next_ = key("h+1=NONE");
 }
 
-void BunsetsuFeaturizer::word(KeyBuilder& key, const BunsetsuTokens& t, int64_t k, sv prefix, std::vector<int32_t>& out) const {
+void BunsetsuFeaturizer::word(KeyBatch& key, const BunsetsuTokens& t, int64_t k, sv prefix, std::vector<int32_t>& out) const {
   char buf[16];
   const size_t n = prefix.size();
   prefix.copy(buf, n);
@@ -82,7 +82,7 @@ void BunsetsuFeaturizer::word(KeyBuilder& key, const BunsetsuTokens& t, int64_t 
   push(key(with(".i="), inflection(form, t.lemma(k))), out);
 }
 
-void BunsetsuFeaturizer::side(KeyBuilder& key, const Sentence& s, size_t k, bool modifier, std::vector<int32_t>& out) const {
+void BunsetsuFeaturizer::side(KeyBatch& key, const Sentence& s, size_t k, bool modifier, std::vector<int32_t>& out) const {
   const BunsetsuTokens& t = *s.tokens;
   const Sentence::Parts& p = s.parts[k];
   const size_t n = s.size();
@@ -149,7 +149,8 @@ void BunsetsuFeaturizer::prepare(const BunsetsuTokens& t, int64_t b, int64_t e, 
     const sv fp2 = p.func >= 0 ? pos2(t.xpos(p.func)) : sv();
     p.case_particle = fp2 == "助詞-格助詞" || fp2 == "助詞-係助詞";
   }
-  KeyBuilder key(vocab_);
+  KeyBatch& key = s.keys;
+  key.clear();
   s.ids.clear();
   s.mod.assign(1, 0);
   s.head.assign(1, 0);
@@ -171,6 +172,20 @@ void BunsetsuFeaturizer::prepare(const BunsetsuTokens& t, int64_t b, int64_t e, 
         if (pos1(t.xpos(m)) == "助詞") push(key("sib.pt=", t.form(m)), s.ids);
     s.siblings.push_back(static_cast<int64_t>(s.ids.size()));
   }
+  // Every key of the sentence is looked up at once; then the placeholders
+  // become columns and keys the model does not know leave the lists.
+  const std::vector<int32_t>& columns = key.resolve(vocab_);
+  int32_t* ids = s.ids.data();
+  int64_t w = 0, r = 0;
+  for (size_t k = 1; k <= n; ++k)
+    for (std::vector<int64_t>* ends : {&s.mod, &s.head, &s.between, &s.siblings}) {
+      for (const int64_t end = (*ends)[k]; r < end; ++r) {
+        const int32_t v = ids[r] <= -2 ? columns[static_cast<size_t>(-2 - ids[r])] : ids[r];
+        if (v >= 0) ids[w++] = v;
+      }
+      (*ends)[k] = w;
+    }
+  s.ids.resize(static_cast<size_t>(w));
 }
 
 void BunsetsuFeaturizer::pair(const Sentence& s, size_t i, size_t j, const int32_t* heads, std::vector<int32_t>& x) const {

@@ -1,5 +1,8 @@
 #include "conjunct/tasks/feature_vocab.h"
 
+#include <algorithm>
+#include <climits>
+#include <cstdint>
 #include <cstring>
 #include <stdexcept>
 
@@ -30,41 +33,63 @@ uint64_t FeatureVocab::hash(std::string_view s) {
 }
 
 FeatureVocab::FeatureVocab(const char* names, size_t names_size, const int64_t* offsets, size_t n)
-    : blob_(names, names_size), offsets_(offsets, offsets + n + 1), n_(n) {
-  if (offsets_[0] != 0) throw std::invalid_argument("feature name offsets must start at 0");
+    : blob_(names, names_size), n_(n) {
+  if (offsets[0] != 0) throw std::invalid_argument("feature name offsets must start at 0");
   for (size_t k = 0; k < n; ++k)
-    if (offsets_[k + 1] < offsets_[k]) throw std::invalid_argument("feature name offsets decrease");
-  if (static_cast<size_t>(offsets_[n]) != names_size)
+    if (offsets[k + 1] < offsets[k]) throw std::invalid_argument("feature name offsets decrease");
+  if (static_cast<size_t>(offsets[n]) != names_size)
     throw std::invalid_argument("feature name offsets do not end at the end of the names");
+  if (names_size > UINT32_MAX || n > static_cast<size_t>(INT32_MAX))
+    throw std::invalid_argument("too many feature names for a feature vocabulary");
   size_t slots = 16;
   while (slots < 2 * n) slots <<= 1;
   mask_ = slots - 1;
-  tags_.assign(slots, 0);
-  columns_.assign(slots, -1);
+  slots_.assign(slots, Slot{0, -1, 0, 0});
   for (size_t k = 0; k < n; ++k) {
-    const std::string_view s = name(static_cast<int32_t>(k));
+    const std::string_view s(blob_.data() + offsets[k], static_cast<size_t>(offsets[k + 1] - offsets[k]));
     const uint64_t h = hash(s);
-    const uint32_t tag = static_cast<uint32_t>(h >> 32) | 1u;
-    for (uint64_t slot = h & mask_;; slot = (slot + 1) & mask_) {
-      if (tags_[slot] == 0) {
-        tags_[slot] = tag;
-        columns_[slot] = static_cast<int32_t>(k);
+    const uint32_t tag = tag_of(h);
+    for (uint64_t i = h & mask_;; i = (i + 1) & mask_) {
+      Slot& slot = slots_[i];
+      if (slot.tag == 0) {
+        slot = Slot{tag, static_cast<int32_t>(k), static_cast<uint32_t>(offsets[k]), static_cast<uint32_t>(s.size())};
         break;
       }
-      if (tags_[slot] == tag && name(columns_[slot]) == s)
-        throw std::invalid_argument("a feature name appears twice: " + std::string(s));
+      if (matches(slot, tag, s)) throw std::invalid_argument("a feature name appears twice: " + std::string(s));
     }
   }
 }
 
-int32_t FeatureVocab::find(std::string_view key) const {
-  if (n_ == 0) return -1;
-  const uint64_t h = hash(key);
-  const uint32_t tag = static_cast<uint32_t>(h >> 32) | 1u;
-  for (uint64_t slot = h & mask_;; slot = (slot + 1) & mask_) {
-    const uint32_t t = tags_[slot];
-    if (t == 0) return -1;
-    if (t == tag && name(columns_[slot]) == key) return columns_[slot];
+int32_t FeatureVocab::probe(uint64_t h, std::string_view key) const {
+  const uint32_t tag = tag_of(h);
+  for (uint64_t i = h & mask_;; i = (i + 1) & mask_) {
+    const Slot& slot = slots_[i];
+    if (slot.tag == 0) return -1;
+    if (matches(slot, tag, key)) return slot.column;
+  }
+}
+
+int32_t FeatureVocab::find(std::string_view key) const { return n_ == 0 ? -1 : probe(hash(key), key); }
+
+void FeatureVocab::find_many(const char* bytes, const uint32_t* ends, size_t n, int32_t* out) const {
+  if (n_ == 0) {
+    for (size_t k = 0; k < n; ++k) out[k] = -1;
+    return;
+  }
+  // Blocks of keys: hash and prefetch every slot of the block, then probe.
+  constexpr size_t kBlock = 32;
+  uint64_t hashes[kBlock];
+  for (size_t b = 0; b < n; b += kBlock) {
+    const size_t e = std::min(n, b + kBlock);
+    for (size_t k = b; k < e; ++k) {
+      const uint32_t start = k ? ends[k - 1] : 0;
+      hashes[k - b] = hash(std::string_view(bytes + start, ends[k] - start));
+      __builtin_prefetch(&slots_[hashes[k - b] & mask_]);
+    }
+    for (size_t k = b; k < e; ++k) {
+      const uint32_t start = k ? ends[k - 1] : 0;
+      out[k] = probe(hashes[k - b], std::string_view(bytes + start, ends[k] - start));
+    }
   }
 }
 

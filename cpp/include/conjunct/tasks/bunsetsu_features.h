@@ -24,8 +24,8 @@ enum BunsetsuGroup : uint32_t {
   kAllGroups = (1u << 7) - 1,
 };
 
-// The tokens of many sentences: their form, lemma and XPOS (three values per
-// token, in this order) and the token offsets of every bunsetsu.
+// The tokens of many sentences: every token's form, lemma and XPOS (three
+// values per token, in this order) and the token offsets of every bunsetsu.
 struct BunsetsuTokens {
   const TokenField* fields;
   const int64_t* bunsetsu_ptr;  // bunsetsu b holds tokens [bunsetsu_ptr[b], bunsetsu_ptr[b + 1])
@@ -46,7 +46,8 @@ class BunsetsuFeaturizer {
     };
     std::vector<Parts> parts;
     std::vector<int32_t> ids;       // modifier, head and between columns of every bunsetsu
-    std::vector<int64_t> mod, head, between, siblings;  // [k], [k + 1]: each bunsetsu's range in ids
+    std::vector<int64_t> mod, head, between, siblings;  // ends of each bunsetsu's four lists in ids
+    KeyBatch keys;
     const BunsetsuTokens* tokens = nullptr;
     size_t size() const { return parts.size(); }
   };
@@ -64,10 +65,11 @@ class BunsetsuFeaturizer {
   const FeatureVocab& vocab() const { return vocab_; }
 
  private:
-  void word(KeyBuilder& key, const BunsetsuTokens& t, int64_t k, std::string_view prefix, std::vector<int32_t>& out) const;
-  void side(KeyBuilder& key, const Sentence& s, size_t k, bool modifier, std::vector<int32_t>& out) const;
+  void word(KeyBatch& key, const BunsetsuTokens& t, int64_t k, std::string_view prefix, std::vector<int32_t>& out) const;
+  void side(KeyBatch& key, const Sentence& s, size_t k, bool modifier, std::vector<int32_t>& out) const;
+  // Columns (>= 0) and KeyBatch placeholders (<= -2) are kept; -1 (unknown) is not.
   void push(int32_t column, std::vector<int32_t>& out) const {
-    if (column >= 0) out.push_back(column);
+    if (column != -1) out.push_back(column);
   }
   FeatureVocab vocab_;
   uint32_t groups_;

@@ -30,6 +30,7 @@ def token_arrays(sentences: Sequence[BunsetsuSentence]) -> Tuple[bytes, np.ndarr
     order, as newline-separated UTF-8; the token offsets of every bunsetsu; the
     bunsetsu offsets of every sentence."""
     groups = [b.tokens for s in sentences for b in s.bunsetsu]
+    # One C-level pass over the tokens (measured: faster than one per field).
     values = list(chain.from_iterable(map(_FIELDS, chain.from_iterable(groups))))
     joined = "\n".join(values)
     if joined.count("\n") != max(len(values) - 1, 0):
