@@ -194,3 +194,20 @@ def test_token_with_newline_is_rejected():
     bad = BunsetsuSentence([Bunsetsu([Token(1, "a\nb", "a", "NOUN", "名詞", 0, "root")])])
     with pytest.raises(ValueError, match="newline"):
         token_arrays([bad])
+
+
+def test_model_file_names_its_feature_groups(tmp_path):
+    """A bunsetsu model names the templates it was trained with; files without
+    them (older templates) or with unknown ones are refused, naming the field."""
+    from conjunct import validation
+    from conjunct._errors import ModelFormatError
+    from conjunct.tasks.bunsetsu import FEATURE_GROUPS, BunsetsuDependencyParser
+
+    assert validation.BUNSETSU_GROUPS == FEATURE_GROUPS
+    p = BunsetsuDependencyParser()
+    base = {"task": "bunsetsu", "params": {}, "components": {}}
+    for config, message in (({}, "older conjunct"), ({"groups": ["edge"]}, "including 'core'"),
+                            ({"groups": ["core", "nope"]}, "including 'core'"), (None, "config")):
+        meta = dict(base) if config is None else {**base, "config": config}
+        with pytest.raises(ModelFormatError, match=message):
+            validation.validate("task_pipeline", meta, {}, "x.cjt", owner=type(p))
