@@ -1,7 +1,11 @@
 #include "conjunct/scratch.h"
 #include "conjunct/classify/conjunction_store.h"
 
+#include <algorithm>
 #include <stdexcept>
+#include <string>
+
+#include "conjunct/classify/checks.h"
 
 namespace conjunct {
 
@@ -25,12 +29,39 @@ void Binomials::init(int64_t n_values, int max_r) {
     }
 }
 
-int64_t ConjunctionStore::dense_entries(int32_t n_dense, int degree) {
-  Binomials b;
-  b.init(static_cast<int64_t>(n_dense) + 1, degree);
-  int64_t total = 0;
-  for (int r = 1; r <= degree; ++r) total += b(n_dense, r);
+int64_t dense_table_entries(int64_t n, int degree) {
+  if (n <= 0) return 0;
+  // Rough size first: tables past 2^50 entries fit in no memory, and below it
+  // C(n, k) = C(n, k-1) * (n-k+1) / k is exact in int64.
+  double rough = 0.0, c = 1.0;
+  for (int k = 1; k <= degree && k <= n; ++k) rough += (c = c * static_cast<double>(n - k + 1) / k);
+  if (rough > 1e15) throw std::length_error("a dense table over " + std::to_string(n) + " features is too large");
+  int64_t total = 0, exact = 1;
+  for (int k = 1; k <= degree && k <= n; ++k) total += (exact = exact * (n - k + 1) / k);
   return total;
+}
+
+int32_t choose_n_dense(int degree, size_t n_outputs, int32_t n_features, std::optional<int64_t> dense_bytes,
+                       std::optional<int64_t> dense_features) {
+  if (dense_bytes && dense_features) throw std::invalid_argument("give either dense_bytes or dense_features, not both");
+  if (degree > kMaxDenseDegree) return 0;
+  if (dense_features) {
+    if (*dense_features < 0) throw std::invalid_argument("dense_features must be >= 0");
+    return static_cast<int32_t>(std::min<int64_t>(*dense_features, n_features));
+  }
+  const double budget = static_cast<double>(dense_bytes.value_or(kDefaultDenseBytes));
+  auto bytes = [&](int64_t n) {  // the table's bytes, without overflow for any n
+    double total = 0.0, c = 1.0;
+    for (int k = 1; k <= degree && k <= n; ++k) total += (c = c * static_cast<double>(n - k + 1) / k);
+    return total * static_cast<double>(n_outputs) * 8.0;
+  };
+  int32_t lo = 0, hi = n_features;  // the largest n whose table fits the budget
+  while (lo < hi) {
+    const int32_t mid = lo + (hi - lo + 1) / 2;
+    if (bytes(mid) <= budget) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
 }
 
 ConjunctionStore::ConjunctionStore(ConjunctionStoreView view) : v_(view) {
@@ -41,14 +72,15 @@ ConjunctionStore::ConjunctionStore(ConjunctionStoreView view) : v_(view) {
     throw std::invalid_argument("conjunction store: weights do not match the trie");
   if (v_.trie.child_begin.size != v_.trie.n_nodes() + 1)
     throw std::invalid_argument("conjunction store: malformed trie");
+  const int64_t entries = dense_table_entries(v_.n_dense, std::min(v_.degree, kMaxDenseDegree));
+  if (v_.dense.size != static_cast<size_t>(entries) * v_.n_outputs)
+    throw std::invalid_argument("conjunction store: dense table has the wrong size");
   binom_.init(static_cast<int64_t>(v_.n_dense) + 1, std::min(v_.degree, kMaxDenseDegree));
   int64_t offset = 0;
   for (int r = 1; r <= std::min(v_.degree, kMaxDenseDegree); ++r) {
     level_offset_[r] = offset;
     offset += v_.n_dense > 0 ? binom_(v_.n_dense, r) : 0;
   }
-  if (v_.dense.size != static_cast<size_t>(offset) * v_.n_outputs)
-    throw std::invalid_argument("conjunction store: dense table has the wrong size");
 }
 
 template <bool Single>
@@ -199,17 +231,91 @@ namespace conjunct {
 ConjunctionStoreBuilder::ConjunctionStoreBuilder(size_t n_outputs, int degree, int32_t n_dense, int32_t n_features)
     : K_(n_outputs), degree_(degree), n_dense_(n_dense), n_features_(n_features) {
   if (n_dense_ > 0 && degree_ > kMaxDenseDegree) throw std::invalid_argument("dense table supports degree <= 4");
-  binom_.init(static_cast<int64_t>(n_dense_) + 1, std::min(degree_, kMaxDenseDegree));
-  int64_t offset = 0;
-  for (int r = 1; r <= std::min(degree_, kMaxDenseDegree); ++r) {
-    level_offset_[r] = offset;
-    offset += n_dense_ > 0 ? binom_(n_dense_, r) : 0;
-  }
-  dense_.assign(static_cast<size_t>(offset) * K_, 0.0);
+  dense_.assign(static_cast<size_t>(set_levels(n_dense_)) * K_, 0.0);
   parent_.push_back(0);
   label_.push_back(-1);
   depth_.push_back(0);
   weight_.assign(K_, 0.0);
+}
+
+int64_t ConjunctionStoreBuilder::set_levels(int32_t n_dense) {
+  const int d = std::min(degree_, kMaxDenseDegree);
+  const int64_t entries = dense_table_entries(n_dense, d);
+  n_dense_ = n_dense;
+  binom_.init(static_cast<int64_t>(n_dense) + 1, d);
+  int64_t offset = 0;
+  for (int r = 1; r <= d; ++r) {
+    level_offset_[r] = offset;
+    offset += n_dense > 0 ? binom_(n_dense, r) : 0;
+  }
+  return entries;
+}
+
+int32_t ConjunctionStoreBuilder::grow_dense(int32_t n_limit, double growth) {
+  n_limit = std::min(n_limit, n_features_);
+  const size_t n_nodes = label_.size();
+  if (degree_ < 3 || degree_ > kMaxDenseDegree || n_limit <= n_dense_ || n_nodes <= 1) return n_dense_;
+  // Nodes are created parent first, so one pass finds each node's rarest member.
+  std::vector<int32_t> rarest(n_nodes, -1);
+  std::vector<int64_t> subtree(static_cast<size_t>(n_features_), 0);  // trie nodes per rarest member
+  for (size_t v = 1; v < n_nodes; ++v) {
+    rarest[v] = parent_[v] == 0 ? label_[v] : rarest[parent_[v]];
+    ++subtree[rarest[v]];
+  }
+  const double K = static_cast<double>(K_);
+  auto table_bytes = [&](int32_t n) {
+    double total = 0.0, c = 1.0;
+    for (int k = 1; k <= degree_ && k <= n; ++k) total += (c = c * static_cast<double>(n - k + 1) / k);
+    return total * K * 8.0;
+  };
+  // Weight rows + labels + child_begin of the trie, its root map, and the table.
+  auto store_bytes = [&](int32_t n, int64_t nodes) {
+    return table_bytes(n) + static_cast<double>(nodes) * (K * 8.0 + 8.0) + 4.0 + 4.0 * n_features_;
+  };
+  const double budget = growth * store_bytes(n_dense_, static_cast<int64_t>(n_nodes));
+  int32_t best = n_dense_;
+  int64_t moved = 0;
+  for (int32_t n = n_dense_ + 1; n <= n_limit; ++n) {
+    moved += subtree[n - 1];
+    if (table_bytes(n) > budget) break;
+    if (store_bytes(n, static_cast<int64_t>(n_nodes) - moved) <= budget) best = n;
+  }
+  if (best == n_dense_) return n_dense_;
+
+  // A level's entries keep their index in a larger table; only the level offsets move.
+  const int32_t old_n = n_dense_;
+  const int64_t old_offset[6] = {level_offset_[0], level_offset_[1], level_offset_[2],
+                                 level_offset_[3], level_offset_[4], level_offset_[5]};
+  const std::vector<double> old_dense = std::move(dense_);
+  const int64_t entries = set_levels(best);
+  dense_.assign(static_cast<size_t>(entries) * K_, 0.0);
+  for (int r = 1; r <= degree_ && old_n > 0; ++r)
+    std::copy(old_dense.begin() + old_offset[r] * static_cast<int64_t>(K_),
+              old_dense.begin() + (old_offset[r] + binom_(old_n, r)) * static_cast<int64_t>(K_),
+              dense_.begin() + level_offset_[r] * static_cast<int64_t>(K_));
+  // Move the nodes whose rarest member is now dense, then compact the others
+  // (a kept node's parent is kept: it has the same rarest member).
+  for (size_t v = 1; v < n_nodes; ++v) {
+    if (rarest[v] >= best) continue;
+    int32_t asc[kMaxDenseDegree];
+    int r = 0;
+    for (int32_t u = static_cast<int32_t>(v); u != 0; u = parent_[u]) asc[r++] = label_[u];  // ascending ids
+    double* row = dense_row(asc, r);
+    for (size_t o = 0; o < K_; ++o) row[o] += weight_[v * K_ + o];
+  }
+  std::vector<int32_t> new_id(n_nodes, -1);
+  size_t kept = 0;
+  for (size_t v = 0; v < n_nodes; ++v) {
+    if (v > 0 && rarest[v] < best) continue;
+    new_id[v] = static_cast<int32_t>(kept);
+    parent_[kept] = v == 0 ? 0 : new_id[parent_[v]];
+    label_[kept] = label_[v];
+    depth_[kept] = depth_[v];
+    std::copy(weight_.begin() + v * K_, weight_.begin() + (v + 1) * K_, weight_.begin() + kept * K_);
+    ++kept;
+  }
+  parent_.resize(kept), label_.resize(kept), depth_.resize(kept), weight_.resize(kept * K_);
+  return best;
 }
 
 double* ConjunctionStoreBuilder::dense_row(const int32_t* asc, int r) {
@@ -259,7 +365,7 @@ ConjunctionStoreArrays ConjunctionStoreBuilder::finish() {
 }
 
 ConjunctionStoreArrays build_conjunction_store(const CsrView& conjunctions, Span<double> weights, size_t n_outputs,
-                                               int32_t n_features, int32_t n_dense) {
+                                               int32_t n_features, int32_t n_dense, int32_t n_limit, double growth) {
   const size_t n = conjunctions.rows();
   if (weights.size != n * n_outputs) throw std::invalid_argument("weights do not match the conjunctions");
   int degree = 1;
@@ -290,7 +396,29 @@ ConjunctionStoreArrays build_conjunction_store(const CsrView& conjunctions, Span
     }
     for (size_t o = 0; o < n_outputs; ++o) row_out[o] += weights[t * n_outputs + o];
   }
+  if (growth > 1.0) builder.grow_dense(n_limit, growth);
   return builder.finish();
+}
+
+void put_store(ConjunctionStoreArrays&& store, Sections& out) {
+  out.put("store.dense", std::move(store.dense));
+  out.put("store.child_begin", std::move(store.trie.child_begin));
+  out.put("store.label", std::move(store.trie.label));
+  out.put("store.root_map", std::move(store.trie.root_map));
+  out.put("store.weight", std::move(store.weight));
+}
+
+ConjunctionStoreView store_of(const Sections& arrays, size_t n_outputs, int degree, int32_t n_dense, int32_t label_limit) {
+  ConjunctionStoreView v;
+  v.n_outputs = n_outputs;
+  v.degree = degree;
+  v.n_dense = n_dense;
+  v.dense = arrays.span<double>("store.dense");
+  v.trie = TrieView{arrays.span<int32_t>("store.child_begin"), arrays.span<int32_t>("store.label"),
+                    arrays.span<int32_t>("store.root_map")};
+  v.weight = arrays.span<double>("store.weight");
+  check_store(v, label_limit, "store");
+  return v;
 }
 
 }  // namespace conjunct

@@ -7,6 +7,8 @@
 #include <queue>
 #include <stdexcept>
 
+#include "conjunct/classify/checks.h"
+
 namespace conjunct {
 
 namespace {
@@ -15,9 +17,18 @@ struct FstrieScratch {
 };
 }  // namespace
 
-Fstrie::Fstrie(FeatureMap map, TrieView trie, Span<double> weight, const ConjunctiveBase& base, size_t n_outputs)
-    : Classifier(map, n_outputs), trie_(trie), weight_(weight), base_(base) {
-  if (weight.size != trie.n_nodes() * n_outputs) throw std::invalid_argument("fstrie: weights do not match the trie");
+namespace {
+const ConjunctiveBase& conjunctive(const Classifier* base) {
+  const auto* b = dynamic_cast<const ConjunctiveBase*>(base);
+  if (b == nullptr) throw std::invalid_argument("the fstrie's base must be a pke or split classifier");
+  return *b;
+}
+}  // namespace
+
+Fstrie::Fstrie(FeatureMap map, TrieView trie, Span<double> weight, std::unique_ptr<Classifier> base)
+    : Classifier(map, base->n_outputs()), trie_(trie), weight_(weight), base_owner_(std::move(base)),
+      base_(conjunctive(base_owner_.get())) {
+  if (weight.size != trie.n_nodes() * n_outputs()) throw std::invalid_argument("fstrie: weights do not match the trie");
   if (trie.child_begin.size != trie.n_nodes() + 1) throw std::invalid_argument("fstrie: malformed trie");
 }
 
@@ -188,6 +199,91 @@ FstrieArrays build_fstrie(const CsrView& events, const ConjunctiveBase& base, si
     base.add_remainder(Span<int32_t>(prefix), prefix.size() - 1, w);
   }
   return out;
+}
+
+
+Compiled compile_fstrie(const Sections& inputs, const Meta& model, const Meta& options) {
+  // The fstrie's own options; the rest are its base's.
+  Meta base_options;
+  for (const auto& [key, value] : options.values())
+    if (key != "max_nodes" && key != "max_bytes" && key != "base" && key != "base_params") base_options.set(key, value);
+  const std::string base_method = options.has("base") ? options.text("base") : "pke";
+  if (base_method != "pke" && base_method != "split")
+    throw std::invalid_argument("the fstrie's base must be 'pke' or 'split', got '" + base_method + "'");
+  Compiled c;
+  Sections base_arrays;  // views, for building
+  Meta base_meta;
+  if (inputs.has("base.col_map")) {  // a compiled base: reused as it is
+    if (!base_options.values().empty())
+      throw std::invalid_argument("the options of a compiled base cannot be changed (got '" +
+                                  base_options.values().begin()->first + "')");
+    base_meta = options.sub("base_params");
+    base_arrays = inputs.prefixed("base");
+    for (const auto& item : base_arrays.items()) c.arrays.pass("base." + item.first, "base." + item.first, inputs);
+  } else {
+    if (options.has("base_params")) throw std::invalid_argument("base_params describe a compiled base, but none was given");
+    Compiled base = compile_classifier(base_method, inputs, model, base_options);
+    base_meta = std::move(base.meta);
+    c.arrays.merge("base", base.arrays);
+    base_arrays = base.arrays.resolved(inputs);
+  }
+  const std::unique_ptr<Classifier> base = open_classifier(base_method, base_meta, base_arrays);
+  const ConjunctiveBase& b = conjunctive(base.get());
+  const size_t K = base->n_outputs();
+  std::optional<int64_t> max_nodes = options.integer_or_none("max_nodes");
+  if (options.has("max_bytes")) {
+    if (max_nodes) throw std::invalid_argument("give either max_nodes or max_bytes, not both");
+    max_nodes = std::max<int64_t>(options.integer("max_bytes") / static_cast<int64_t>(8 + 8 * K), 0);
+  }
+  if (max_nodes && *max_nodes < 0) throw std::invalid_argument("max_nodes must be >= 0");
+  // Events in internal ids (-1: a feature the model does not know).
+  const Span<int32_t> col_map = base_arrays.span<int32_t>("col_map");
+  const CsrView events = csr_of(inputs, "events_indptr", "events_indices");
+  check_csr(events, std::numeric_limits<int32_t>::max(), false, "events");
+  std::vector<int32_t> internal(events.indices.size);
+  for (size_t k = 0; k < internal.size(); ++k) {
+    const int32_t col = events.indices[k];
+    internal[k] = static_cast<size_t>(col) < col_map.size ? col_map[static_cast<size_t>(col)] : -1;
+  }
+  const int64_t degree = base_meta.integer("degree"), F = base_meta.integer("n_features");
+  FstrieArrays built = build_fstrie(CsrView{events.indptr, Span<int32_t>(internal)}, b, K, static_cast<int>(degree),
+                                    static_cast<int32_t>(F), max_nodes.value_or(-1));
+  c.meta.set("degree", degree);
+  c.meta.set("base", base_method);
+  c.meta.set("base_params", std::make_shared<const Meta>(base_meta));
+  c.meta.set("max_nodes", max_nodes ? Meta::Value(*max_nodes) : Meta::Value());
+  c.meta.set("events", built.stats.events);
+  c.meta.set("distinct_events", built.stats.distinct_events);
+  c.meta.set("nodes_before_pruning", built.stats.nodes_before);
+  c.meta.set("nodes", built.stats.nodes);
+  c.arrays.add("col_map", c.arrays.at("base.col_map"));
+  c.arrays.put("trie.child_begin", std::move(built.trie.child_begin));
+  c.arrays.put("trie.label", std::move(built.trie.label));
+  c.arrays.put("trie.root_map", std::move(built.trie.root_map));
+  c.arrays.put("trie.weight", std::move(built.weight));
+  return c;
+}
+
+std::unique_ptr<Classifier> open_fstrie(const Meta& meta, const Sections& arrays) {
+  const std::string& base_method = meta.text("base");
+  if (base_method != "pke" && base_method != "split")
+    throw std::invalid_argument("the fstrie's base must be 'pke' or 'split', got '" + base_method + "'");
+  const Meta& base_meta = meta.sub("base_params");
+  const Sections base_arrays = arrays.prefixed("base");
+  std::unique_ptr<Classifier> base = open_classifier(base_method, base_meta, base_arrays);
+  const size_t K = base->n_outputs();
+  const int32_t F = static_cast<int32_t>(base_meta.integer("n_features"));  // checked by the base
+  const Span<int32_t> col_map = arrays.span<int32_t>("col_map");
+  const Span<int32_t> base_map = base_arrays.span<int32_t>("col_map");
+  if (col_map.size != base_map.size || !std::equal(col_map.begin(), col_map.end(), base_map.begin()))
+    throw std::invalid_argument("col_map differs from the base's");
+  const TrieView trie{arrays.span<int32_t>("trie.child_begin"), arrays.span<int32_t>("trie.label"),
+                      arrays.span<int32_t>("trie.root_map")};
+  check_trie(trie, F, 0, LabelOrder::Ascending, std::max(F, 1), "trie");
+  const Span<double> weight = arrays.span<double>("trie.weight");
+  if (weight.size != trie.n_nodes() * K) throw std::invalid_argument("trie.weight needs K values per node");
+  check_finite(weight, "trie.weight");
+  return std::make_unique<Fstrie>(FeatureMap{col_map}, trie, weight, std::move(base));
 }
 
 }  // namespace conjunct

@@ -146,6 +146,13 @@ class ConjunctiveLinearModel:
             return counts
         return np.bincount(self.conjunctions.indices, minlength=n).astype(np.int64)
 
+    def internal_space(self):
+        """(col_map, internal conjunctions CSR) with features renumbered by frequency rank
+        (see :meth:`conjunct.KernelModel.internal_space`)."""
+        from .classifiers import rank_space
+
+        return rank_space(self.conjunctions, self.feature_counts(), self.n_columns)
+
     # -- classification -------------------------------------------------------------
     def compile(self, method: str = "pke", **params):
         """An immutable fast classifier for this model (see ``conjunct.classifiers``)."""

@@ -8,8 +8,10 @@
 //    rare feature costs one lookup.
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <vector>
 
+#include "conjunct/classify/sections.h"
 #include "conjunct/features.h"
 #include "conjunct/util/trie.h"
 
@@ -48,9 +50,6 @@ class ConjunctionStore {
   void rarest_bounds(std::vector<double>& lo, std::vector<double>& hi) const;
   int32_t n_features() const { return static_cast<int32_t>(v_.trie.root_map.size); }
 
-  // Entry count of dense level r (1-based) and its offset (in entries).
-  static int64_t dense_entries(int32_t n_dense, int degree);
-
  private:
   template <bool Single>
   void add_rarest_impl(Span<int32_t> x, size_t j_begin, size_t j_end, double* out) const;
@@ -87,6 +86,8 @@ struct ConjunctionStoreArrays {
 
 // Dense levels support conjunctions of up to this many features.
 constexpr int kMaxDenseDegree = 4;
+// Default budget of the dense table.
+constexpr int64_t kDefaultDenseBytes = int64_t{4} << 20;
 
 }  // namespace conjunct
 
@@ -103,9 +104,17 @@ class ConjunctionStoreBuilder {
   int32_t add_node(int32_t parent, int32_t label);
   double* node_row(int32_t node) { return weight_.data() + static_cast<size_t>(node) * K_; }
   size_t n_nodes() const { return label_.size(); }
+  // Grows the dense table over the next most frequent features, up to
+  // n_limit, while the store's bytes stay within `growth` times what they are
+  // now: the trie conjunctions whose rarest member joins the table move into
+  // it (same weights, read directly). Degrees 3 and 4 only; returns n_dense.
+  int32_t grow_dense(int32_t n_limit, double growth);
   ConjunctionStoreArrays finish();
 
  private:
+  // Dense level offsets and binomials for a table over n_dense features; returns its entries.
+  int64_t set_levels(int32_t n_dense);
+
   size_t K_;
   int degree_;
   int32_t n_dense_, n_features_;
@@ -119,7 +128,21 @@ class ConjunctionStoreBuilder {
 
 // A store of explicit conjunctions: row t of `conjunctions` (internal ids,
 // ascending, distinct rows) has weight row t of `weights` (n x K, row-major).
+// growth > 1 grows the dense table up to n_limit features (see grow_dense).
 ConjunctionStoreArrays build_conjunction_store(const CsrView& conjunctions, Span<double> weights, size_t n_outputs,
-                                               int32_t n_features, int32_t n_dense);
+                                               int32_t n_features, int32_t n_dense, int32_t n_limit = 0,
+                                               double growth = 1.0);
+
+// Entries of a dense table over n features: the conjunctions of 1..degree of them.
+int64_t dense_table_entries(int64_t n, int degree);
+
+// How many of the most frequent features get the dense table: dense_features
+// when given, else the most whose table of K-wide rows fits dense_bytes.
+int32_t choose_n_dense(int degree, size_t n_outputs, int32_t n_features, std::optional<int64_t> dense_bytes,
+                       std::optional<int64_t> dense_features);
+
+// The store as "store.*" arrays of a classifier, and back (checked).
+void put_store(ConjunctionStoreArrays&& store, Sections& out);
+ConjunctionStoreView store_of(const Sections& arrays, size_t n_outputs, int degree, int32_t n_dense, int32_t label_limit);
 
 }  // namespace conjunct

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "conjunct/classify/classifier.h"
+#include "conjunct/classify/compile.h"
 #include "conjunct/classify/conjunctive_base.h"
 #include "conjunct/util/trie.h"
 
@@ -21,7 +22,8 @@ namespace conjunct {
 
 class Fstrie final : public Classifier {
  public:
-  Fstrie(FeatureMap map, TrieView trie, Span<double> weight, const ConjunctiveBase& base, size_t n_outputs);
+  // base: a pke or split classifier over the same internal ids, owned by the trie.
+  Fstrie(FeatureMap map, TrieView trie, Span<double> weight, std::unique_ptr<Classifier> base);
   void margins_internal(Span<int32_t> x, double* out) const override;
   int64_t decide_internal(Span<int32_t> x, const Decision& decision, bool early_exit) const override;
   // Length of x's longest stored prefix.
@@ -33,6 +35,7 @@ class Fstrie final : public Classifier {
 
   TrieView trie_;
   Span<double> weight_;  // n_nodes x K: margin of each stored prefix
+  std::unique_ptr<Classifier> base_owner_;
   const ConjunctiveBase& base_;
 };
 
@@ -54,5 +57,15 @@ struct FstrieArrays {
 // utility's computation reduction Delta_d. max_nodes < 0 keeps every prefix.
 FstrieArrays build_fstrie(const CsrView& events, const ConjunctiveBase& base, size_t n_outputs, int degree,
                           int32_t n_features, int64_t max_nodes);
+
+// Arrays: col_map, trie.child_begin / label / root_map / weight (K margins
+// per stored prefix), base.* (the base's arrays). Meta: degree, base (its
+// method), base_params (its meta), max_nodes (or none), events,
+// distinct_events, nodes_before_pruning, nodes. Options: max_nodes or
+// max_bytes (of trie), base ("pke" or "split") and the base's options --
+// or, to reuse a compiled base, its arrays as inputs base.* with base and
+// base_params. Events: inputs events_indptr / events_indices (column ids).
+Compiled compile_fstrie(const Sections& inputs, const Meta& model, const Meta& options);
+std::unique_ptr<Classifier> open_fstrie(const Meta& meta, const Sections& arrays);
 
 }  // namespace conjunct

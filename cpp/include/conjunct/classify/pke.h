@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "conjunct/classify/classifier.h"
+#include "conjunct/classify/compile.h"
 #include "conjunct/classify/conjunction_store.h"
 #include "conjunct/classify/conjunctive_base.h"
 
@@ -35,5 +36,22 @@ class Pke final : public Classifier, public ConjunctiveBase {
   mutable std::once_flag bounds_once_;
   mutable std::vector<double> bound_lo_, bound_hi_;
 };
+
+// Arrays: col_map, bias (the margin of the empty vector), store.*. Meta:
+// degree, n_dense, sigma, min_support, n_features, n_conjunctions,
+// conjunctions_by_size. Options: sigma, min_support, dense_bytes,
+// dense_features, dense_growth, max_conjunctions.
+Compiled compile_pke(const Sections& inputs, const Meta& model, const Meta& options);
+std::unique_ptr<Classifier> open_pke(const Meta& meta, const Sections& arrays);
+
+// The store of a model's conjunctions among features < max_feature (kernel
+// expansion, or a linear model's own), with its dense table sized by the
+// options: dense_bytes or dense_features, else the 4 MiB default grown by
+// dense_growth (default: by up to 1.25x the memory for one output at d >= 3;
+// a larger table measured faster there, not for several outputs or d <= 2).
+ConjunctionStoreArrays compile_store(const ModelInput& model, const Meta& options, int32_t max_feature, double sigma,
+                                     int64_t min_support);
+// n_dense, n_conjunctions and conjunctions_by_size of a store.
+void set_store_meta(const ConjunctionStoreArrays& store, Meta& meta);
 
 }  // namespace conjunct

@@ -5,6 +5,7 @@
 #pragma once
 #include "conjunct/classify/alpha.h"
 #include "conjunct/classify/classifier.h"
+#include "conjunct/classify/compile.h"
 #include "conjunct/kernel.h"
 
 namespace conjunct {
@@ -26,5 +27,11 @@ class Pki final : public Classifier {
   std::vector<double> base_;   // bias + k(0) * sum_i alpha_i, per output
   std::vector<double> delta_;  // k(m) - k(0), m = 0..max_sv_length
 };
+
+// Arrays: col_map, inv_indptr / inv_indices (row f: the support vectors
+// containing internal feature f), alpha*, bias. Meta: gamma, coef0, degree,
+// n_sv, max_sv_length (recomputed on open).
+Compiled compile_pki(const Sections& inputs, const Meta& model, const Meta& options);
+std::unique_ptr<Classifier> open_pki(const Meta& meta, const Sections& arrays);
 
 }  // namespace conjunct

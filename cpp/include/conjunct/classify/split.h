@@ -11,6 +11,7 @@
 
 #include "conjunct/classify/alpha.h"
 #include "conjunct/classify/classifier.h"
+#include "conjunct/classify/compile.h"
 #include "conjunct/classify/conjunction_store.h"
 #include "conjunct/classify/conjunctive_base.h"
 #include "conjunct/kernel.h"
@@ -54,5 +55,16 @@ class Split final : public Classifier, public ConjunctiveBase {
   // Per common feature: store bounds; per rare feature: sums of positive / negative alpha.
   mutable std::vector<double> bound_lo_, bound_hi_, rare_pos_, rare_neg_;
 };
+
+// Arrays: col_map, bias, store.* (conjunctions of features < n_common),
+// sv_indptr / sv_indices, rare_indptr / rare_indices (row f - n_common: the
+// support vectors containing rare feature f), alpha*. Meta: degree, gamma,
+// coef0, n_dense, n_common, n_features, max_sv_length (recomputed on open),
+// n_conjunctions, conjunctions_by_size. Options: common_features (the top N
+// ranks) or min_support (features in at least that many support vectors, or
+// that share of them when < 1; default 0.5%; at d = 1 every feature), and the
+// store's options (see compile_store).
+Compiled compile_split(const Sections& inputs, const Meta& model, const Meta& options);
+std::unique_ptr<Classifier> open_split(const Meta& meta, const Sections& arrays);
 
 }  // namespace conjunct
