@@ -224,8 +224,8 @@ void bind_classify(nb::module_& m) {
             std::vector<int64_t> out(X.rows());
             std::vector<int32_t> mapped;
             for (size_t i = 0; i < X.rows(); ++i) {
-              f->feature_map().apply(X.row(i), mapped);
-              out[i] = static_cast<int64_t>(f->prefix_length(Span<int32_t>(mapped)));
+              const size_t n = f->feature_map().apply(X.row(i), mapped);
+              out[i] = static_cast<int64_t>(f->prefix_length(Span<int32_t>(mapped.data(), n)));
             }
             return to_numpy(std::move(out));
           },

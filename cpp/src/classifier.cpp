@@ -17,8 +17,8 @@ struct MarginScratch {
 
 void Classifier::margins(Span<int32_t> columns, double* out) const {
   std::vector<int32_t>& mapped = thread_scratch<MappedScratch>().mapped;
-  map_.apply(columns, mapped);
-  margins_internal(Span<int32_t>(mapped), out);
+  const size_t n = map_.apply(columns, mapped);
+  margins_internal(Span<int32_t>(mapped.data(), n), out);
 }
 
 int64_t Classifier::decide_internal(Span<int32_t> x, const Decision& decision, bool) const {
@@ -30,8 +30,8 @@ int64_t Classifier::decide_internal(Span<int32_t> x, const Decision& decision, b
 
 int64_t Classifier::predict(Span<int32_t> columns, const Decision& decision, bool early_exit) const {
   std::vector<int32_t>& mapped = thread_scratch<MappedScratch>().mapped;
-  map_.apply(columns, mapped);
-  return decide_internal(Span<int32_t>(mapped), decision, early_exit);
+  const size_t n = map_.apply(columns, mapped);
+  return decide_internal(Span<int32_t>(mapped.data(), n), decision, early_exit);
 }
 
 namespace {

@@ -2,6 +2,8 @@
 #include "conjunct/classify/conjunction_store.h"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <stdexcept>
 #include <string>
 
@@ -10,8 +12,8 @@
 namespace conjunct {
 
 namespace {
-struct PositionScratch {
-  std::vector<uint16_t> pos_of;
+struct MarkScratch {
+  std::vector<uint64_t> bits;
 };
 }  // namespace
 
@@ -83,52 +85,131 @@ ConjunctionStore::ConjunctionStore(ConjunctionStoreView view) : v_(view) {
   }
 }
 
+namespace {
+
+// sum of base[x[i]], i < n, with independent partial sums (the reads overlap).
+inline double gather_sum(const double* base, const int32_t* x, size_t n) {
+  double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
+  size_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    s0 += base[x[i]];
+    s1 += base[x[i + 1]];
+    s2 += base[x[i + 2]];
+    s3 += base[x[i + 3]];
+  }
+  for (; i < n; ++i) s0 += base[x[i]];
+  return (s0 + s1) + (s2 + s3);
+}
+
+inline bool marked(const uint64_t* marks, int32_t f) { return (marks[f >> 6] >> (f & 63)) & 1u; }
+
+}  // namespace
+
 template <bool Single>
-void ConjunctionStore::add_dense(Span<int32_t> x, size_t j, double* out) const {
+void ConjunctionStore::add_dense(const int32_t* x, size_t j, double* out) const {
   const size_t K = v_.n_outputs;
   const int64_t a = x[j];
   const double* d = v_.dense.data;
-  add_row<Single>(d + (level_offset_[1] + a) * K, out);
+  if (Single) {
+    double s = d[level_offset_[1] + a];
+    if (v_.degree >= 2) {
+      const double* level2 = d + level_offset_[2] + binom_(a, 2);
+      if (v_.degree == 2) {
+        s += gather_sum(level2, x, j);
+      } else {
+        const int64_t ca3 = binom_(a, 3), ca4 = v_.degree >= 4 ? binom_(a, 4) : 0;
+        double s2 = 0.0, s3 = 0.0;
+        for (size_t i = 0; i < j; ++i) {
+          const int64_t b = x[i];
+          s2 += level2[b];
+          s3 += gather_sum(d + level_offset_[3] + ca3 + binom_(b, 2), x, i);
+          if (v_.degree >= 4) {
+            const int64_t cb3 = binom_(b, 3);
+            for (size_t k = 0; k < i; ++k)
+              s3 += gather_sum(d + level_offset_[4] + ca4 + cb3 + binom_(x[k], 2), x, k);
+          }
+        }
+        s += s2 + s3;
+      }
+    }
+    out[0] += s;
+    return;
+  }
+  add_row<false>(d + (level_offset_[1] + a) * K, out);
   if (v_.degree < 2) return;
   const double* level2 = d + (level_offset_[2] + binom_(a, 2)) * K;
   if (v_.degree == 2) {
-    for (size_t i = 0; i < j; ++i) add_row<Single>(level2 + static_cast<int64_t>(x[i]) * K, out);
+    for (size_t i = 0; i < j; ++i) add_row<false>(level2 + static_cast<int64_t>(x[i]) * K, out);
     return;
   }
   const int64_t ca3 = binom_(a, 3);
   for (size_t i = 0; i < j; ++i) {
     const int64_t b = x[i];
-    add_row<Single>(level2 + b * K, out);
+    add_row<false>(level2 + b * K, out);
     const double* level3 = d + (level_offset_[3] + ca3 + binom_(b, 2)) * K;
     if (v_.degree == 3) {
-      for (size_t k = 0; k < i; ++k) add_row<Single>(level3 + static_cast<int64_t>(x[k]) * K, out);
+      for (size_t k = 0; k < i; ++k) add_row<false>(level3 + static_cast<int64_t>(x[k]) * K, out);
       continue;
     }
     for (size_t k = 0; k < i; ++k) {
       const int64_t c = x[k];
-      add_row<Single>(level3 + c * K, out);
+      add_row<false>(level3 + c * K, out);
       const double* level4 = d + (level_offset_[4] + binom_(a, 4) + binom_(b, 3) + binom_(c, 2)) * K;
-      for (size_t l = 0; l < k; ++l) add_row<Single>(level4 + static_cast<int64_t>(x[l]) * K, out);
+      for (size_t l = 0; l < k; ++l) add_row<false>(level4 + static_cast<int64_t>(x[l]) * K, out);
     }
   }
 }
 
 // Children are more frequent (smaller ids) than their parent, so a child whose
-// label is in x sits at an earlier position of x than the parent: a marker of
-// x's positions finds matches without bounds checks. Nodes with far more
-// children than candidates binary-search instead.
-template <bool Single>
-void ConjunctionStore::descend(int32_t node, const uint16_t* pos_of, const int32_t* xs, size_t n_xs, int level,
+// label is marked sits at an earlier position of x than the parent. At the
+// last level every child's weight is added times its mark (0 or 1): no
+// branch to mispredict, and the children's weights are contiguous. Nodes with
+// far more children than candidates binary-search x's features instead.
+double ConjunctionStore::descend_one(int32_t node, const uint64_t* marks, const int32_t* xs, size_t n_xs,
+                                     int level) const {
+  const int32_t* label = v_.trie.label.data;
+  const double* w = v_.weight.data;
+  const int32_t begin = v_.trie.child_begin[node], end = v_.trie.child_begin[node + 1];
+  double s0 = 0.0, s1 = 0.0;
+  if (static_cast<size_t>(end - begin) <= 16 * n_xs) {
+    if (level == v_.degree) {
+      int32_t c = begin;
+      for (; c + 2 <= end; c += 2) {
+        s0 += static_cast<double>(marked(marks, label[c])) * w[c];
+        s1 += static_cast<double>(marked(marks, label[c + 1])) * w[c + 1];
+      }
+      if (c < end) s0 += static_cast<double>(marked(marks, label[c])) * w[c];
+      return s0 + s1;
+    }
+    for (int32_t c = begin; c < end; ++c) {
+      if (!marked(marks, label[c])) continue;
+      s0 += w[c];
+      if (v_.trie.has_children(c)) s1 += descend_one(c, marks, xs, n_xs, level + 1);
+    }
+    return s0 + s1;
+  }
+  const int32_t* lo = label + begin;
+  const int32_t* stop = label + end;
+  for (size_t i = 0; i < n_xs && lo != stop; ++i) {
+    lo = std::lower_bound(lo, stop, xs[i]);
+    if (lo == stop || *lo != xs[i]) continue;
+    const int32_t c = static_cast<int32_t>(lo - label);
+    s0 += w[c];
+    if (level < v_.degree && v_.trie.has_children(c)) s1 += descend_one(c, marks, xs, i, level + 1);
+  }
+  return s0 + s1;
+}
+
+void ConjunctionStore::descend(int32_t node, const uint64_t* marks, const int32_t* xs, size_t n_xs, int level,
                                double* out) const {
   const size_t K = v_.n_outputs;
   const int32_t* label = v_.trie.label.data;
   const int32_t begin = v_.trie.child_begin[node], end = v_.trie.child_begin[node + 1];
   if (static_cast<size_t>(end - begin) <= 16 * n_xs) {
     for (int32_t c = begin; c < end; ++c) {
-      const uint16_t pos = pos_of[label[c]];
-      if (pos == 0) continue;
-      add_row<Single>(v_.weight.data + static_cast<size_t>(c) * K, out);
-      if (level < v_.degree && v_.trie.has_children(c)) descend<Single>(c, pos_of, xs, pos - 1u, level + 1, out);
+      if (!marked(marks, label[c])) continue;
+      add_row<false>(v_.weight.data + static_cast<size_t>(c) * K, out);
+      if (level < v_.degree && v_.trie.has_children(c)) descend(c, marks, xs, n_xs, level + 1, out);
     }
     return;
   }
@@ -138,65 +219,76 @@ void ConjunctionStore::descend(int32_t node, const uint16_t* pos_of, const int32
     lo = std::lower_bound(lo, stop, xs[i]);
     if (lo == stop || *lo != xs[i]) continue;
     const int32_t c = static_cast<int32_t>(lo - label);
-    add_row<Single>(v_.weight.data + static_cast<size_t>(c) * K, out);
-    if (level < v_.degree && v_.trie.has_children(c)) descend<Single>(c, pos_of, xs, i, level + 1, out);
+    add_row<false>(v_.weight.data + static_cast<size_t>(c) * K, out);
+    if (level < v_.degree && v_.trie.has_children(c)) descend(c, marks, xs, i, level + 1, out);
   }
 }
 
 template <bool Single>
-void ConjunctionStore::add_rarest_impl(Span<int32_t> x, size_t j_begin, size_t j_end, double* out) const {
-  const size_t K = v_.n_outputs;
-  // Position (1-based) of each of x's features; 0 = absent. Zero on entry and exit.
-  std::vector<uint16_t>& pos_of = thread_scratch<PositionScratch>().pos_of;
-  const size_t width = v_.trie.root_map.size;
-  if (pos_of.size() < width) pos_of.resize(width, 0);
-  const bool use_marker = x.size < 65535 && v_.degree >= 2;
-  if (use_marker)
-    for (size_t k = 0; k < x.size; ++k)
-      if (static_cast<size_t>(x[k]) < width) pos_of[x[k]] = static_cast<uint16_t>(k + 1);
-  for (size_t j = j_begin; j < j_end; ++j) {
-    const int32_t f = x[j];
-    if (f < v_.n_dense) {
-      add_dense<Single>(x, j, out);
-      continue;
-    }
-    const int32_t node = v_.trie.root_child(f);
-    if (node < 0) continue;
-    add_row<Single>(v_.weight.data + static_cast<size_t>(node) * K, out);
-    if (v_.degree < 2 || !v_.trie.has_children(node)) continue;
-    if (use_marker) {
-      descend<Single>(node, pos_of.data(), x.data, j, 2, out);
-    } else {
-      // Very long inputs: merge children with x (positions do not fit the marker).
-      descend_merge(node, x.data, j, 2, out);
-    }
+void ConjunctionStore::add_position(const int32_t* x, size_t j, const uint64_t* marks, double* out) const {
+  const int32_t f = x[j];
+  if (f < v_.n_dense) {
+    add_dense<Single>(x, j, out);
+    return;
   }
-  if (use_marker)
-    for (size_t k = 0; k < x.size; ++k)
-      if (static_cast<size_t>(x[k]) < width) pos_of[x[k]] = 0;
+  const int32_t node = v_.trie.root_child(f);
+  if (node < 0) return;
+  if (Single) {
+    double s = v_.weight.data[node];
+    if (v_.degree >= 2 && v_.trie.has_children(node)) s += descend_one(node, marks, x, j, 2);
+    out[0] += s;
+    return;
+  }
+  add_row<false>(v_.weight.data + static_cast<size_t>(node) * v_.n_outputs, out);
+  if (v_.degree >= 2 && v_.trie.has_children(node)) descend(node, marks, x, j, 2, out);
 }
 
-void ConjunctionStore::rarest_bounds(std::vector<double>& lo, std::vector<double>& hi) const {
+ConjunctionStore::Walk::Walk(const ConjunctionStore& store, Span<int32_t> x) : s_(store), x_(x) {
+  // One bit per feature, zero between walks (a walk clears the words it set).
+  std::vector<uint64_t>& bits = thread_scratch<MarkScratch>().bits;
+  const size_t words = (static_cast<size_t>(store.n_features()) + 63) / 64;
+  if (bits.size() < words) bits.resize(words, 0);
+  marks_ = bits.data();
+  if (store.v_.degree >= 2)
+    for (int32_t f : x) marks_[f >> 6] |= uint64_t{1} << (f & 63);
+}
+
+ConjunctionStore::Walk::~Walk() {
+  if (s_.v_.degree >= 2)
+    for (int32_t f : x_) marks_[f >> 6] = 0;
+}
+
+void ConjunctionStore::Walk::add(size_t j, double* out) const {
+  if (s_.v_.n_outputs == 1) s_.add_position<true>(x_.data, j, marks_, out);
+  else s_.add_position<false>(x_.data, j, marks_, out);
+}
+
+void ConjunctionStore::add_rarest(Span<int32_t> x, size_t j_begin, size_t j_end, double* out) const {
+  if (j_begin >= j_end) return;
+  const Walk walk(*this, x);
+  for (size_t j = j_begin; j < j_end; ++j) walk.add(j, out);
+}
+
+const float* ConjunctionStore::bounds() const {
+  std::call_once(bounds_once_, [this] { compute_bounds(); });
+  return bounds_.data();
+}
+
+void ConjunctionStore::compute_bounds() const {
   const size_t K = v_.n_outputs;
   const size_t F = v_.trie.root_map.size;
-  lo.assign(F * K, 0.0);
-  hi.assign(F * K, 0.0);
+  std::vector<double> sums(F * 2 * K, 0.0);
   auto add = [&](size_t f, const double* w) {
-    for (size_t o = 0; o < K; ++o) (w[o] < 0 ? lo : hi)[f * K + o] += w[o];
+    double* b = sums.data() + f * 2 * K;
+    for (size_t o = 0; o < K; ++o) (w[o] < 0 ? b[o] : b[K + o]) += w[o];
   };
   // Dense entries: the rarest member is the largest id of the combination.
   const int d = std::min(v_.degree, kMaxDenseDegree);
   for (int64_t a = 0; a < v_.n_dense; ++a) {
     add(static_cast<size_t>(a), v_.dense.data + (level_offset_[1] + a) * K);
-    if (d >= 2)
-      for (int64_t e = 0; e < binom_(a, 1); ++e)
-        add(static_cast<size_t>(a), v_.dense.data + (level_offset_[2] + binom_(a, 2) + e) * K);
-    if (d >= 3)
-      for (int64_t e = 0; e < binom_(a, 2); ++e)
-        add(static_cast<size_t>(a), v_.dense.data + (level_offset_[3] + binom_(a, 3) + e) * K);
-    if (d >= 4)
-      for (int64_t e = 0; e < binom_(a, 3); ++e)
-        add(static_cast<size_t>(a), v_.dense.data + (level_offset_[4] + binom_(a, 4) + e) * K);
+    for (int r = 2; r <= d; ++r)
+      for (int64_t e = 0; e < binom_(a, r - 1); ++e)
+        add(static_cast<size_t>(a), v_.dense.data + (level_offset_[r] + binom_(a, r) + e) * K);
   }
   // Trie nodes: the rarest member is the label of the depth-1 ancestor.
   const size_t n = v_.trie.n_nodes();
@@ -206,19 +298,15 @@ void ConjunctionStore::rarest_bounds(std::vector<double>& lo, std::vector<double
       rarest[c] = v == 0 ? v_.trie.label[c] : rarest[v];
       add(static_cast<size_t>(rarest[c]), v_.weight.data + static_cast<size_t>(c) * K);
     }
-}
-
-void ConjunctionStore::add_rarest(Span<int32_t> x, size_t j_begin, size_t j_end, double* out) const {
-  if (v_.n_outputs == 1) add_rarest_impl<true>(x, j_begin, j_end, out);
-  else add_rarest_impl<false>(x, j_begin, j_end, out);
-}
-
-void ConjunctionStore::descend_merge(int32_t node, const int32_t* xs, size_t n_xs, int level, double* out) const {
-  const size_t K = v_.n_outputs;
-  v_.trie.for_each_child_in(node, xs, n_xs, [&](int32_t child, size_t i) {
-    add_row<false>(v_.weight.data + static_cast<size_t>(child) * K, out);
-    if (level < v_.degree && v_.trie.has_children(child)) descend_merge(child, xs, i, level + 1, out);
-  });
+  // Floats rounded away from zero are still bounds.
+  bounds_.resize(sums.size());
+  for (size_t i = 0; i < sums.size(); ++i) {
+    const double v = sums[i];
+    float f = static_cast<float>(v);
+    if (v < 0 ? static_cast<double>(f) > v : static_cast<double>(f) < v)
+      f = std::nextafter(f, v < 0 ? -std::numeric_limits<float>::infinity() : std::numeric_limits<float>::infinity());
+    bounds_[i] = f;
+  }
 }
 
 }  // namespace conjunct

@@ -61,7 +61,7 @@ int64_t Fstrie::decide_internal(Span<int32_t> x, const Decision& decision, bool 
     if (p < x.size) base_.add_remainder(x, p, m.data());
     return decision.decide(m.data());
   }
-  return decide_with_bounds(base_, x, p, m.data(), decision);
+  return base_.decide_remainder(x, p, m.data(), decision);
 }
 
 void Fstrie::margins_internal(Span<int32_t> x, double* out) const {

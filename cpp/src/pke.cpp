@@ -22,20 +22,32 @@ Pke::Pke(FeatureMap map, ConjunctionStoreView store, Span<double> bias)
 }
 
 int64_t Pke::decide_internal(Span<int32_t> x, const Decision& decision, bool early_exit) const {
-  std::vector<double>& m = thread_scratch<PkeScratch>().m;
-  m.assign(bias_.begin(), bias_.end());
-  if (!early_exit) {
-    store_.add_rarest(x, 0, x.size, m.data());
-    return decision.decide(m.data());
+  double one;
+  double* m = &one;
+  if (n_outputs() > 1) {
+    std::vector<double>& v = thread_scratch<PkeScratch>().m;
+    v.resize(n_outputs());
+    m = v.data();
   }
-  return decide_with_bounds(*this, x, 0, m.data(), decision);
+  std::copy(bias_.begin(), bias_.end(), m);
+  if (!early_exit) {
+    store_.add_rarest(x, 0, x.size, m);
+    return decision.decide(m);
+  }
+  return decide_remainder(x, 0, m, decision);
 }
 
-void Pke::position_bounds(Span<int32_t> x, size_t j, double* lo, double* hi) const {
-  std::call_once(bounds_once_, [&] { store_.rarest_bounds(bound_lo_, bound_hi_); });
-  const size_t K = n_outputs();
-  const size_t f = static_cast<size_t>(x[j]);
-  for (size_t o = 0; o < K; ++o) lo[o] += bound_lo_[f * K + o], hi[o] += bound_hi_[f * K + o];
+int64_t Pke::decide_remainder(Span<int32_t> x, size_t p, double* out, const Decision& decision) const {
+  const float* bounds = store_.bounds();
+  const ConjunctionStore::Walk walk(store_, x);
+  return decide_in_steps(
+      p, x.size, out, n_outputs(), decision,
+      [&](size_t j, double* lo, double* hi) { store_.add_bounds(bounds, x[j], lo, hi); },
+      [&](size_t j, double* o) {
+        walk.add(j, o);
+        return j + 1;
+      },
+      store_.first_check(x, p));
 }
 
 void Pke::margins_internal(Span<int32_t> x, double* out) const {

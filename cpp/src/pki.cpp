@@ -10,7 +10,8 @@ namespace conjunct {
 
 namespace {
 struct PkiScratch {
-  std::vector<int32_t> count, touched;
+  std::vector<uint8_t> counts;  // n_sv counters of the classifier's width; zero between calls
+  std::vector<int32_t> touched;
 };
 }  // namespace
 
@@ -27,33 +28,64 @@ Pki::Pki(FeatureMap map, PolyKernel kernel, InvertedIndexView index, AlphaRows a
 }
 
 void Pki::margins_internal(Span<int32_t> x, double* out) const {
-  // Overlap counts per support vector; zero on entry and on exit.
-  PkiScratch& sc = thread_scratch<PkiScratch>();
-  std::vector<int32_t>&count = sc.count, &touched = sc.touched;
-  if (count.size() < index_.n_sv) count.resize(index_.n_sv, 0);
-  touched.clear();
-  for (int32_t f : x) {
-    if (static_cast<size_t>(f) + 1 >= index_.postings.indptr.size) continue;
-    for (int32_t s : index_.postings.row(static_cast<size_t>(f)))
-      if (count[s]++ == 0) touched.push_back(s);
-  }
-  const size_t K = n_outputs();
-  for (size_t o = 0; o < K; ++o) out[o] = base_[o];
-  if (K == 1 && !alpha_.sparse()) {
-    double sum = 0.0;
-    for (int32_t s : touched) {
-      sum += delta_[count[s]] * alpha_.dense[s];
-      count[s] = 0;
-    }
-    out[0] += sum;
-    return;
-  }
-  for (int32_t s : touched) {
-    alpha_.add_scaled(static_cast<size_t>(s), delta_[count[s]], out);
-    count[s] = 0;
-  }
+  // An overlap never exceeds a vector's length: the narrowest counter that holds it.
+  if (index_.max_sv_length < 256) accumulate<uint8_t>(x, out);
+  else if (index_.max_sv_length < 65536) accumulate<uint16_t>(x, out);
+  else accumulate<uint32_t>(x, out);
 }
 
+template <class Count>
+void Pki::accumulate(Span<int32_t> x, double* out) const {
+  PkiScratch& sc = thread_scratch<PkiScratch>();
+  const size_t n_sv = index_.n_sv, K = n_outputs();
+  if (sc.counts.size() < n_sv * sizeof(Count)) sc.counts.resize(n_sv * sizeof(Count), 0);
+  Count* count = reinterpret_cast<Count*>(sc.counts.data());
+  const size_t rows = index_.postings.rows();
+  size_t postings = 0;
+  for (int32_t f : x)
+    if (static_cast<size_t>(f) < rows) postings += index_.postings.row(static_cast<size_t>(f)).size;
+  for (size_t o = 0; o < K; ++o) out[o] = base_[o];
+  const bool single = K == 1 && !alpha_.sparse();
+  if (postings * 8 < n_sv) {
+    // Few postings: count them, remembering which vectors they touch.
+    std::vector<int32_t>& touched = sc.touched;
+    touched.clear();
+    for (int32_t f : x) {
+      if (static_cast<size_t>(f) >= rows) continue;
+      for (int32_t s : index_.postings.row(static_cast<size_t>(f)))
+        if (count[s]++ == 0) touched.push_back(s);
+    }
+    double sum = 0.0;
+    for (int32_t s : touched) {
+      if (single) sum += delta_[count[s]] * alpha_.dense[s];
+      else alpha_.add_scaled(static_cast<size_t>(s), delta_[count[s]], out);
+      count[s] = 0;
+    }
+    out[0] += single ? sum : 0.0;
+    return;
+  }
+  // Many: count without branches, then sweep every vector in order.
+  for (int32_t f : x) {
+    if (static_cast<size_t>(f) >= rows) continue;
+    for (int32_t s : index_.postings.row(static_cast<size_t>(f))) ++count[s];
+  }
+  if (single) {
+    const double* a = alpha_.dense.data;
+    const double* delta = delta_.data();
+    double s0 = 0.0, s1 = 0.0;
+    size_t i = 0;
+    for (; i + 2 <= n_sv; i += 2) {
+      s0 += delta[count[i]] * a[i];
+      s1 += delta[count[i + 1]] * a[i + 1];
+    }
+    if (i < n_sv) s0 += delta[count[i]] * a[i];
+    out[0] += s0 + s1;
+  } else {
+    for (size_t i = 0; i < n_sv; ++i)
+      if (count[i] != 0) alpha_.add_scaled(i, delta_[count[i]], out);
+  }
+  std::fill(count, count + n_sv, Count{0});
+}
 
 Compiled compile_pki(const Sections& inputs, const Meta& model, const Meta&) {
   const ModelInput m = model_input(inputs, model);

@@ -44,23 +44,31 @@ int64_t Split::decide_internal(Span<int32_t> x, const Decision& decision, bool e
     add_remainder(x, 0, m.data());
     return decision.decide(m.data());
   }
-  return decide_with_bounds(*this, x, 0, m.data(), decision);
+  return decide_remainder(x, 0, m.data(), decision);
 }
 
-size_t Split::add_step(Span<int32_t> x, size_t p, size_t j, double* out) const {
-  const size_t q = common_end(x);
-  if (j < q) {
-    store_.add_rarest(x, j, j + 1, out);
-    return j + 1;
+int64_t Split::decide_remainder(Span<int32_t> x, size_t p, double* out, const Decision& decision) const {
+  if (!bounded_) {
+    add_remainder(x, p, out);
+    return decision.decide(out);
   }
-  add_rare(x, std::max(j, p), out);
-  return x.size;
+  const size_t q = common_end(x);
+  const ConjunctionStore::Walk walk(store_, x);
+  return decide_in_steps(
+      p, x.size, out, n_outputs(), decision, [&](size_t j, double* lo, double* hi) { position_bounds(x, j, lo, hi); },
+      [&](size_t j, double* o) {
+        if (j < q) {
+          walk.add(j, o);
+          return j + 1;
+        }
+        add_rare(x, std::max(j, p), o);  // the rare features' kernel terms, all at once
+        return x.size;
+      });
 }
 
 void Split::position_bounds(Span<int32_t> x, size_t j, double* lo, double* hi) const {
   const size_t K = n_outputs();
   std::call_once(bounds_once_, [&] {
-    store_.rarest_bounds(bound_lo_, bound_hi_);
     const size_t n_rare = v_.rare_postings.rows();
     rare_pos_.assign(n_rare * K, 0.0);
     rare_neg_.assign(n_rare * K, 0.0);
@@ -74,8 +82,7 @@ void Split::position_bounds(Span<int32_t> x, size_t j, double* lo, double* hi) c
   });
   const int32_t f = x[j];
   if (f < v_.n_common) {
-    if (static_cast<size_t>(f) * K < bound_lo_.size())
-      for (size_t o = 0; o < K; ++o) lo[o] += bound_lo_[f * K + o], hi[o] += bound_hi_[f * K + o];
+    store_.add_bounds(store_.bounds(), f, lo, hi);
     return;
   }
   const size_t r = static_cast<size_t>(f - v_.n_common);

@@ -38,36 +38,55 @@ struct CsrView {
 struct FeatureMap {
   Span<int32_t> to_internal;
 
-  // Maps `ids` into `out` as sorted, duplicate-free internal ids.
-  void apply(Span<int32_t> ids, std::vector<int32_t>& out) const {
-    out.resize(ids.size);
-    int32_t* o = out.data();
-    size_t n = 0;
+  // Maps `ids` into buf[0, n) as sorted, duplicate-free internal ids; returns n.
+  // buf grows as needed and keeps its size (so that no call re-initialises it).
+  size_t apply(Span<int32_t> ids, std::vector<int32_t>& buf) const {
+    if (buf.size() < ids.size) buf.resize(ids.size);
+    int32_t* o = buf.data();
+    const int32_t* map = to_internal.data;
     const size_t width = to_internal.size;
+    // Every look-up first, without branches: the loads do not wait for each
+    // other, so their cache misses overlap (the map spans every column).
+    size_t n = 0;
     for (int32_t c : ids) {
-      if (static_cast<uint32_t>(c) >= width) continue;  // negative or beyond the model: unseen
-      const int32_t f = to_internal[static_cast<size_t>(c)];
-      if (f < 0) continue;
-      // Insertion sort as we go (feature vectors are short); drop duplicates.
-      size_t k = n;
-      while (k > 0 && o[k - 1] > f) --k;
-      if (k > 0 && o[k - 1] == f) continue;
-      for (size_t m = n; m > k; --m) o[m] = o[m - 1];
-      o[k] = f;
-      ++n;
-      if (n > 64) {  // long vectors: finish with a sort instead
-        for (size_t r = static_cast<size_t>(&c - ids.data) + 1; r < ids.size; ++r) {
-          const int32_t cc = ids[r];
-          if (static_cast<uint32_t>(cc) >= width) continue;
-          const int32_t ff = to_internal[static_cast<size_t>(cc)];
-          if (ff >= 0) o[n++] = ff;
-        }
-        std::sort(o, o + n);
-        n = static_cast<size_t>(std::unique(o, o + n) - o);
-        break;
+      const int32_t f = static_cast<uint32_t>(c) < width ? map[c] : -1;  // negative or beyond: unseen
+      o[n] = f;
+      n += f >= 0;
+    }
+    return sort_unique(o, n);
+  }
+
+ private:
+  // Sorts o[0, n) and drops duplicates; returns the new length. Zipf-aware:
+  // most ids of a vector are small (frequent features), so those below 1024
+  // go through a bit set read back in order, and only the rest are sorted.
+  static size_t sort_unique(int32_t* o, size_t n) {
+    constexpr int32_t kSmall = 1024;
+    uint64_t bits[kSmall / 64] = {};
+    size_t large = 0;
+    for (size_t i = 0; i < n; ++i) {
+      const int32_t f = o[i];
+      if (f < kSmall) bits[f >> 6] |= uint64_t{1} << (f & 63);
+      else o[large++] = f;
+    }
+    if (large > 64) {
+      std::sort(o, o + large);
+    } else {
+      for (size_t i = 1; i < large; ++i) {
+        const int32_t v = o[i];
+        size_t k = i;
+        for (; k > 0 && o[k - 1] > v; --k) o[k] = o[k - 1];
+        o[k] = v;
       }
     }
-    out.resize(n);
+    size_t n_large = 0;  // distinct large ids, kept in front
+    for (size_t i = 0; i < large; ++i)
+      if (n_large == 0 || o[i] != o[n_large - 1]) o[n_large++] = o[i];
+    size_t m = n_large;  // small ids after them, in order, then rotated in front
+    for (int32_t w = 0; w < kSmall / 64; ++w)
+      for (uint64_t b = bits[w]; b != 0; b &= b - 1) o[m++] = w * 64 + __builtin_ctzll(b);
+    std::rotate(o, o + n_large, o + m);
+    return m;
   }
 };
 

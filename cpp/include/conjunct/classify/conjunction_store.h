@@ -7,7 +7,9 @@
 //    internal id), so a missing edge prunes every extension, and an unseen
 //    rare feature costs one lookup.
 #pragma once
+#include <algorithm>
 #include <cstdint>
+#include <mutex>
 #include <optional>
 #include <vector>
 
@@ -40,34 +42,75 @@ class ConjunctionStore {
   size_t n_outputs() const { return v_.n_outputs; }
   int degree() const { return v_.degree; }
   int32_t n_dense() const { return v_.n_dense; }
+  int32_t n_features() const { return static_cast<int32_t>(v_.trie.root_map.size); }
 
   // out += sum of w(t) over stored t ⊆ x whose rarest member is x[j], for every
   // j in [j_begin, j_end). x ascending (frequent to rare).
   void add_rarest(Span<int32_t> x, size_t j_begin, size_t j_end, double* out) const;
 
-  // Per feature f (n_features x K): the sums of the negative (lo) and positive
-  // (hi) weights of every stored conjunction whose rarest member is f.
-  void rarest_bounds(std::vector<double>& lo, std::vector<double>& hi) const;
-  int32_t n_features() const { return static_cast<int32_t>(v_.trie.root_map.size); }
+  // One vector's positions, one at a time: x's features are marked (in a
+  // per-thread bit set the trie walks test) for the walk's lifetime.
+  class Walk {
+   public:
+    Walk(const ConjunctionStore& store, Span<int32_t> x);
+    ~Walk();
+    Walk(const Walk&) = delete;
+    Walk& operator=(const Walk&) = delete;
+    // out += sum of w(t) over stored t ⊆ x whose rarest member is x[j].
+    void add(size_t j, double* out) const;
+
+   private:
+    const ConjunctionStore& s_;
+    Span<int32_t> x_;
+    uint64_t* marks_;
+  };
+
+  // Per feature f, 2K values: the sums of the negative, then of the positive
+  // weights of every stored conjunction whose rarest member is f (bounds of
+  // what a position holding f adds), rounded outwards to floats (half the
+  // memory for the same cache). Computed on first use.
+  const float* bounds() const;
+  void add_bounds(const float* bounds, int32_t f, double* lo, double* hi) const {
+    const size_t K = v_.n_outputs;
+    const float* b = bounds + static_cast<size_t>(f) * 2 * K;
+    if (K == 1) {
+      lo[0] += b[0], hi[0] += b[1];
+      return;
+    }
+    for (size_t o = 0; o < K; ++o) lo[o] += b[o], hi[o] += b[K + o];
+  }
+  // Where bounds start to pay in a walk over x from position p: two positions
+  // before the first feature outside the dense table. Dense positions are
+  // cheap and their bounds add up to more than most margins, so decisions
+  // settle near the rare features (bunsetsu parser, d = 2: as much work
+  // skipped as with bounds everywhere, for a tenth of the bound reads).
+  size_t first_check(Span<int32_t> x, size_t p) const {
+    const size_t q = static_cast<size_t>(std::lower_bound(x.begin(), x.end(), v_.n_dense) - x.begin());
+    return std::max(p, q >= 2 ? q - 2 : 0);
+  }
 
  private:
   template <bool Single>
-  void add_rarest_impl(Span<int32_t> x, size_t j_begin, size_t j_end, double* out) const;
+  void add_position(const int32_t* x, size_t j, const uint64_t* marks, double* out) const;
   template <bool Single>
-  void add_dense(Span<int32_t> x, size_t j, double* out) const;
-  template <bool Single>
-  void descend(int32_t node, const uint16_t* pos_of, const int32_t* xs, size_t n_xs, int level, double* out) const;
-  void descend_merge(int32_t node, const int32_t* xs, size_t n_xs, int level, double* out) const;
+  void add_dense(const int32_t* x, size_t j, double* out) const;
+  // The stored extensions of trie node `node` by x's features (marked), K = 1
+  // (returned) or K outputs (added to out); n_xs bounds their positions in x.
+  double descend_one(int32_t node, const uint64_t* marks, const int32_t* xs, size_t n_xs, int level) const;
+  void descend(int32_t node, const uint64_t* marks, const int32_t* xs, size_t n_xs, int level, double* out) const;
   template <bool Single>
   void add_row(const double* w, double* out) const {
     if (Single) out[0] += w[0];
     else
       for (size_t o = 0; o < v_.n_outputs; ++o) out[o] += w[o];
   }
+  void compute_bounds() const;
 
   ConjunctionStoreView v_;
   Binomials binom_;
   int64_t level_offset_[6] = {0, 0, 0, 0, 0, 0};  // dense offset of level r, in entries
+  mutable std::once_flag bounds_once_;
+  mutable std::vector<float> bounds_;  // per feature: K lows, then K highs
 };
 
 // Owned arrays of a store, as produced by the builders.

@@ -3,7 +3,6 @@
 // model (Kudo & Matsumoto 2003 §4.2, Eq. 7; seed 000's SVM-KE / SVM-HKE /
 // l1-LLM). margin(x) = bias + sum of w(t) over stored t ⊆ x.
 #pragma once
-#include <mutex>
 #include <vector>
 
 #include "conjunct/classify/classifier.h"
@@ -22,19 +21,13 @@ class Pke final : public Classifier, public ConjunctiveBase {
   size_t base_outputs() const override { return n_outputs(); }
   const double* constant() const override { return bias_.data; }
   void add_remainder(Span<int32_t> x, size_t p, double* out) const override { store_.add_rarest(x, p, x.size, out); }
-  size_t add_step(Span<int32_t> x, size_t, size_t j, double* out) const override {
-    store_.add_rarest(x, j, j + 1, out);
-    return j + 1;
-  }
-  bool has_bounds() const override { return true; }
-  void position_bounds(Span<int32_t> x, size_t j, double* lo, double* hi) const override;
+  // Position by position (one rarest member at a time), bounded by the
+  // weight sums of the conjunctions with that rarest member.
+  int64_t decide_remainder(Span<int32_t> x, size_t p, double* out, const Decision& decision) const override;
 
  private:
   ConjunctionStore store_;
   Span<double> bias_;
-  // Bounds per rarest feature, computed on first use (early exit only).
-  mutable std::once_flag bounds_once_;
-  mutable std::vector<double> bound_lo_, bound_hi_;
 };
 
 // Arrays: col_map, bias (the margin of the empty vector), store.*. Meta:

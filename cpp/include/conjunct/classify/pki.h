@@ -22,6 +22,11 @@ class Pki final : public Classifier {
   void margins_internal(Span<int32_t> x, double* out) const override;
 
  private:
+  // Counts each support vector's overlap with x through the postings of x's
+  // features (in counters of type Count), then adds alpha_s (k(overlap) - k(0)).
+  template <class Count>
+  void accumulate(Span<int32_t> x, double* out) const;
+
   InvertedIndexView index_;
   AlphaRows alpha_;
   std::vector<double> base_;   // bias + k(0) * sum_i alpha_i, per output

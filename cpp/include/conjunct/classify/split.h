@@ -37,11 +37,13 @@ class Split final : public Classifier, public ConjunctiveBase {
   size_t base_outputs() const override { return n_outputs(); }
   const double* constant() const override { return bias_.data; }
   void add_remainder(Span<int32_t> x, size_t p, double* out) const override;
-  size_t add_step(Span<int32_t> x, size_t p, size_t j, double* out) const override;
-  bool has_bounds() const override { return bounded_; }
-  void position_bounds(Span<int32_t> x, size_t j, double* lo, double* hi) const override;
+  // Common positions one by one, then the rare features' kernel terms in one
+  // step; bounds need non-negative, non-decreasing kernel increments.
+  int64_t decide_remainder(Span<int32_t> x, size_t p, double* out, const Decision& decision) const override;
 
  private:
+  // lo / hi += bounds of what position j adds.
+  void position_bounds(Span<int32_t> x, size_t j, double* lo, double* hi) const;
   // The kernel part for the rare features at positions P.. given the prefix x[0..P).
   void add_rare(Span<int32_t> x, size_t P, double* out) const;
   size_t common_end(Span<int32_t> x) const;
@@ -52,8 +54,8 @@ class Split final : public Classifier, public ConjunctiveBase {
   std::vector<double> ktable_;
   bool bounded_ = false;  // kernel increments are non-negative and non-decreasing
   mutable std::once_flag bounds_once_;
-  // Per common feature: store bounds; per rare feature: sums of positive / negative alpha.
-  mutable std::vector<double> bound_lo_, bound_hi_, rare_pos_, rare_neg_;
+  // Per rare feature: sums of the positive / negative alpha of its support vectors.
+  mutable std::vector<double> rare_pos_, rare_neg_;
 };
 
 // Arrays: col_map, bias, store.* (conjunctions of features < n_common),
