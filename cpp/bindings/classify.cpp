@@ -222,10 +222,10 @@ void bind_classify(nb::module_& m) {
             if (f == nullptr) throw nb::value_error("not an fstrie classifier");
             const CsrView X = input_rows(indptr, indices);
             std::vector<int64_t> out(X.rows());
-            std::vector<int32_t> mapped;
+            MappedIds mapped;
             for (size_t i = 0; i < X.rows(); ++i) {
               const size_t n = f->feature_map().apply(X.row(i), mapped);
-              out[i] = static_cast<int64_t>(f->prefix_length(Span<int32_t>(mapped.data(), n)));
+              out[i] = static_cast<int64_t>(f->prefix_length(Span<int32_t>(mapped.ids.data(), n)));
             }
             return to_numpy(std::move(out));
           },

@@ -225,42 +225,45 @@ void ConjunctionStore::descend(int32_t node, const uint64_t* marks, const int32_
 }
 
 template <bool Single>
-void ConjunctionStore::add_position(const int32_t* x, size_t j, const uint64_t* marks, double* out) const {
+void ConjunctionStore::Walk::add_position(size_t j, double* out) const {
+  const ConjunctionStore& s = s_;
+  const int32_t* x = x_.data;
   const int32_t f = x[j];
-  if (f < v_.n_dense) {
-    add_dense<Single>(x, j, out);
+  if (f < s.v_.n_dense) {
+    s.add_dense<Single>(x, j, out);
     return;
   }
-  const int32_t node = v_.trie.root_child(f);
+  const int32_t node = s.v_.trie.root_child(f);
   if (node < 0) return;
+  const bool extend = s.v_.degree >= 2 && s.v_.trie.has_children(node);
   if (Single) {
-    double s = v_.weight.data[node];
-    if (v_.degree >= 2 && v_.trie.has_children(node)) s += descend_one(node, marks, x, j, 2);
-    out[0] += s;
+    out[0] += s.v_.weight.data[node] + (extend ? s.descend_one(node, marks(), x, j, 2) : 0.0);
     return;
   }
-  add_row<false>(v_.weight.data + static_cast<size_t>(node) * v_.n_outputs, out);
-  if (v_.degree >= 2 && v_.trie.has_children(node)) descend(node, marks, x, j, 2, out);
+  s.add_row<false>(s.v_.weight.data + static_cast<size_t>(node) * s.v_.n_outputs, out);
+  if (extend) s.descend(node, marks(), x, j, 2, out);
 }
 
-ConjunctionStore::Walk::Walk(const ConjunctionStore& store, Span<int32_t> x) : s_(store), x_(x) {
-  // One bit per feature, zero between walks (a walk clears the words it set).
-  std::vector<uint64_t>& bits = thread_scratch<MarkScratch>().bits;
-  const size_t words = (static_cast<size_t>(store.n_features()) + 63) / 64;
-  if (bits.size() < words) bits.resize(words, 0);
-  marks_ = bits.data();
-  if (store.v_.degree >= 2)
-    for (int32_t f : x) marks_[f >> 6] |= uint64_t{1} << (f & 63);
+const uint64_t* ConjunctionStore::Walk::marks() const {
+  if (marks_ == nullptr) {
+    // One bit per feature, zero between walks (a walk clears the words it set).
+    std::vector<uint64_t>& bits = thread_scratch<MarkScratch>().bits;
+    const size_t words = (static_cast<size_t>(s_.n_features()) + 63) / 64;
+    if (bits.size() < words) bits.resize(words, 0);
+    marks_ = bits.data();
+    for (int32_t f : x_) marks_[f >> 6] |= uint64_t{1} << (f & 63);
+  }
+  return marks_;
 }
 
 ConjunctionStore::Walk::~Walk() {
-  if (s_.v_.degree >= 2)
+  if (marks_ != nullptr)
     for (int32_t f : x_) marks_[f >> 6] = 0;
 }
 
 void ConjunctionStore::Walk::add(size_t j, double* out) const {
-  if (s_.v_.n_outputs == 1) s_.add_position<true>(x_.data, j, marks_, out);
-  else s_.add_position<false>(x_.data, j, marks_, out);
+  if (s_.v_.n_outputs == 1) add_position<true>(j, out);
+  else add_position<false>(j, out);
 }
 
 void ConjunctionStore::add_rarest(Span<int32_t> x, size_t j_begin, size_t j_end, double* out) const {

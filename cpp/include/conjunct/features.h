@@ -33,41 +33,52 @@ struct CsrView {
   }
 };
 
+// Scratch space of FeatureMap::apply (one per thread).
+struct MappedIds {
+  static constexpr int32_t kSmall = 1024;  // ids below this are sorted through a bit set
+  std::vector<int32_t> ids;
+  uint64_t small[kSmall / 64] = {};  // zero between calls
+};
+
 // Column id -> internal id; -1 (or a column beyond the map) means the feature
 // carries no weight in the model and is dropped.
 struct FeatureMap {
   Span<int32_t> to_internal;
 
-  // Maps `ids` into buf[0, n) as sorted, duplicate-free internal ids; returns n.
-  // buf grows as needed and keeps its size (so that no call re-initialises it).
-  size_t apply(Span<int32_t> ids, std::vector<int32_t>& buf) const {
-    if (buf.size() < ids.size) buf.resize(ids.size);
-    int32_t* o = buf.data();
+  // Maps `columns` into sc.ids[0, n) as sorted, duplicate-free internal ids;
+  // returns n.
+  size_t apply(Span<int32_t> columns, MappedIds& sc) const {
+    if (sc.ids.size() < columns.size) sc.ids.resize(columns.size);
+    int32_t* o = sc.ids.data();
     const int32_t* map = to_internal.data;
     const size_t width = to_internal.size;
     // Every look-up first, without branches: the loads do not wait for each
     // other, so their cache misses overlap (the map spans every column).
     size_t n = 0;
-    for (int32_t c : ids) {
+    for (int32_t c : columns) {
       const int32_t f = static_cast<uint32_t>(c) < width ? map[c] : -1;  // negative or beyond: unseen
       o[n] = f;
       n += f >= 0;
     }
-    return sort_unique(o, n);
+    return sort_unique(o, n, sc.small);
   }
 
  private:
   // Sorts o[0, n) and drops duplicates; returns the new length. Zipf-aware:
-  // most ids of a vector are small (frequent features), so those below 1024
-  // go through a bit set read back in order, and only the rest are sorted.
-  static size_t sort_unique(int32_t* o, size_t n) {
-    constexpr int32_t kSmall = 1024;
-    uint64_t bits[kSmall / 64] = {};
+  // most ids of a vector are small (frequent features), so those go through
+  // the bit set `small` (left zero) and are read back in order; only the
+  // others are sorted.
+  static size_t sort_unique(int32_t* o, size_t n, uint64_t* small) {
+    uint32_t words = 0;  // which words of `small` are set
     size_t large = 0;
     for (size_t i = 0; i < n; ++i) {
       const int32_t f = o[i];
-      if (f < kSmall) bits[f >> 6] |= uint64_t{1} << (f & 63);
-      else o[large++] = f;
+      if (f < MappedIds::kSmall) {
+        small[f >> 6] |= uint64_t{1} << (f & 63);
+        words |= 1u << (f >> 6);
+      } else {
+        o[large++] = f;
+      }
     }
     if (large > 64) {
       std::sort(o, o + large);
@@ -83,9 +94,12 @@ struct FeatureMap {
     for (size_t i = 0; i < large; ++i)
       if (n_large == 0 || o[i] != o[n_large - 1]) o[n_large++] = o[i];
     size_t m = n_large;  // small ids after them, in order, then rotated in front
-    for (int32_t w = 0; w < kSmall / 64; ++w)
-      for (uint64_t b = bits[w]; b != 0; b &= b - 1) o[m++] = w * 64 + __builtin_ctzll(b);
-    std::rotate(o, o + n_large, o + m);
+    for (; words != 0; words &= words - 1) {
+      const int w = __builtin_ctz(words);
+      for (uint64_t b = small[w]; b != 0; b &= b - 1) o[m++] = w * 64 + __builtin_ctzll(b);
+      small[w] = 0;
+    }
+    if (n_large > 0 && m > n_large) std::rotate(o, o + n_large, o + m);
     return m;
   }
 };

@@ -48,11 +48,13 @@ class ConjunctionStore {
   // j in [j_begin, j_end). x ascending (frequent to rare).
   void add_rarest(Span<int32_t> x, size_t j_begin, size_t j_end, double* out) const;
 
-  // One vector's positions, one at a time: x's features are marked (in a
-  // per-thread bit set the trie walks test) for the walk's lifetime.
+  // One vector's positions, one at a time. The trie walks test x's features
+  // in a per-thread bit set, marked once, when a walk first needs them (a
+  // vector whose features are all in the dense table never does), and
+  // cleared at the end. Walks do not nest on a thread.
   class Walk {
    public:
-    Walk(const ConjunctionStore& store, Span<int32_t> x);
+    Walk(const ConjunctionStore& store, Span<int32_t> x) : s_(store), x_(x) {}
     ~Walk();
     Walk(const Walk&) = delete;
     Walk& operator=(const Walk&) = delete;
@@ -60,9 +62,13 @@ class ConjunctionStore {
     void add(size_t j, double* out) const;
 
    private:
+    template <bool Single>
+    void add_position(size_t j, double* out) const;
+    const uint64_t* marks() const;
+
     const ConjunctionStore& s_;
     Span<int32_t> x_;
-    uint64_t* marks_;
+    mutable uint64_t* marks_ = nullptr;
   };
 
   // Per feature f, 2K values: the sums of the negative, then of the positive
@@ -90,8 +96,6 @@ class ConjunctionStore {
   }
 
  private:
-  template <bool Single>
-  void add_position(const int32_t* x, size_t j, const uint64_t* marks, double* out) const;
   template <bool Single>
   void add_dense(const int32_t* x, size_t j, double* out) const;
   // The stored extensions of trie node `node` by x's features (marked), K = 1
