@@ -53,9 +53,32 @@ int64_t Split::decide_remainder(Span<int32_t> x, size_t p, double* out, const De
     return decision.decide(out);
   }
   const size_t q = common_end(x);
+  const size_t K = n_outputs();
+  const float* common = store_.bounds();
+  const double* rare = rare_sums();
+  // Each vector sharing a rare feature gains one sliced increment, between
+  // k(1)-k(0) and k(L)-k(L-1) (L bounds the overlap).
+  const int64_t L = std::max<int64_t>(1, std::min<int64_t>(static_cast<int64_t>(x.size), v_.max_sv_length));
+  const double inc_lo = ktable_.size() > 1 ? ktable_[1] - ktable_[0] : 0.0;
+  const double inc_hi = static_cast<size_t>(L) < ktable_.size() ? ktable_[L] - ktable_[L - 1] : inc_lo;
+  const size_t n_rare = v_.rare_postings.rows();
   const ConjunctionStore::Walk walk(store_, x);
   return decide_in_steps(
-      p, x.size, out, n_outputs(), decision, [&](size_t j, double* lo, double* hi) { position_bounds(x, j, lo, hi); },
+      p, x.size, out, K, decision,
+      [&](size_t j, double* lo, double* hi) {
+        const int32_t f = x[j];
+        if (f < v_.n_common) {
+          store_.add_bounds(common, f, lo, hi);
+          return;
+        }
+        const size_t r = static_cast<size_t>(f - v_.n_common);
+        if (r >= n_rare) return;
+        const double* sums = rare + r * 2 * K;  // sums of the positive, then negative alpha
+        for (size_t o = 0; o < K; ++o) {
+          lo[o] += inc_lo * sums[o] + inc_hi * sums[K + o];
+          hi[o] += inc_hi * sums[o] + inc_lo * sums[K + o];
+        }
+      },
       [&](size_t j, double* o) {
         if (j < q) {
           walk.add(j, o);
@@ -63,39 +86,23 @@ int64_t Split::decide_remainder(Span<int32_t> x, size_t p, double* out, const De
         }
         add_rare(x, std::max(j, p), o);  // the rare features' kernel terms, all at once
         return x.size;
-      });
+      },
+      store_.first_check(x, p));
 }
 
-void Split::position_bounds(Span<int32_t> x, size_t j, double* lo, double* hi) const {
-  const size_t K = n_outputs();
+const double* Split::rare_sums() const {
   std::call_once(bounds_once_, [&] {
-    const size_t n_rare = v_.rare_postings.rows();
-    rare_pos_.assign(n_rare * K, 0.0);
-    rare_neg_.assign(n_rare * K, 0.0);
+    const size_t K = n_outputs(), n_rare = v_.rare_postings.rows();
+    rare_sums_.assign(n_rare * 2 * K, 0.0);
     std::vector<double> row(K);
     for (size_t r = 0; r < n_rare; ++r)
       for (int32_t s : v_.rare_postings.row(r)) {
         std::fill(row.begin(), row.end(), 0.0);
         v_.alpha.add_scaled(static_cast<size_t>(s), 1.0, row.data());
-        for (size_t o = 0; o < K; ++o) (row[o] > 0 ? rare_pos_ : rare_neg_)[r * K + o] += row[o];
+        for (size_t o = 0; o < K; ++o) rare_sums_[r * 2 * K + (row[o] > 0 ? o : K + o)] += row[o];
       }
   });
-  const int32_t f = x[j];
-  if (f < v_.n_common) {
-    store_.add_bounds(store_.bounds(), f, lo, hi);
-    return;
-  }
-  const size_t r = static_cast<size_t>(f - v_.n_common);
-  if (r >= v_.rare_postings.rows()) return;
-  // Each vector sharing f gains one sliced increment, between k(1)-k(0) and k(L)-k(L-1).
-  const int64_t L = std::max<int64_t>(1, std::min<int64_t>(static_cast<int64_t>(x.size), v_.max_sv_length));
-  const double inc_lo = ktable_.size() > 1 ? ktable_[1] - ktable_[0] : 0.0;
-  const double inc_hi = static_cast<size_t>(L) < ktable_.size() ? ktable_[L] - ktable_[L - 1] : inc_lo;
-  for (size_t o = 0; o < K; ++o) {
-    const double pos = rare_pos_[r * K + o], neg = rare_neg_[r * K + o];
-    lo[o] += inc_lo * pos + inc_hi * neg;
-    hi[o] += inc_hi * pos + inc_lo * neg;
-  }
+  return rare_sums_.data();
 }
 
 void Split::margins_internal(Span<int32_t> x, double* out) const {

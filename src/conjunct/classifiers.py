@@ -199,7 +199,7 @@ class Classifier:
         numpy.ndarray
             Shape (n,) when the model has one output, else (n, K).
         """
-        indptr, indices = as_rows(X, self.features, binarize=binarize, n_features=self.n_columns)
+        indptr, indices = self._rows(X, binarize)
         out = self._core.margins_batch(indptr=indptr, indices=indices, n_threads=int(n_jobs))
         return out[:, 0] if out.shape[1] == 1 else out
 
@@ -210,13 +210,22 @@ class Classifier:
         adding conjunction weights as soon as bounds on what is left prove the
         decision (seed 001 §3.2.2); decisions are the same as without it.
         """
-        indptr, indices = as_rows(X, self.features, binarize=binarize, n_features=self.n_columns)
+        indptr, indices = self._rows(X, binarize)
         index = self._core.predict_batch(indptr=indptr, indices=indices, n_threads=int(n_jobs), early_exit=bool(early_exit))
         return self.rule.classes[index]
 
+    def _rows(self, X, binarize: bool):
+        """(indptr int64, indices int32) of X. A CSR matrix whose values are all
+        1 is passed on as it is: the core sorts each row, drops duplicates and
+        columns the model does not know, so it needs no canonical copy."""
+        if sp.issparse(X) and X.format == "csr" and X.indices.dtype == np.int32 and (X.data.size == 0 or (
+                X.data.min() == 1 and X.data.max() == 1)):
+            return X.indptr.astype(np.int64, copy=False), X.indices
+        return as_rows(X, self.features, binarize=binarize, n_features=self.n_columns)
+
     # -- single-vector calls (one decision of a parser) ---------------------------------
     def _columns(self, x) -> np.ndarray:
-        if isinstance(x, np.ndarray) and x.dtype == np.int32 and x.ndim == 1:
+        if type(x) is np.ndarray and x.ndim == 1 and x.dtype.char == "i" and x.dtype.isnative:
             return x
         if len(x) and isinstance(x[0], str):
             if self.features is None or self.features.is_numeric:
@@ -230,11 +239,11 @@ class Classifier:
 
     def decision_function_one(self, x) -> np.ndarray:
         """Margins (shape (K,)) of one feature vector: strings, ids, or an int32 array."""
-        return self._core.margins_one(columns=self._columns(x))
+        return self._core.margins_one(self._columns(x))
 
     def predict_one(self, x, *, early_exit: bool = True):
         """Predicted label of one feature vector (see ``predict`` for ``early_exit``)."""
-        return self.rule.classes[self._core.predict_one(columns=self._columns(x), early_exit=bool(early_exit))]
+        return self.rule.classes[self._core.predict_one(self._columns(x), bool(early_exit))]
 
     # -- persistence ---------------------------------------------------------------------
     def to_container(self):

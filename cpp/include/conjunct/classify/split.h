@@ -42,8 +42,9 @@ class Split final : public Classifier, public ConjunctiveBase {
   int64_t decide_remainder(Span<int32_t> x, size_t p, double* out, const Decision& decision) const override;
 
  private:
-  // lo / hi += bounds of what position j adds.
-  void position_bounds(Span<int32_t> x, size_t j, double* lo, double* hi) const;
+  // Per rare feature, 2K values: the sums of the positive, then of the
+  // negative alpha of its support vectors (for bounds). Computed on first use.
+  const double* rare_sums() const;
   // The kernel part for the rare features at positions P.. given the prefix x[0..P).
   void add_rare(Span<int32_t> x, size_t P, double* out) const;
   size_t common_end(Span<int32_t> x) const;
@@ -54,8 +55,7 @@ class Split final : public Classifier, public ConjunctiveBase {
   std::vector<double> ktable_;
   bool bounded_ = false;  // kernel increments are non-negative and non-decreasing
   mutable std::once_flag bounds_once_;
-  // Per rare feature: sums of the positive / negative alpha of its support vectors.
-  mutable std::vector<double> rare_pos_, rare_neg_;
+  mutable std::vector<double> rare_sums_;
 };
 
 // Arrays: col_map, bias, store.* (conjunctions of features < n_common),
