@@ -42,7 +42,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import shutil
 import statistics
 import subprocess
@@ -90,18 +89,34 @@ class Direction:
 
 
 # -- running the peer ----------------------------------------------------------------------------
+def peak_rss_mb(pid) -> float:
+    """VmHWM of a live process (its own peak: ru_maxrss would include this big parent's, which
+    Linux carries across fork and exec), 0 if it is gone."""
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return 0.0
+
+
 def run_tool(args: List[str]) -> tuple:
-    """(stdout, {wall_s, cpu_s, max_rss_mb}) of a child process."""
+    """(stdout, {wall_s, cpu_s, max_rss_mb}) of a child process; its peak RSS is polled while it runs."""
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         start = time.perf_counter()
         p = subprocess.Popen(args, stdout=out, stderr=err)
-        _, status, usage = os.wait4(p.pid, 0)
+        peak = 0.0
+        while p.poll() is None:
+            peak = max(peak, peak_rss_mb(p.pid))
+            time.sleep(0.01)
         wall = time.perf_counter() - start
         out.seek(0), err.seek(0)
         so, se = out.read().decode("utf-8", "replace"), err.read().decode("utf-8", "replace")
-    if os.waitstatus_to_exitcode(status):
+    if p.returncode:
         raise RuntimeError(f"{' '.join(map(str, args))} failed:\n{se[-2000:]}")
-    return so, {"wall_s": wall, "cpu_s": usage.ru_utime + usage.ru_stime, "max_rss_mb": usage.ru_maxrss / 1024}
+    return so, {"wall_s": wall, "max_rss_mb": peak}
 
 
 def key_values(line: str) -> dict:
@@ -236,12 +251,11 @@ def build_worker(spec: dict) -> None:
 
     model = from_opal(spec["path"]) if spec["model"] == "opal" else conjunct.load(spec["path"]).models_["depends"]
     params = {"events": read_events(Path(spec["events"]), spec["offset"], model.n_columns)} if spec["events"] else {}
-    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    before = peak_rss_mb(os.getpid())
     start = time.perf_counter()
     clf = model.compile(spec["method"], **params)
     seconds = time.perf_counter() - start
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(json.dumps({"seconds": seconds, "max_rss_mb": peak, "rss_before_compile_mb": before,
+    print(json.dumps({"seconds": seconds, "max_rss_mb": peak_rss_mb(os.getpid()), "rss_before_compile_mb": before,
                       "classifier_mb": clf.nbytes / 1e6}))
 
 
@@ -264,6 +278,23 @@ def per_vector_us(clf, X, rows: Optional[int] = 2000) -> float:
     for v in vectors:
         clf.predict_one(v)
     return (time.perf_counter() - start) / len(vectors) * 1e6
+
+
+def early_exit_stats(clf, X) -> dict:
+    """Share of decisions `predict` settled early, and positions (features known
+    to the model) it skipped per decision, out of those it had."""
+    from conjunct import _core
+
+    col_map = clf.arrays["col_map"]
+    inside = X.indices < col_map.size
+    known = np.zeros(X.nnz, dtype=bool)
+    known[inside] = col_map[X.indices[inside]] >= 0
+    _core.early_exit_counters(True)
+    clf.predict(X)
+    stops, skipped = _core.early_exit_counters(True)
+    n = X.shape[0]
+    return {"stopped_share": stops / n, "positions_skipped_per_decision": skipped / n,
+            "positions_per_decision": float(known.sum()) / n}
 
 
 def check(d: Direction, margins: np.ndarray, decisions: np.ndarray) -> dict:
@@ -316,8 +347,10 @@ def compare(a, d: Direction) -> dict:
             np.max(np.abs(margins - d.ref_margin)) / (np.max(np.abs(d.ref_margin)) or 1.0))
     for m, clf in clfs.items():
         res["per_vector_from_python_us"][m] = per_vector_us(clf, d.X)
+        res.setdefault("early_exit", {})[m] = early_exit_stats(clf, d.X)
     res["summary"] = summarize(res["passes"], n)
     res["best"] = best_of(res["summary"])
+    res["best"].update(paired_speedup(res["passes"], res["best"]))
     bad = [k for k, v in res["agreement"].items()
            if v.get("max_rel_margin_diff", 0) > 1e-9 or v.get("decisions_agree", 1) < 1 or v.get("positives_differ")]
     res["exact"], res["inexact"] = not bad, bad
@@ -349,6 +382,21 @@ def best_of(summary: dict) -> dict:
     return best
 
 
+def paired_speedup(passes: Dict[str, list], best: dict) -> dict:
+    """The best methods' ratio round by round (each round's median passes: the two ran
+    close in time, under the same machine load), and its median over rounds."""
+    if "conjunct_speedup" not in best:
+        return {}
+    rounds = []
+    p_key, c_key = f"pecco:{best['pecco']['method']}", f"conjunct:{best['conjunct']['method']}"
+    p_call, c_call = best["pecco"]["call"] + "_s", best["conjunct"]["call"] + "_s"
+    cold_only = best["pecco"]["method"] in CACHE_REPLAY
+    for p_round, c_round in zip(passes[p_key], passes[c_key]):
+        p = p_round[0][p_call] if cold_only else statistics.median(q[p_call] for q in p_round)
+        rounds.append(p / statistics.median(q[c_call] for q in c_round))
+    return {"conjunct_speedup_by_round": rounds, "conjunct_speedup_median_of_rounds": statistics.median(rounds)}
+
+
 def markdown(results: List[dict]) -> str:
     parts = []
     for r in results:
@@ -367,10 +415,17 @@ def markdown(results: List[dict]) -> str:
         table = markdown_table(["library", "method", "decide µs", "margin µs", "predict_one µs (Python)", "build s",
                                 "build peak RSS MB", "classifier MB", "passes"], rows)
         lines = [head, table, ""]
+        ee = r.get("early_exit", {})
+        stopped = [f"{m} {v['stopped_share']:.0%} ({v['positions_skipped_per_decision']:.1f} of "
+                   f"{v['positions_per_decision']:.1f} positions skipped)" for m, v in ee.items() if v["stopped_share"] > 0]
+        if stopped:
+            lines.append("conjunct decisions settled early: " + ", ".join(stopped) + ".\n")
         if "conjunct_speedup" in b:
             lines.append(f"Best: pecco {b['pecco']['method']} {b['pecco']['call']} {b['pecco']['us_per_decision']:.3f} µs, "
                          f"conjunct {b['conjunct']['method']} {b['conjunct']['call']} "
-                         f"{b['conjunct']['us_per_decision']:.3f} µs: conjunct {b['conjunct_speedup']:.2f}x pecco.\n")
+                         f"{b['conjunct']['us_per_decision']:.3f} µs: conjunct {b['conjunct_speedup']:.2f}x pecco "
+                         f"(round by round: median {b['conjunct_speedup_median_of_rounds']:.2f}x, range "
+                         f"{min(b['conjunct_speedup_by_round']):.2f}–{max(b['conjunct_speedup_by_round']):.2f}x).\n")
         parts.append("\n".join(lines))
     notes = ("pecco: `jdepp_bench clf` (one C++ call per vector; decide = binClassify with its bound pruning, margin = "
              "classify<false>). conjunct: one batch call per pass (decide = predict with early exit, margin = "
@@ -414,18 +469,17 @@ def parse_args(argv=None):
     return a
 
 
-def main(argv=None) -> None:
-    a = parse_args(argv)
-    if a.build_worker:
-        build_worker(json.loads(a.build_worker))
-        return
-    a.data = require_shared_data()
+def check_peer(a) -> None:
+    """Exit with a clear message when the peer kit is not built and trained."""
     for tool in ("jdepp_bench_notimer",):
         if not os.access(a.build / tool, os.X_OK):
             sys.exit(f"{a.build / tool} missing: build the peer kit ({KIT / 'build' / 'build.sh'})")
     if not (a.work / "models").is_dir():
         sys.exit(f"{a.work}/models missing: train the peer kit ({KIT / 'scripts' / 'train.py'})")
-    a.scratch.mkdir(parents=True, exist_ok=True)
+
+
+def classification(a) -> List[dict]:
+    """Classification alone, both directions, every degree: one result per (degree, model)."""
     results = []
     for degree in a.degrees:
         for which in a.models:
@@ -433,7 +487,19 @@ def main(argv=None) -> None:
             results.append(compare(a, d))
             r = results[-1]
             say(json.dumps({k: r[k] for k in ("model", "degree", "best", "exact")}))
-    settings = {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(a).items() if k not in ("build_worker",)}
+    return results
+
+
+def main(argv=None) -> None:
+    a = parse_args(argv)
+    if a.build_worker:
+        build_worker(json.loads(a.build_worker))
+        return
+    a.data = require_shared_data()
+    check_peer(a)
+    a.scratch.mkdir(parents=True, exist_ok=True)
+    results = classification(a)
+    settings = {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(a).items() if k != "build_worker"}
     write_results(a.name, {"settings": settings, "results": results}, markdown(results))
 
 
