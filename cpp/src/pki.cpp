@@ -2,6 +2,7 @@
 #include "conjunct/classify/pki.h"
 
 #include <algorithm>
+#include <cstring>
 #include <stdexcept>
 
 #include "conjunct/classify/checks.h"
@@ -9,10 +10,37 @@
 namespace conjunct {
 
 namespace {
+
 struct PkiScratch {
-  std::vector<uint8_t> counts;  // n_sv counters of the classifier's width; zero between calls
+  // Overlap counters, one per support vector, of each width (zero between calls).
+  std::vector<uint8_t> c8;
+  std::vector<uint16_t> c16;
+  std::vector<uint32_t> c32;
   std::vector<int32_t> touched;
+  template <class Count>
+  std::vector<Count>& counters();
 };
+template <>
+std::vector<uint8_t>& PkiScratch::counters<uint8_t>() { return c8; }
+template <>
+std::vector<uint16_t>& PkiScratch::counters<uint16_t>() { return c16; }
+template <>
+std::vector<uint32_t>& PkiScratch::counters<uint32_t>() { return c32; }
+
+// kSpread[b] holds bit i of b in byte i: adding it to eight one-byte counters
+// counts a bitmap byte's eight vectors at once.
+struct Spread {
+  uint64_t table[256];
+  Spread() {
+    for (int b = 0; b < 256; ++b) {
+      table[b] = 0;
+      for (int i = 0; i < 8; ++i)
+        if ((b >> i) & 1) table[b] |= uint64_t{1} << (8 * i);
+    }
+  }
+};
+const Spread kSpread;
+
 }  // namespace
 
 Pki::Pki(FeatureMap map, PolyKernel kernel, InvertedIndexView index, AlphaRows alpha, Span<double> bias)
@@ -25,6 +53,20 @@ Pki::Pki(FeatureMap map, PolyKernel kernel, InvertedIndexView index, AlphaRows a
   for (size_t i = 0; i < index.n_sv; ++i) alpha.add_scaled(i, k0, base_.data());
   delta_ = kernel.table(index.max_sv_length);
   for (double& v : delta_) v -= k0;
+  // With one-byte counters, the postings of features in at least an eighth of
+  // the vectors are also kept as bitmaps: counted eight vectors per addition.
+  if (index.max_sv_length < 256) {
+    const size_t rows = index.postings.rows(), bytes = (index.n_sv + 7) / 8;
+    bitmap_of_.assign(rows, -1);
+    for (size_t f = 0; f < rows; ++f) {
+      const Span<int32_t> row = index.postings.row(f);
+      if (row.size * 8 < index.n_sv) continue;
+      bitmap_of_[f] = static_cast<int64_t>(bitmaps_.size());
+      bitmaps_.resize(bitmaps_.size() + bytes, 0);
+      uint8_t* bm = bitmaps_.data() + bitmap_of_[f];
+      for (int32_t sv : row) bm[sv >> 3] |= static_cast<uint8_t>(1u << (sv & 7));
+    }
+  }
 }
 
 void Pki::margins_internal(Span<int32_t> x, double* out) const {
@@ -38,8 +80,10 @@ template <class Count>
 void Pki::accumulate(Span<int32_t> x, double* out) const {
   PkiScratch& sc = thread_scratch<PkiScratch>();
   const size_t n_sv = index_.n_sv, K = n_outputs();
-  if (sc.counts.size() < n_sv * sizeof(Count)) sc.counts.resize(n_sv * sizeof(Count), 0);
-  Count* count = reinterpret_cast<Count*>(sc.counts.data());
+  std::vector<Count>& counters = sc.counters<Count>();
+  const size_t padded = (n_sv + 7) / 8 * 8;  // whole words for the bitmap additions
+  if (counters.size() < padded) counters.resize(padded, 0);
+  Count* count = counters.data();
   const size_t rows = index_.postings.rows();
   size_t postings = 0;
   for (int32_t f : x)
@@ -64,9 +108,21 @@ void Pki::accumulate(Span<int32_t> x, double* out) const {
     out[0] += single ? sum : 0.0;
     return;
   }
-  // Many: count without branches, then sweep every vector in order.
+  // Many: count without branches (eight vectors per addition where a bitmap
+  // exists), then sweep every vector in order.
   for (int32_t f : x) {
     if (static_cast<size_t>(f) >= rows) continue;
+    if (sizeof(Count) == 1 && !bitmap_of_.empty() && bitmap_of_[static_cast<size_t>(f)] >= 0) {
+      const uint8_t* bm = bitmaps_.data() + bitmap_of_[static_cast<size_t>(f)];
+      unsigned char* bytes = reinterpret_cast<unsigned char*>(count);
+      for (size_t k = 0; k < padded / 8; ++k) {
+        uint64_t word;
+        std::memcpy(&word, bytes + 8 * k, 8);
+        word += kSpread.table[bm[k]];
+        std::memcpy(bytes + 8 * k, &word, 8);
+      }
+      continue;
+    }
     for (int32_t s : index_.postings.row(static_cast<size_t>(f))) ++count[s];
   }
   if (single) {

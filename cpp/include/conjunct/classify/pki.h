@@ -31,6 +31,10 @@ class Pki final : public Classifier {
   AlphaRows alpha_;
   std::vector<double> base_;   // bias + k(0) * sum_i alpha_i, per output
   std::vector<double> delta_;  // k(m) - k(0), m = 0..max_sv_length
+  // Postings of frequent features as bitmaps (one bit per support vector), and
+  // each feature's offset in bitmaps_ (-1: none); only with one-byte counters.
+  std::vector<uint8_t> bitmaps_;
+  std::vector<int64_t> bitmap_of_;
 };
 
 // Arrays: col_map, inv_indptr / inv_indices (row f: the support vectors
