@@ -18,8 +18,10 @@ are timed in this process: one batch call per pass (``predict``, the early-exit
 decision, and ``decision_function``, the full margin; the C++ loop classifies
 row by row through the single-vector path), and per vector from Python
 (``predict_one``, for information: it adds Python's call overhead). Rounds are
-interleaved and their order rotates; figures are medians over passes, in µs per
-vector. PMT caches partial margins, so a later pass over the same vectors
+interleaved, their order rotates, and comparable methods (PKI and pki, PKE and
+pke, FST and fstrie) run back to back, in turns; figures are medians over
+passes, in µs per vector, and the best methods' speed-up is also given round by
+round. PMT caches partial margins, so a later pass over the same vectors
 replays its cache: PMT counts only the first pass of each process.
 
 Build: seconds and peak RSS of a fresh process that compiles the classifier
@@ -323,11 +325,11 @@ def compare(a, d: Direction) -> dict:
         if a.builds:
             say(f"{d.name} d={d.degree}: pecco {m} build from the model text")
             res["build"][f"pecco:{m}"] = pecco_build(a.build, d, m, a.scratch)
-    units = [("pecco", m) for m in PECCO if m in methods] + [("conjunct", m) for m in CONJUNCT if m in methods]
+    units = unit_order(methods)
     margins_out = {m: a.scratch / f"margins_{d.name}_d{d.degree}_{m}.txt" for m in PECCO}
     for rnd in range(a.rounds):
         k = rnd % len(units)
-        for lib, m in units[k:] + units[:k]:
+        for lib, m in [u for pair in units[k:] + units[:k] for u in (pair if rnd % 2 == 0 else pair[::-1])]:
             slow = m in SLOW
             if slow and rnd >= a.slow_rounds:
                 continue
@@ -355,6 +357,21 @@ def compare(a, d: Direction) -> dict:
            if v.get("max_rel_margin_diff", 0) > 1e-9 or v.get("decisions_agree", 1) < 1 or v.get("positives_differ")]
     res["exact"], res["inexact"] = not bad, bad
     return res
+
+
+# The methods that do the same work side by side: each pair runs back to back
+# (in turns, first one then the other), so they meet the same machine load.
+PAIRS = [("PKI", "pki"), ("PKE", "pke"), ("FST", "fstrie"), ("PMT", "split"), (None, "pkb")]
+
+
+def unit_order(methods: List[str]) -> List[list]:
+    """Rounds' units, as adjacent pairs of a pecco and a conjunct method."""
+    pairs = []
+    for p, c in PAIRS:
+        pair = [u for u in (("pecco", p), ("conjunct", c)) if u[1] in methods]
+        if pair:
+            pairs.append(pair)
+    return pairs
 
 
 def summarize(passes: Dict[str, list], n: int) -> dict:

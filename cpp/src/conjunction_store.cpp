@@ -113,7 +113,7 @@ void ConjunctionStore::add_dense(const int32_t* x, size_t j, double* out) const 
   if (Single) {
     double s = d[level_offset_[1] + a];
     if (v_.degree >= 2) {
-      const double* level2 = d + level_offset_[2] + binom_(a, 2);
+      const double* level2 = d + level_offset_[2] + a * (a - 1) / 2;  // C(a, 2)
       if (v_.degree == 2) {
         s += gather_sum(level2, x, j);
       } else {

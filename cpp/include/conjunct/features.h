@@ -3,6 +3,7 @@
 #pragma once
 #include <algorithm>
 #include <cstddef>
+#include <cstring>
 #include <cstdint>
 #include <vector>
 
@@ -93,13 +94,17 @@ struct FeatureMap {
     size_t n_large = 0;  // distinct large ids, kept in front
     for (size_t i = 0; i < large; ++i)
       if (n_large == 0 || o[i] != o[n_large - 1]) o[n_large++] = o[i];
-    size_t m = n_large;  // small ids after them, in order, then rotated in front
+    // The small ids, in order, go in front and the large ones after them: the
+    // large ones wait at the end meanwhile (there are at most n - n_large small ones).
+    if (n_large > 0) std::memmove(o + n - n_large, o, n_large * sizeof(int32_t));
+    size_t m = 0;
     for (; words != 0; words &= words - 1) {
       const int w = __builtin_ctz(words);
       for (uint64_t b = small[w]; b != 0; b &= b - 1) o[m++] = w * 64 + __builtin_ctzll(b);
       small[w] = 0;
     }
-    if (n_large > 0 && m > n_large) std::rotate(o, o + n_large, o + m);
+    if (n_large > 0 && m != n - n_large) std::memmove(o + m, o + n - n_large, n_large * sizeof(int32_t));
+    m += n_large;
     return m;
   }
 };
