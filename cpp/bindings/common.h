@@ -12,6 +12,10 @@
 #include "conjunct/classify/decision.h"
 #include "conjunct/features.h"
 
+namespace conjunct {
+class Classifier;
+}
+
 namespace conjunct::py {
 
 namespace nb = nanobind;
@@ -127,5 +131,6 @@ void bind_task_english(nb::module_& m);
 void bind_decode(nb::module_& m);
 void bind_train(nb::module_& m);
 void bind_featurize(nb::module_& m);
+void bind_adaptive(nb::module_& m);
 
 }  // namespace conjunct::py

@@ -5,6 +5,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "conjunct/classify/adaptive.h"
 #include "conjunct/classify/checks.h"
 #include "conjunct/classify/fstrie.h"
 #include "conjunct/classify/pkb.h"
@@ -30,12 +31,13 @@ const Method kMethods[] = {
     {"split", "common_features min_support dense_bytes dense_features dense_growth max_conjunctions", compile_split,
      open_split},
     {"fstrie", nullptr, compile_fstrie, open_fstrie},  // its options include its base's
+    {"adaptive", nullptr, compile_adaptive, open_adaptive},
 };
 
 const Method& method_named(const std::string& name) {
   for (const Method& m : kMethods)
     if (name == m.name) return m;
-  throw std::invalid_argument("unknown classification method '" + name + "'; expected one of pkb, pki, pke, split, fstrie");
+  throw std::invalid_argument("unknown classification method '" + name + "'; expected one of pkb, pki, pke, split, fstrie, adaptive");
 }
 
 }  // namespace
@@ -50,13 +52,17 @@ std::unique_ptr<Classifier> open_classifier(const std::string& method, const Met
   return method_named(method).open(meta, arrays);
 }
 
+bool is_named(const char* names, const std::string& key) {
+  std::istringstream in(names);
+  std::string name;
+  while (in >> name)
+    if (name == key) return true;
+  return false;
+}
+
 void check_parameters(const std::string& method, const Meta& params, const char* allowed) {
   for (const auto& kv : params.values()) {
-    std::istringstream names(allowed);
-    std::string name;
-    bool known = false;
-    while (names >> name) known |= name == kv.first;
-    if (!known) throw std::invalid_argument("method '" + method + "': unexpected keyword argument '" + kv.first + "'");
+    if (!is_named(allowed, kv.first)) throw std::invalid_argument("method '" + method + "': unexpected keyword argument '" + kv.first + "'");
   }
 }
 

@@ -15,11 +15,12 @@ from typing import Dict, Optional
 import numpy as np
 import scipy.sparse as sp
 
-from . import _core, model_io
+from . import _core
 from ._errors import ConjunctError, ModelFormatError
 from .data import as_rows, read_data
-from .features import FeatureIndex
+from .features import FeatureIndex, store_features, stored_features
 from .labels import DecisionRule
+from .persistence import Saveable
 
 __all__ = ["Classifier", "compile_model", "approximation_report", "METHODS", "DEFAULT_DENSE_BYTES"]
 
@@ -27,26 +28,9 @@ __all__ = ["Classifier", "compile_model", "approximation_report", "METHODS", "DE
 DEFAULT_DENSE_BYTES = int(_core.DEFAULT_DENSE_BYTES)
 
 # The classification methods (see docs/classification.md).
-METHODS = ("pkb", "pki", "pke", "split", "fstrie")
+METHODS = ("pkb", "pki", "pke", "split", "fstrie", "adaptive")
 
 Arrays = Dict[str, np.ndarray]
-
-
-def rank_space(matrix: sp.csr_matrix, counts: np.ndarray, n_columns: int):
-    """(col_map, matrix in internal ids) with the features used by ``matrix``
-    renumbered by descending ``counts`` (ties by column id); unused columns map to -1."""
-    used = np.unique(matrix.indices)
-    order = used[np.lexsort((used, -counts[used]))]
-    col_map = np.full(n_columns, -1, dtype=np.int32)
-    col_map[order] = np.arange(order.size, dtype=np.int32)
-    internal = col_map[matrix.indices]
-    row_of = np.repeat(np.arange(matrix.shape[0]), np.diff(matrix.indptr))
-    perm = np.lexsort((internal, row_of))
-    M = sp.csr_matrix(
-        (np.ones(internal.size), internal[perm].astype(np.int32), matrix.indptr.astype(np.int64)),
-        shape=(matrix.shape[0], order.size),
-    )
-    return col_map, M
 
 
 def _is_kernel(model) -> bool:
@@ -91,7 +75,8 @@ def compile_model(model, method: str, **params) -> "Classifier":
     features or a data file; default: the support vectors), and ``base`` is
     ``"pke"``, ``"split"`` or an already compiled pke / split
     :class:`Classifier` of the same model, reused as the trie's base instead
-    of being built again.
+    of being built again. ``"adaptive"`` takes the same ``base``, and
+    ``warm_start`` events for a static fstrie under its cache.
     """
     if method not in METHODS:
         raise ConjunctError(f"unknown classification method {method!r}; expected one of {', '.join(METHODS)}")
@@ -101,14 +86,17 @@ def compile_model(model, method: str, **params) -> "Classifier":
     inputs, kernel = {}, {}
     if method == "fstrie":
         inputs.update(_events(model, params.pop("events", None)))
-        base = params.get("base")
-        if isinstance(base, Classifier):
-            if base.method not in ("pke", "split"):
-                raise ConjunctError(f"the fstrie's base must be a pke or split classifier, got a {base.method} one")
-            if base.n_outputs != model.n_outputs or base.n_columns != model.n_columns:
-                raise ConjunctError("the fstrie's base was compiled from another model")
-            params.update(base=base.method, base_params=base.meta)
-            inputs.update({f"base.{k}": v for k, v in base.arrays.items()})
+    elif method == "adaptive" and params.get("warm_start") is not None:
+        inputs.update(_events(model, params.pop("warm_start")))
+    params.pop("warm_start", None)
+    if method in ("fstrie", "adaptive") and isinstance(params.get("base"), Classifier):
+        base = params["base"]
+        if base.method not in ("pke", "split"):
+            raise ConjunctError(f"the {method} classifier's base must be a pke or split classifier, got a {base.method} one")
+        if base.n_outputs != model.n_outputs or base.n_columns != model.n_columns:
+            raise ConjunctError(f"the {method} classifier's base was compiled from another model")
+        params.update(base=base.method, base_params=base.meta)
+        inputs.update({f"base.{k}": v for k, v in base.arrays.items()})
     if "base.col_map" not in inputs:
         model_arrays, kernel = _model_arrays(model)
         inputs.update(model_arrays)
@@ -136,20 +124,26 @@ def approximation_report(approximate: "Classifier", exact: "Classifier", X, *, n
     }
 
 
-class Classifier:
+class Classifier(Saveable):
     """A compiled, immutable classifier.
 
     Obtain one with ``model.compile(method)`` or :func:`conjunct.load`. It is
     safe to share between threads; every call releases the GIL.
 
-    Attributes
+    Parameters
     ----------
     method : str
         The classification method.
+    meta : dict
+        The method's scalar parameters.
+    arrays : dict of str to ndarray
+        The method's arrays (the sections of its model file).
     rule : DecisionRule
         How margins become labels.
     features : FeatureIndex or None
         Feature strings, for string input.
+    n_columns : int
+        Number of input columns the classifier knows.
     """
 
     kind = "classifier"
@@ -171,10 +165,12 @@ class Classifier:
     # -- properties -------------------------------------------------------------
     @property
     def classes(self) -> np.ndarray:
+        """Class labels, in the decision rule's order."""
         return self.rule.classes
 
     @property
     def n_outputs(self) -> int:
+        """K, the number of margins per input."""
         return self._core.n_outputs
 
     @property
@@ -245,41 +241,48 @@ class Classifier:
         """Predicted label of one feature vector (see ``predict`` for ``early_exit``)."""
         return self.rule.classes[self._core.predict_one(self._columns(x), bool(early_exit))]
 
+    # -- the adaptive classifier's cache ----------------------------------------------------
+    def cache_stats(self) -> dict:
+        """Counters of an ``adaptive`` classifier's caches (over every thread or shard):
+        calls, positions (features classified) and how many the warm-start trie
+        (``static_positions``) and the cache (``cached_positions``) covered,
+        ``full_hits``, nodes inserted / evicted / held, and ``hit_rate``, the
+        share of positions covered by either."""
+        if self.method != "adaptive":
+            raise ConjunctError(f"cache_stats needs an adaptive classifier, not {self.method!r}")
+        st = _core.adaptive_stats(self._core)
+        covered = st["static_positions"] + st["cached_positions"]
+        st["hit_rate"] = covered / st["positions"] if st["positions"] else 0.0
+        return st
+
+    def clear_cache(self) -> None:
+        """Empty an ``adaptive`` classifier's caches and counters (the state after loading)."""
+        if self.method != "adaptive":
+            raise ConjunctError(f"clear_cache needs an adaptive classifier, not {self.method!r}")
+        _core.adaptive_clear(self._core)
+
     # -- persistence ---------------------------------------------------------------------
     def to_container(self):
         meta = {"method": self.method, "params": self.meta, "rule": self.rule.to_meta(), "n_columns": self.n_columns}
         arrays = {f"m.{k}": v for k, v in self.arrays.items()}
-        if self.features is not None:
-            fmeta, farrays = self.features.to_arrays()
-            meta["features"] = fmeta
-            arrays.update({f"features.{k}": v for k, v in farrays.items()})
+        store_features(self.features, meta, arrays)
         return self.kind, meta, arrays
 
     @classmethod
     def from_container(cls, meta: dict, arrays: Arrays, name: str = "<model>") -> "Classifier":
-        from .models import _features_from
-
         try:
             method = meta["method"]
             if method not in METHODS:
                 raise ModelFormatError(f"unknown classification method {method!r} (written by a newer conjunct?)", name)
             own = {k[2:]: v for k, v in arrays.items() if k.startswith("m.")}
-            return cls(method, meta["params"], own, DecisionRule.from_meta(meta["rule"]), _features_from(meta, arrays), meta["n_columns"])
+            return cls(method, meta["params"], own, DecisionRule.from_meta(meta["rule"]), stored_features(meta, arrays), meta["n_columns"])
         except ModelFormatError as e:
             raise ModelFormatError(e.problem, name) from None
         except (KeyError, TypeError, ValueError) as e:
             raise ModelFormatError(f"corrupt classifier ({e})", name) from None
 
-    def save(self, path) -> None:
-        """Write the compiled classifier to ``path`` (atomically)."""
-        model_io.write_container(path, *self.to_container())
-
-    def __reduce__(self):
-        from . import persistence
-
-        return (persistence.from_bytes, (model_io.dumps(*self.to_container()),))
-
     def info(self) -> dict:
+        """A summary of the classifier (what ``conjunct info`` prints)."""
         return {
             "kind": f"compiled classifier ({self.method})",
             "outputs": self.n_outputs,

@@ -73,6 +73,8 @@ PolyKernel kernel_of(const Meta& meta);
 Span<double> bias_of(const Sections& arrays);
 
 CsrView csr_of(const Sections& arrays, const std::string& indptr, const std::string& indices);
+// Whether `key` is one of `names` (separated by spaces).
+bool is_named(const char* names, const std::string& key);
 // The method's parameters must all be in `allowed` (names separated by spaces).
 void check_parameters(const std::string& method, const Meta& params, const char* allowed);
 

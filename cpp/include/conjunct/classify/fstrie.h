@@ -11,6 +11,7 @@
 // the base is.
 #pragma once
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "conjunct/classify/classifier.h"
@@ -67,5 +68,29 @@ FstrieArrays build_fstrie(const CsrView& events, const ConjunctiveBase& base, si
 // base_params. Events: inputs events_indptr / events_indices (column ids).
 Compiled compile_fstrie(const Sections& inputs, const Meta& model, const Meta& options);
 std::unique_ptr<Classifier> open_fstrie(const Meta& meta, const Sections& arrays);
+
+// ---- shared with the other classifiers over a trie and a base (adaptive) ----------------
+
+// The base as a ConjunctiveBase (what: the classifier over it, for errors).
+const ConjunctiveBase& conjunctive(const Classifier* base, const std::string& what);
+
+struct TrieBase {
+  std::string method;  // "pke" or "split"
+  Meta meta;
+  Sections arrays;  // views
+  std::unique_ptr<Classifier> classifier;
+};
+// The base of a classifier over a trie: compiled from the model with the
+// options not named in `own` (nor base / base_params), or the compiled base.*
+// inputs reused as they are. Adds base.* and col_map to out.arrays, and
+// degree, base and base_params to out.meta.
+TrieBase compile_trie_base(const std::string& what, const Sections& inputs, const Meta& model, const Meta& options,
+                           const char* own, Compiled& out);
+// Opens the base of such a classifier (meta base / base_params / degree,
+// arrays base.*), checking that col_map is the base's; sets its feature count.
+std::unique_ptr<Classifier> open_trie_base(const std::string& what, const Meta& meta, const Sections& arrays,
+                                           int32_t* n_features);
+// trie.child_begin / label / root_map over n_features ids and trie.weight (K per node), checked.
+TrieView checked_trie(const Sections& arrays, int32_t n_features, size_t n_outputs, Span<double>* weight);
 
 }  // namespace conjunct
