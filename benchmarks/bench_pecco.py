@@ -22,7 +22,9 @@ interleaved, their order rotates, and comparable methods (PKI and pki, PKE and
 pke, FST and fstrie) run back to back, in turns; figures are medians over
 passes, in µs per vector, and the best methods' speed-up is also given round by
 round. PMT caches partial margins, so a later pass over the same vectors
-replays its cache: PMT counts only the first pass of each process.
+replays its cache: PMT counts only the first pass of each process. conjunct's
+``adaptive`` (the same idea, issue 14 item 2) is paired with it and has its
+cache emptied before every timed call, so each of its passes is a first pass.
 
 Build: seconds and peak RSS of a fresh process that compiles the classifier
 (pecco: from the model text with no compiled files; conjunct: from the model
@@ -37,6 +39,11 @@ files go to a scratch folder, never into the work folder.
     python benchmarks/bench_pecco.py                        # d = 2 and 3, both models
     python benchmarks/bench_pecco.py --quick                # d = 2, fast methods, short
     python benchmarks/bench_pecco.py --degrees 2 --models jdepp --methods PKE,pke,fstrie
+    python benchmarks/bench_pecco.py --train                # and the training comparison (bench_pecco_train.py)
+
+The report ends with the training comparison's latest results
+(``results/pecco_train.md``, with its own command and commit): ``--train``
+runs it again first.
 """
 
 from __future__ import annotations
@@ -62,8 +69,10 @@ from _common import ROOT, markdown_table, require_shared_data, write_results
 KIT = ROOT.parent / "shared" / "peers" / "jdepp"
 PECCO = {"PKI": ["-t", "0"], "PKE": ["-t", "1"], "FST": ["-t", "2"], "PMT": ["-t", "3"]}
 EXACT = ["-m", "1", "-s", "0", "-r", "0", "-i", "0"]  # pecco's defaults, spelled out: all exact
-CONJUNCT = ["pkb", "pki", "pke", "split", "fstrie"]
-SLOW = {"PKI", "pkb", "pki"}  # O(|SV|) per vector: fewer passes
+CONJUNCT = ["pkb", "pki", "pke", "split", "fstrie", "adaptive"]
+SLOW = {"PKI", "pkb"}  # O(|SV|) per vector: fewer passes
+MEDIUM = {"pki"}  # O(postings): a third of the passes, in every round
+COLD = {"adaptive"}  # its cache is emptied before every call, so every pass is a first pass
 CACHE_REPLAY = {"PMT"}  # later passes replay its partial-margin cache
 PECCO_SOURCES = ("depnd.p0", "depnd.p0.train", "depnd.p0.event", "dic.utf8")
 
@@ -262,11 +271,19 @@ def build_worker(spec: dict) -> None:
 
 
 def conjunct_passes(clf, X, reps: int) -> list:
+    """Timed predict and decision_function passes; an adaptive classifier starts
+    each from an empty cache (as PMT's first pass), outside the timing."""
+    cold = clf.method in COLD
     passes = []
     for _ in range(reps):
+        if cold:
+            clf.clear_cache()
         t0 = time.perf_counter()
         clf.predict(X)
         t1 = time.perf_counter()
+        if cold:
+            clf.clear_cache()
+            t1 = time.perf_counter()
         clf.decision_function(X)
         t2 = time.perf_counter()
         passes.append({"decide_s": t1 - t0, "margin_s": t2 - t1})
@@ -333,7 +350,7 @@ def compare(a, d: Direction) -> dict:
             slow = m in SLOW
             if slow and rnd >= a.slow_rounds:
                 continue
-            reps = a.slow_reps if slow else a.reps
+            reps = a.slow_reps if slow else max(1, a.reps // 3) if m in MEDIUM else a.reps
             if lib == "pecco":
                 passes, proc = pecco_passes(a.build, d, m, reps, margins_out[m])
                 res.setdefault("pecco_process", {}).setdefault(m, []).append(proc)
@@ -361,7 +378,7 @@ def compare(a, d: Direction) -> dict:
 
 # The methods that do the same work side by side: each pair runs back to back
 # (in turns, first one then the other), so they meet the same machine load.
-PAIRS = [("PKI", "pki"), ("PKE", "pke"), ("FST", "fstrie"), ("PMT", "split"), (None, "pkb")]
+PAIRS = [("PKI", "pki"), ("PKE", "pke"), ("FST", "fstrie"), ("PMT", "adaptive"), (None, "split"), (None, "pkb")]
 
 
 def unit_order(methods: List[str]) -> List[list]:
@@ -446,7 +463,8 @@ def markdown(results: List[dict]) -> str:
         parts.append("\n".join(lines))
     notes = ("pecco: `jdepp_bench clf` (one C++ call per vector; decide = binClassify with its bound pruning, margin = "
              "classify<false>). conjunct: one batch call per pass (decide = predict with early exit, margin = "
-             "decision_function). PMT: first pass per process only (later passes replay its cache). classifier MB: "
+             "decision_function). PMT: first pass per process only (later passes replay its cache); adaptive: "
+             "its cache emptied before every call (each pass a first pass, as PMT's). classifier MB: "
              "conjunct's arrays; for pecco, its compiled files.")
     return notes + "\n\n" + "\n".join(parts)
 
@@ -460,7 +478,7 @@ def parse_args(argv=None):
     ap.add_argument("--degrees", type=int, nargs="+", default=[2, 3])
     ap.add_argument("--models", nargs="+", choices=["jdepp", "conjunct"], default=["jdepp", "conjunct"])
     ap.add_argument("--methods", default=",".join(list(PECCO) + CONJUNCT),
-                    help="comma-separated pecco (PKI,PKE,FST,PMT) and conjunct (pkb,pki,pke,split,fstrie) methods")
+                    help="comma-separated pecco (PKI,PKE,FST,PMT) and conjunct (pkb,pki,pke,split,fstrie,adaptive) methods")
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--reps", type=int, default=10, help="passes per round (fast methods)")
     ap.add_argument("--slow-rounds", type=int, default=2)
@@ -472,11 +490,14 @@ def parse_args(argv=None):
     ap.add_argument("--scratch", type=Path, default=Path(tempfile.gettempdir()) / "conjunct-bench-pecco",
                     help="where pecco's compiled files, dumps and exports go")
     ap.add_argument("--name", default=None, help="results name (default pecco, or pecco_quick)")
+    ap.add_argument("--train", action="store_true",
+                    help="also run the training comparison (bench_pecco_train.py, opal against PAClassifier)")
+    ap.add_argument("--train-rounds", type=int, default=2, help="rounds of the training comparison")
     ap.add_argument("--build-worker", help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
     if a.quick:
         a.degrees, a.rounds, a.reps = [2], 3, 5
-        a.methods = "PKE,FST,PMT,pke,split,fstrie" if a.methods == ap.get_default("methods") else a.methods
+        a.methods = "PKE,FST,PMT,pke,split,fstrie,adaptive" if a.methods == ap.get_default("methods") else a.methods
         a.builds = False
     a.methods = a.methods.split(",")
     unknown = set(a.methods) - set(PECCO) - set(CONJUNCT)
@@ -507,6 +528,26 @@ def classification(a) -> List[dict]:
     return results
 
 
+# -- training (bench_pecco_train.py: opal against PAClassifier) ---------------------------------------
+def training(a) -> None:
+    """Runs the training comparison, which writes results/pecco_train.{json,md}."""
+    cmd = [sys.executable, str(Path(__file__).with_name("bench_pecco_train.py")), "--work", str(a.work),
+           "--degrees", *map(str, a.degrees), "--rounds", str(a.train_rounds)]
+    say("training: " + " ".join(cmd))
+    subprocess.run(cmd, check=True)
+
+
+def training_section() -> str:
+    """The training comparison's latest results (its own command and commit), so
+    this report shows classification and training together."""
+    path = ROOT / "benchmarks" / "results" / "pecco_train.md"
+    if not path.exists():
+        return ""
+    body = path.read_text().split("\n", 1)[1].strip()
+    return ("\n\n## Training: opal against PAClassifier (benchmarks/results/pecco_train.md)\n\n"
+            "From `bench_pecco_train.py` (run by `--train`, or on its own):\n\n" + body + "\n")
+
+
 def main(argv=None) -> None:
     a = parse_args(argv)
     if a.build_worker:
@@ -516,8 +557,10 @@ def main(argv=None) -> None:
     check_peer(a)
     a.scratch.mkdir(parents=True, exist_ok=True)
     results = classification(a)
+    if a.train:
+        training(a)
     settings = {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(a).items() if k != "build_worker"}
-    write_results(a.name, {"settings": settings, "results": results}, markdown(results))
+    write_results(a.name, {"settings": settings, "results": results}, markdown(results) + training_section())
 
 
 if __name__ == "__main__":
