@@ -90,19 +90,31 @@ def worker(model: str, passes: int, heads_out: str) -> None:
 
 
 # -- training ---------------------------------------------------------------------------------------
-def train_jdepp(build: Path, data: Path, model_dir: Path, degree: int) -> dict:
+def train_jdepp(build: Path, data: Path, model_dir: Path, degree: int, cache: Path = None) -> dict:
+    """Train J.DepP (timed). pecco compiles PKE and FST on first use and keeps
+    them beside the model; when ``cache`` holds a byte-identical model
+    (training is deterministic) its compiled files are copied instead of
+    compiling again (minutes and GBs at d = 3)."""
     shutil.rmtree(model_dir, ignore_errors=True)
     model_dir.mkdir(parents=True)
     jdepp = str(build / "jdepp_notimer")
     learner = ["-t", "1", "-d", str(degree), "-c", "1", "-i", "10", "-a", "-s", "-k", "-p"]
     _, train = run([jdepp, "-t", "0", "-I", "2", "-c", str(data / "train.JDP"), "-m", str(model_dir), "-v", "1", "--", *learner],
                    log=model_dir / "train.log")
-    # The events pecco's FST is built from: J.DepP parses its training text with PKE.
-    _, events = run([jdepp, "-t", "3", "-I", "2", "-c", str(data / "train.JDP"), "-m", str(model_dir), "--", "--", "--",
-                     *PECCO["PKE"], *EXACT], log=model_dir / "events.log")
     log = (model_dir / "train.log").read_text(errors="replace").replace("\r", "\n")
     sv = [line.strip() for line in log.splitlines() if "#SV=" in line]
-    return {"train": train, "fst_events": events, "last_iteration": sv[-1] if sv else None}
+    out = {"train": train, "last_iteration": sv[-1] if sv else None, "compiled_files_from": None}
+    cached = cache / f"jdepp_d{degree}" if cache else None
+    if cached and (cached / "depnd.p0").exists() and (cached / "depnd.p0").read_bytes() == (model_dir / "depnd.p0").read_bytes():
+        for f in cached.iterdir():
+            if f.name.startswith("depnd.p0.") and not (model_dir / f.name).exists():
+                shutil.copyfile(f, model_dir / f.name)
+        out["compiled_files_from"] = str(cached)
+    if not (model_dir / "depnd.p0.event").exists():
+        # The events pecco's FST is built from: J.DepP parses its training text with PKE.
+        _, out["fst_events"] = run([jdepp, "-t", "3", "-I", "2", "-c", str(data / "train.JDP"), "-m", str(model_dir), "--", "--",
+                                    "--", *PECCO["PKE"], *EXACT], log=model_dir / "events.log")
+    return out
 
 
 def train_conjunct(train, degree: int, work: Path, methods) -> dict:
@@ -128,7 +140,7 @@ def run_degree(degree, args, train, test, work: Path) -> dict:
 
     jdepp_dir = work / f"jdepp_d{degree}"
     say(f"d={degree}: training J.DepP")
-    jd = train_jdepp(args.jdepp_build, args.jdepp_data, jdepp_dir, degree)
+    jd = train_jdepp(args.jdepp_build, args.jdepp_data, jdepp_dir, degree, args.jdepp_cache)
     say(f"d={degree}: training conjunct")
     cj = train_conjunct(train, degree, work, [m for m in METHODS if m in args.methods])
     units = [("J.DepP", m) for m in PECCO if m in args.methods] + [("conjunct", m) for m in METHODS if m in args.methods]
@@ -188,6 +200,8 @@ def main() -> None:
     ap.add_argument("--jdepp-build", type=Path, default=Path("/work/peer/jdepp-build"))
     ap.add_argument("--jdepp-data", type=Path, default=Path("/work/peer/work/data"),
                     help="train.JDP and test.JDP written by the peer kit's convert.py")
+    ap.add_argument("--jdepp-cache", type=Path, default=Path("/work/peer/work/models"),
+                    help="a folder of jdepp_dD models whose compiled pecco files may be reused (copied) when identical")
     ap.add_argument("--work", type=Path, default=Path(tempfile.gettempdir()) / "conjunct-bench-jdepp")
     ap.add_argument("--quick", action="store_true", help="2 rounds, 5 passes, fast methods only, d = 2")
     args = ap.parse_args()

@@ -42,8 +42,9 @@ __all__ = ["SentenceFeatures", "pair_features", "FEATURE_GROUPS", "DEFAULT_GROUP
 
 #: Every feature group, in the order the C++ extractor numbers them (bit k = group k).
 FEATURE_GROUPS: Tuple[str, ...] = ("core", "edge", "context", "particles", "siblings", "coord", "brackets")
-#: The groups a parser uses unless told otherwise (chosen on dev, docs/bunsetsu.md).
-DEFAULT_GROUPS: Tuple[str, ...] = FEATURE_GROUPS
+#: The groups a parser uses unless told otherwise, chosen on dev (docs/bunsetsu.md):
+#: every group but "siblings", which did not help at d = 2 or 3.
+DEFAULT_GROUPS: Tuple[str, ...] = tuple(g for g in FEATURE_GROUPS if g != "siblings")
 
 # UniDic POS (level 1) of symbols and of particles; case-marking particle subcategories.
 SYMBOL_POS = frozenset({"補助記号", "記号", "絵文字・記号等"})

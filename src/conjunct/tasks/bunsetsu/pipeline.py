@@ -29,7 +29,8 @@ class BunsetsuDependencyParser(TaskPipeline):
         Polynomial kernel degree.
     groups : sequence of str
         The feature groups (:data:`~conjunct.tasks.bunsetsu.features.FEATURE_GROUPS`;
-        "core" is required). By default all of them.
+        "core" is required). By default
+        :data:`~conjunct.tasks.bunsetsu.features.DEFAULT_GROUPS`: all but "siblings".
     **params
         :class:`~conjunct.tasks.base.TaskPipeline`'s (C, n_iter, margin, method, ...).
     """
