@@ -1,5 +1,7 @@
 #include "conjunct/tasks/feature_vocab.h"
 
+#include "conjunct/util/mix.h"
+
 #include <algorithm>
 #include <climits>
 #include <cstdint>
@@ -9,8 +11,7 @@
 namespace conjunct {
 
 uint64_t FeatureVocab::hash(std::string_view s) {
-  // Eight bytes at a time, multiply-xorshift mixing; the low bits (the slot)
-  // depend on every byte.
+  // Eight bytes at a time, then mixed so that the low bits (the slot) depend on every byte.
   const char* p = s.data();
   size_t n = s.size();
   uint64_t h = 0x243f6a8885a308d3ull ^ n;
@@ -27,9 +28,7 @@ uint64_t FeatureVocab::hash(std::string_view s) {
     std::memcpy(&w, p, n);
     h = (h ^ w) * 0x9e3779b97f4a7c15ull;
   }
-  h ^= h >> 29;
-  h *= 0xbf58476d1ce4e5b9ull;
-  return h ^ (h >> 32);
+  return mix64(h);
 }
 
 FeatureVocab::FeatureVocab(const char* names, size_t names_size, const int64_t* offsets, size_t n)
@@ -84,7 +83,7 @@ void FeatureVocab::find_many(const char* bytes, const uint32_t* ends, size_t n, 
     for (size_t k = b; k < e; ++k) {
       const uint32_t start = k ? ends[k - 1] : 0;
       hashes[k - b] = hash(std::string_view(bytes + start, ends[k] - start));
-      __builtin_prefetch(&slots_[hashes[k - b] & mask_]);
+      prefetch_read(&slots_[hashes[k - b] & mask_]);
     }
     for (size_t k = b; k < e; ++k) {
       const uint32_t start = k ? ends[k - 1] : 0;
