@@ -100,7 +100,7 @@ def bench_task(key, data, args):
     secs["encode_seen_text"] = cpu_median(lambda: feat.encode(Xt, vocab, cache=box["cache"]), R)
     indptr, ids = reference
     ptr = _sent_ptr(Xt)
-    secs["decode"] = cpu_median(lambda: tagger.model_.decode_batch(indptr, ids, ptr, "staggered-column", 1), R)
+    secs["decode"] = cpu_median(lambda: tagger.model_.decode_batch(indptr, ids, ptr, "staggered-column", beam_width=1), R)
 
     def tagger_cache(warm_with):
         def setup():  # a new cache (built untimed), warmed with some text or not

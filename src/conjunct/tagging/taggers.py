@@ -117,7 +117,8 @@ class _ChainTagger:
         sentences = list(sentences)
         indptr, ids = self._encode(sentences)
         ptr = _sent_ptr(sentences)
-        paths, scores, iterations = self.model_.decode_batch(indptr, ids, ptr, decoder, beam_width, n_jobs)
+        paths, scores, iterations = self.model_.decode_batch(indptr, ids, ptr, decoder, beam_width=beam_width,
+                                                             n_jobs=n_jobs)
         labels = self.labels_
         tags = [[labels[y] for y in paths[ptr[i]:ptr[i + 1]].tolist()] for i in range(len(sentences))]
         return TaggedBatch(tags, scores, iterations)
@@ -289,7 +290,7 @@ class PerceptronTagger(_ChainTagger):
             if self.shuffle:
                 rng.shuffle(order)
             t0 = time.perf_counter()
-            st = dict(trainer.epoch(indptr, ids, ptr, gold, order, self.decoder, int(self.beam_width)))
+            st = dict(trainer.epoch(indptr, ids, ptr, gold, order, self.decoder, beam_width=int(self.beam_width)))
             st["epoch"], st["seconds"] = epoch, time.perf_counter() - t0
             self.train_log_.append(st)
             if self.verbose:
@@ -297,7 +298,7 @@ class PerceptronTagger(_ChainTagger):
                       f"sentence error {st['sentence_errors'] / max(1, st['sentences']):.4f}, "
                       f"{st['iterations'] / max(1, st['sentences']):.2f} search steps/sentence ({self.decoder}), "
                       f"{st['seconds']:.2f} s", file=sys.stderr, flush=True)
-        self.model_ = LinearChainModel(*trainer.export_weights(bool(self.average)), base_feature=self._base_feature())
+        self.model_ = LinearChainModel(*trainer.export_weights(averaged=bool(self.average)), base_feature=self._base_feature())
         self.n_iter_ = int(self.n_iter)
         return self
 
