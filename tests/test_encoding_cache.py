@@ -19,7 +19,7 @@ WORD = st.text(alphabet="ab|\\<>s/AİßÉ1.-", min_size=1, max_size=5)
 SENTENCES = st.lists(st.lists(WORD, min_size=0, max_size=6), min_size=0, max_size=8)
 TEMPLATES = st.lists(st.sampled_from(["bias", "w", "lw", "p1", "s2", "shape", "w-2", "w-1", "w+1", "w+2", "w-1|w",
                                       "w|w+1", "s2|w-1|shape", "w-2|w-1|w|w+1", "shape-1", "s3+1",
-                                      "title|w-1", "hyphen", "len|digit"]),
+                                      "title|w-1", "hyphen", "upper", "len|digit"]),
                      min_size=1, max_size=8, unique=True)
 
 

@@ -41,6 +41,12 @@ def test_word_shape_and_templates():
         Featurizer(["w", "w-3"])
     with pytest.raises(ValueError, match="unknown feature template part 'x'"):
         Featurizer(["w|x"])
+    # A flag alone has no feature where it is off (conjoined, it has both values).
+    assert Featurizer(["hyphen", "digit|w", "len"]).strings(["a-b", "c"]) == [
+        ["hyphen=1", "digit|w=0|a-b", "len=3"], ["digit|w=0|c", "len=1"]]
+    feat, vocab, names = Featurizer(["hyphen", "w"]), {}, []
+    feat.encode([["a-b", "c"]], vocab, names)
+    assert names == ["hyphen=1", "w=a-b", "w=c"]
     assert Featurizer(["shape-1", "s2+1|title"]).strings(["The", "dogs"]) == [
         ["shape-1=<s>", "s2+1|title=gs|1"], ["shape-1=Xx", "s2+1|title=</s>|0"]]
 

@@ -3,12 +3,22 @@
 A template is a name; a token's features are ``"<template>=<value>"`` strings:
 
 - ``bias`` (always on), ``w`` (the word), ``lw`` (lower-cased word),
-  ``p1``..``p4`` / ``s1``..``s4`` (prefixes / suffixes of the word),
-  ``shape`` (character classes, runs collapsed: ``Xx``, ``d.d``, ...);
-- ``w-2``, ``w-1``, ``w+1``, ``w+2``: a neighbouring lower-cased word
-  (``<s>`` / ``</s>`` beyond the sentence);
+  ``p1``..``p6`` / ``s1``..``s6`` (prefixes / suffixes of the word),
+  ``shape`` (character classes, runs collapsed: ``Xx``, ``d.d``, ...),
+  ``len`` (length, 12 for 12 or more), and the flags ``hyphen``, ``digit``,
+  ``upper`` (any upper-case letter), ``title``, ``allcaps`` (value ``1``; a
+  flag template alone has no feature where the flag is off);
+- ``w-2``, ``w-1``, ``w+1``, ``w+2``: a neighbouring lower-cased word, and
+  ``<attribute>-k`` / ``<attribute>+k`` (k = 1..9) any attribute of a
+  neighbouring word (``shape-1``, ``s3+1``); ``<s>`` / ``</s>`` beyond the
+  sentence;
 - conjunctions joined by ``|`` of any of the above, e.g. ``w-1|w`` (word
   bigram) or ``s3|w-1``.
+
+Values are escaped (feature version 2): ``\\`` and ``|`` inside a value get a
+backslash, and so does a word equal to ``<s>`` or ``</s>``, so a feature string
+names exactly one tuple of values (``['a|b', 'c']`` and ``['a', 'b|c']`` give
+different word pairs).
 
 Encoding turns sentences into a CSR of feature ids per token. Attributes are
 computed once per word type, tokens are mapped to integer keys per template
@@ -33,7 +43,7 @@ import numpy as np
 
 from .._errors import DataFormatError
 
-__all__ = ["DEFAULT_TEMPLATES", "EncodingCache", "Featurizer", "word_shape"]
+__all__ = ["DEFAULT_TEMPLATES", "LEGACY_TEMPLATES", "EncodingCache", "Featurizer", "word_shape"]
 
 _NEIGHBOURS = {"w-2": -2, "w-1": -1, "w+1": 1, "w+2": 2}  # lower-cased neighbouring words (named so since v1)
 _BOUNDARY = ("<s>", "</s>")  # the value of any attribute before / after the sentence
@@ -65,14 +75,27 @@ _ATTRIBUTES = {
     "title": _flag(str.istitle),
     "allcaps": _flag(str.isupper),
 }
+# A template that is one of these flags alone has no feature where the flag is
+# off: with the bias feature on every token that loses nothing a linear model
+# can express, and spares every token five features that weigh every label.
+_FLAGS = ("hyphen", "digit", "upper", "title", "allcaps")
 
-#: Feature templates used when none are given (feature version 2).
-DEFAULT_TEMPLATES: Tuple[str, ...] = (
+
+def _silent(template: str) -> str:
+    """The feature string a template never has (its flag off), or ""."""
+    return f"{template}=0" if template in _FLAGS else ""
+
+#: The defaults of models saved before feature version 2 (kept so they encode as they were trained).
+LEGACY_TEMPLATES: Tuple[str, ...] = (
     "bias", "w", "lw", "p1", "p2", "p3", "p4", "s1", "s2", "s3", "s4", "shape",
     "w-2", "w-1", "w+1", "w+2", "w-1|w", "w|w+1",
 )
-#: The defaults of models saved before feature version 2 (kept so they encode as they were trained).
-LEGACY_TEMPLATES: Tuple[str, ...] = DEFAULT_TEMPLATES
+#: Feature templates used when none are given (feature version 2): version 1's
+#: plus 5- and 6-letter suffixes, word flags and length, which raised dev
+#: accuracy most on unknown words (benchmarks/bench_tagger_features.py).
+DEFAULT_TEMPLATES: Tuple[str, ...] = LEGACY_TEMPLATES + (
+    "s5", "s6", "hyphen", "digit", "upper", "title", "allcaps", "len",
+)
 
 #: Feature strings of version 2 escape ``\\`` and ``|`` inside values and a value
 #: equal to a boundary marker, so every feature string names one tuple of values.
@@ -155,8 +178,10 @@ class Featurizer:
                 value[key] = _attribute(attribute, self.escape)(words[j])
             return value[key]
 
-        return [[f"{t}=" + "|".join(get(a, i + off) for a, off in parts) for t, parts in zip(self.templates, self._parts)]
-                for i in range(n)]
+        out = [[f"{t}=" + "|".join(get(a, i + off) for a, off in parts) for t, parts in zip(self.templates, self._parts)]
+               for i in range(n)]
+        silent = {_silent(t) for t in self.templates} - {""}
+        return [[f for f in fs if f not in silent] for fs in out] if silent else out
 
     def encode(self, sentences: Sequence[Sequence], vocab: Dict[str, int], names: Optional[List[str]] = None,
                source: str = "<input>", cache: Optional["EncodingCache"] = None) -> Tuple[np.ndarray, np.ndarray]:
@@ -260,8 +285,10 @@ class Featurizer:
                                else "|" + np.asarray(strings, dtype=object)[v[first]])
             ids_of_key = np.fromiter(map(vocab.get, text, itertools.repeat(-1)), dtype=np.int64, count=len(uniq))
             if add:
+                silent = _silent(t)
                 for i in np.flatnonzero(ids_of_key < 0).tolist():
-                    ids_of_key[i] = fid(text[i])
+                    if text[i] != silent:
+                        ids_of_key[i] = fid(text[i])
             columns.append(ids_of_key[inverse.reshape(-1)])
         ids = np.stack(columns, axis=1) if columns else np.zeros((n_tok, 0), dtype=np.int64)
         keep = ids >= 0
