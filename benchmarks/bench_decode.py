@@ -61,6 +61,7 @@ JSON by plot_speed().
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import tempfile
@@ -202,24 +203,44 @@ def bench_model(name, tagger, Xt, Yt, repeats, beam_max, time_sentences=0):
     return res
 
 
-def bench_crfsuite(tagger, X, Y, Xt, Yt, epochs, repeats):
+@contextlib.contextmanager
+def crfsuite_tagger(featurizer, X, Y, params, algorithm="ap"):
+    """A python-crfsuite tagger trained on sentences X and tags Y with
+    `featurizer`'s feature strings (closed on exit); None if it is not installed."""
     try:
         import pycrfsuite
     except ImportError:
-        return None
-    feat = tagger._featurizer()
-    trainer = pycrfsuite.Trainer(algorithm="ap", verbose=False)
-    trainer.set_params({"max_iterations": epochs})
-    t0 = time.perf_counter()
+        yield None
+        return
+    trainer = pycrfsuite.Trainer(algorithm=algorithm, verbose=False)
+    trainer.set_params(params)
     for words, tags in zip(X, Y):
-        trainer.append(pycrfsuite.ItemSequence([{f: 1.0 for f in fs} for fs in feat.strings(words)]), tags)
+        trainer.append(pycrfsuite.ItemSequence([{f: 1.0 for f in fs} for fs in featurizer.strings(words)]), tags)
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "crf.model")
         trainer.train(path)
+        tagger = pycrfsuite.Tagger()
+        tagger.open(path)
+        try:
+            yield tagger
+        finally:
+            tagger.close()
+
+
+def crfsuite_items(featurizer, sentences):
+    import pycrfsuite
+
+    return [pycrfsuite.ItemSequence([{f: 1.0 for f in fs} for fs in featurizer.strings(words)]) for words in sentences]
+
+
+def bench_crfsuite(tagger, X, Y, Xt, Yt, epochs, repeats):
+    feat = tagger._featurizer()
+    t0 = time.perf_counter()
+    with crfsuite_tagger(feat, X, Y, {"max_iterations": epochs}) as crf:
+        if crf is None:
+            return None
         train_secs = time.perf_counter() - t0
-        crf = pycrfsuite.Tagger()
-        crf.open(path)
-        seqs = [pycrfsuite.ItemSequence([{f: 1.0 for f in fs} for fs in feat.strings(words)]) for words in Xt]
+        seqs = crfsuite_items(feat, Xt)
 
         def run():
             return [crf.tag(s) for s in seqs]
@@ -227,7 +248,6 @@ def bench_crfsuite(tagger, X, Y, Xt, Yt, epochs, repeats):
         pred = run()
         secs, wall = interleaved({"crfsuite": run}, repeats)["crfsuite"]
         n_labels = len(crf.labels())
-        crf.close()
     acc = float(np.mean([p == g for ps, gs in zip(pred, Yt) for p, g in zip(ps, gs)]))
     return {"sent_per_s": len(Xt) / secs, "seconds": secs, "wall_seconds": wall, "accuracy": acc, "labels": n_labels,
             "train_seconds": train_secs, "epochs": epochs}

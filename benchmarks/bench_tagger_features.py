@@ -31,6 +31,7 @@ import time
 import numpy as np
 
 from _common import markdown_table, require_shared_data, write_results
+from bench_decode import crfsuite_items, crfsuite_tagger
 
 from conjunct.tagging import DEFAULT_TEMPLATES, Featurizer, PerceptronTagger
 from conjunct.tagging.features import LEGACY_TEMPLATES
@@ -70,24 +71,12 @@ def scores(pred, X, Xd, Yd):
 
 
 def crfsuite_run(X, Y, Xd, Yd, max_iterations):
-    import os
-    import tempfile
-
-    import pycrfsuite
-
     feat = Featurizer(CRFSUITE_USUAL)
-    trainer = pycrfsuite.Trainer(verbose=False)
-    trainer.set_params({"c1": 0.1, "c2": 0.01, "max_iterations": max_iterations})
     t0 = time.perf_counter()
-    for words, tags in zip(X, Y):
-        trainer.append([{f: 1.0 for f in fs} for fs in feat.strings(words)], tags)
-    with tempfile.TemporaryDirectory() as tmp:
-        path = os.path.join(tmp, "crf.model")
-        trainer.train(path)
-        tagger = pycrfsuite.Tagger()
-        tagger.open(path)
-        pred = [tagger.tag([{f: 1.0 for f in fs} for fs in feat.strings(words)]) for words in Xd]
-        tagger.close()
+    with crfsuite_tagger(feat, X, Y, {"c1": 0.1, "c2": 0.01, "max_iterations": max_iterations}, "lbfgs") as crf:
+        if crf is None:
+            return None
+        pred = [crf.tag(items) for items in crfsuite_items(feat, Xd)]
     return {**scores(pred, X, Xd, Yd), "seconds": time.perf_counter() - t0}
 
 
@@ -117,8 +106,10 @@ def main() -> None:
                                  "seconds": time.perf_counter() - t0}
             print(key, name, {k: round(v, 4) for k, v in res["sets"][name].items()}, flush=True)
         if key in args.crfsuite_tasks.split(","):
-            res["crfsuite"] = crfsuite_run(X, Y, Xd, Yd, args.crf_iterations)
-            print(key, "python-crfsuite", {k: round(v, 4) for k, v in res["crfsuite"].items()}, flush=True)
+            crf = crfsuite_run(X, Y, Xd, Yd, args.crf_iterations)
+            if crf:
+                res["crfsuite"] = crf
+                print(key, "python-crfsuite", {k: round(v, 4) for k, v in crf.items()}, flush=True)
     R = results["tasks"]
     head = ["features (model)"] + [f"{R[k]['title']} ({R[k]['labels']} labels)" for k in tasks]
     rows = []
