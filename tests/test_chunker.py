@@ -126,7 +126,7 @@ def test_every_method_gives_identical_tags(chunker, corpus):
 @pytest.mark.realdata
 def test_events_are_the_vectors_classified(chunker, corpus):
     sents = corpus[1][:20]
-    tags, events = chunker._chunker().chunk_many(sents, collect=True)
+    tags, events = chunker.runner().chunk_many(sents, collect=True)
     assert events.shape[0] == sum(len(s) for s in sents)
     # Re-classifying the collected vectors gives the same tags.
     flat = [t for s in tags for t in s]

@@ -34,7 +34,7 @@ def test_help_entry_points():
 def test_convert_info_predict(tmp_path, libsvm_model, capsys):
     path, data, pred = libsvm_model
     out = tmp_path / "m.cjt"
-    assert main(["convert", str(path), str(out)]) == 0
+    assert main(["convert", str(path), "-o", str(out)]) == 0
     assert isinstance(conjunct.load(out), conjunct.KernelModel)
     capsys.readouterr()
     assert main(["info", str(out)]) == 0
@@ -47,9 +47,9 @@ def test_convert_info_predict(tmp_path, libsvm_model, capsys):
     # A foreign model file is converted on the fly, with either method.
     assert main(["predict", str(path), str(data), "--method", "pkb"]) == 0
     assert [int(v) for v in capsys.readouterr().out.split()] == pred
-    assert main(["predict", str(out), str(data), "--output", "accuracy"]) == 0
+    assert main(["predict", str(out), str(data), "--print", "accuracy"]) == 0
     assert capsys.readouterr().out.startswith("accuracy ")
-    assert main(["predict", str(out), str(data), "--output", "margins"]) == 0
+    assert main(["predict", str(out), str(data), "--print", "margins"]) == 0
     first = capsys.readouterr().out.splitlines()[0].split("\t")
     assert int(first[0]) == pred[0] and len(first[1].split()) == 3
 
@@ -85,31 +85,34 @@ def test_demo_runs(capsys):
 def test_compile_and_predict_every_method(tmp_path, libsvm_model, capsys):
     path, data, pred = libsvm_model
     for method, extra in [("pki", []), ("pke", ["--dense-bytes", "0"]), ("split", ["--common-features", "5"]),
-                          ("fstrie", ["--events", str(data), "--max-nodes", "50"]), ("fstrie", ["--base", "split", "--max-bytes", "4000"])]:
+                          ("fstrie", ["--events", str(data), "--max-nodes", "50"]), ("fstrie", ["--base", "split", "--max-bytes", "4000"]),
+                          ("adaptive", ["--cache-rows", "40", "--eviction", "lfu", "--events", str(data), "--max-nodes", "20"])]:
         out = tmp_path / f"{method}.cjt"
-        assert main(["compile", str(path), str(out), "--method", method, *extra]) == 0
+        assert main(["compile", str(path), "-o", str(out), "--method", method, *extra]) == 0
         assert main(["predict", str(out), str(data)]) == 0
         assert [int(v) for v in capsys.readouterr().out.split()] == pred
     # Approximate expansion with a report against the exact classifier.
-    assert main(["compile", str(path), str(tmp_path / "hke.cjt"), "--method", "pke", "--sigma", "0.5", "--report", str(data)]) == 0
+    assert main(["compile", str(path), "-o", str(tmp_path / "hke.cjt"), "--method", "pke", "--sigma", "0.5", "--report", str(data)]) == 0
     assert "decisions changed" in capsys.readouterr().err
     # A compiled classifier cannot be run as another method or compiled again.
     assert main(["predict", str(tmp_path / "pki.cjt"), str(data), "--method", "pkb"]) == 2
-    assert main(["compile", str(tmp_path / "pki.cjt"), str(tmp_path / "again.cjt")]) == 2
-    assert main(["compile", str(path), str(tmp_path / "x.cjt"), "--method", "pki", "--sigma", "1"]) == 2
+    assert main(["compile", str(tmp_path / "pki.cjt"), "-o", str(tmp_path / "again.cjt")]) == 2
+    assert main(["compile", str(path), "-o", str(tmp_path / "x.cjt"), "--method", "pki", "--sigma", "1"]) == 2
     assert "--sigma applies" in capsys.readouterr().err
+    assert main(["compile", str(path), str(tmp_path / "x.cjt"), "--method", "pke", "--cache-rows", "10"]) == 2
+    assert "--cache-rows applies" in capsys.readouterr().err
 
 
 def test_compile_dense_table_size(tmp_path, libsvm_model, capsys):
     path, data, pred = libsvm_model
     out = tmp_path / "dense.cjt"
-    assert main(["compile", str(path), str(out), "--method", "pke", "--dense-features", "3"]) == 0
+    assert main(["compile", str(path), "-o", str(out), "--method", "pke", "--dense-features", "3"]) == 0
     assert main(["predict", str(out), str(data)]) == 0
     assert [int(v) for v in capsys.readouterr().out.split()] == pred
     assert conjunct.load(out).meta["n_dense"] == 3
-    assert main(["compile", str(path), str(out), "--method", "pki", "--dense-features", "3"]) == 2
+    assert main(["compile", str(path), "-o", str(out), "--method", "pki", "--dense-features", "3"]) == 2
     assert "--dense-features applies" in capsys.readouterr().err
-    assert main(["compile", str(path), str(out), "--method", "pke", "--dense-features", "3", "--dense-bytes", "64"]) == 2
+    assert main(["compile", str(path), "-o", str(out), "--method", "pke", "--dense-features", "3", "--dense-bytes", "64"]) == 2
     assert "not both" in capsys.readouterr().err
 
 
@@ -118,8 +121,8 @@ def test_linear_text_model_cli(tmp_path, capsys):
     text.write_text("# conjunct conjunctive linear model\n# classes: neg pos\n# decision: sign\n\t-0.5\nw=a\t1\nw=a t=b\t2\n")
     data = tmp_path / "data.txt"
     data.write_text("pos w=a t=b\nneg t=b\npos w=a\n")
-    assert main(["convert", str(text), str(tmp_path / "llm.cjt")]) == 0
-    assert main(["compile", str(tmp_path / "llm.cjt"), str(tmp_path / "llm-fstrie.cjt"), "--events", str(data)]) == 0
+    assert main(["convert", str(text), "-o", str(tmp_path / "llm.cjt")]) == 0
+    assert main(["compile", str(tmp_path / "llm.cjt"), "-o", str(tmp_path / "llm-fstrie.cjt"), "--events", str(data)]) == 0
     capsys.readouterr()
-    assert main(["predict", str(tmp_path / "llm-fstrie.cjt"), str(data), "--output", "accuracy"]) == 0
+    assert main(["predict", str(tmp_path / "llm-fstrie.cjt"), str(data), "--print", "accuracy"]) == 0
     assert capsys.readouterr().out.startswith("accuracy 1.000000")

@@ -91,8 +91,10 @@ def test_roundtrip_writers(tmp_path):
     write_strings(tmp_path / "a.txt", [["f1", "f2"], []], ["A", "B"])
     rows, y = read_strings(tmp_path / "a.txt")
     assert rows == [["f1", "f2"], []] and y.tolist() == ["A", "B"]
-    with pytest.raises(DataFormatError, match="whitespace"):
-        write_strings(tmp_path / "b.txt", [["a b"]], ["A"])
+    # Whitespace, '#', ':' and empty strings are escaped rather than refused.
+    write_strings(tmp_path / "b.txt", [["a b", "#", "w=3:1", ""]], ["A B"])
+    rows, y = read_strings(tmp_path / "b.txt")
+    assert rows == [["a b", "#", "w=3:1", ""]] and y.tolist() == ["A B"]
 
 
 def test_sniff_and_read_data(tmp_path):
@@ -131,8 +133,10 @@ def test_as_rows_inputs():
     idx = FeatureIndex(["a", "b"])
     indptr, indices = as_rows([["b", "a", "zzz"], []], idx)
     assert indptr.tolist() == [0, 2, 2] and indices.tolist() == [0, 1]
-    indptr, indices = as_rows([[3, 1, 3], [0]])
+    indptr, indices = as_rows([[3, 1], [0]])
     assert indices.tolist() == [1, 3, 0]
+    with pytest.raises(DataFormatError, match="repeats feature id 3"):
+        as_rows([[3, 1, 3], [0]])
     with pytest.raises(DataFormatError, match="named features"):
         as_rows([["a"]], None)
     with pytest.raises(DataFormatError, match="not a single string"):

@@ -45,10 +45,13 @@ def test_numeric_index_rejects_strings():
         FeatureIndex.numeric(3).transform([["a"]])
 
 
-def test_rows_to_csr_sorts_and_dedupes():
-    X = rows_to_csr([[5, 1, 5, 3], [], [0]])
+def test_rows_to_csr_sorts_and_refuses_or_merges_repeats():
+    X = rows_to_csr([[5, 1, 3], [], [0]])
     assert X.shape == (3, 6)
     assert X[0].indices.tolist() == [1, 3, 5]
+    with pytest.raises(DataFormatError, match="row 0 repeats feature id 5"):
+        rows_to_csr([[5, 1, 5, 3], [], [0]])
+    assert rows_to_csr([[5, 1, 5, 3], [], [0]], repeats="merge")[0].indices.tolist() == [1, 3, 5]
     with pytest.raises(DataFormatError, match="negative"):
         rows_to_csr([[-1]])
 

@@ -103,7 +103,7 @@ def test_every_method_gives_identical_words(segmenter, corpus):
 @pytest.mark.realdata
 def test_events_are_the_vectors_classified(segmenter, corpus):
     texts = ["".join(s) for s in corpus[1][:20]]
-    cuts, events = segmenter._boundary().boundaries(texts, collect=True)
+    cuts, events = segmenter.runner().boundaries(texts, collect=True)
     flat = np.concatenate(cuts)
     assert events.shape[0] == flat.size
     assert list(segmenter.classifier_.predict(events) == 1) == list(flat)

@@ -236,7 +236,7 @@ def test_cli_train_tag_eval_info(tmp_path, capsys):
     train = tmp_path / "train.txt"
     train.write_text("".join("".join(f"{w} {t}\n" for w, t in zip(s, ts)) + "\n" for s, ts in zip(X, Y)))
     model = tmp_path / "m.cjt"
-    assert main(["tag", "train", str(train), "-o", str(model), "--n-iter", "3", "--format", "columns"]) == 0
+    assert main(["tag", "train", str(train), "-o", str(model), "-i", "3", "--format", "columns"]) == 0
     assert "epoch 3/3" in capsys.readouterr().err
     raw = tmp_path / "raw.txt"
     raw.write_text("the\nrun\nrun\n\na\ncat\nsees\n")
@@ -289,7 +289,7 @@ def test_cli_tag_in_batches(tmp_path, capsys):
     train = tmp_path / "train.txt"
     train.write_text("".join("".join(f"{w} {t}\n" for w, t in zip(s, ts)) + "\n" for s, ts in zip(X, Y)))
     model = tmp_path / "m.cjt"
-    assert main(["tag", "train", str(train), "-o", str(model), "--n-iter", "3", "--quiet"]) == 0
+    assert main(["tag", "train", str(train), "-o", str(model), "-i", "3", "--quiet"]) == 0
     raw = tmp_path / "raw.txt"
     raw.write_text("".join("\n".join(s) + "\n\n" for s in X[:25]))
     whole, batched = tmp_path / "whole.txt", tmp_path / "batched.txt"

@@ -26,14 +26,14 @@ def files(tmp_path):
 def test_train_then_predict(files, data, capsys):
     model = files / "model.cjt"
     test = files / data.replace("train", "test")
-    assert main(["train", str(files / data), str(model), "-d", "3", "-i", "3", "--test", str(test)]) == 0
+    assert main(["train", str(files / data), "-o", str(model), "-d", "3", "-i", "3", "--test", str(test)]) == 0
     out = capsys.readouterr()
     assert "support vectors" in out.err and "epoch 3" in out.err
     accuracy = float(out.out.split()[1])
     loaded = conjunct.load(model)
     assert isinstance(loaded, conjunct.KernelModel) and loaded.degree == 3
     assert loaded.features.is_numeric == data.endswith(".svm")
-    assert main(["predict", str(model), str(test), "--output", "accuracy"]) == 0
+    assert main(["predict", str(model), str(test), "--print", "accuracy"]) == 0
     assert float(capsys.readouterr().out.split()[1]) == accuracy
     assert accuracy > 0.5
 
@@ -43,7 +43,7 @@ def test_margin_modes_and_explicit_weights(files, capsys):
     paths = {}
     for margin in ("kernel", "split", "slicing"):
         paths[margin] = files / f"{margin}.cjt"
-        assert main(["train", data, str(paths[margin]), "-d", "2", "-i", "2", "--margin", margin, "-q",
+        assert main(["train", data, "-o", str(paths[margin]), "-d", "2", "-i", "2", "--margin", margin, "-q",
                      "--explicit", str(files / f"{margin}.linear.cjt")]) == 0
     models = {m: conjunct.load(p) for m, p in paths.items()}
     X, _ = conjunct.read_svmlight(test)
@@ -58,7 +58,7 @@ def test_margin_modes_and_explicit_weights(files, capsys):
 
 def test_l1(files, capsys):
     model = files / "l1.cjt"
-    assert main(["train", str(files / "train.txt"), str(model), "--algorithm", "l1", "-d", "2", "-i", "2",
+    assert main(["train", str(files / "train.txt"), "-o", str(model), "--algorithm", "l1", "-d", "2", "-i", "2",
                  "-C", "0.5", "--test", str(files / "test.txt")]) == 0
     out = capsys.readouterr()
     assert "non-zero conjunctions" in out.err and out.out.startswith("accuracy")
@@ -68,15 +68,15 @@ def test_l1(files, capsys):
 def test_errors(files, capsys):
     bad = files / "bad.svm"
     bad.write_text("1 3:1 5:1\n-1 2:0.5\n")
-    assert main(["train", str(bad), str(files / "m.cjt")]) == 2
+    assert main(["train", str(bad), "-o", str(files / "m.cjt")]) == 2
     err = capsys.readouterr().err
     assert "bad.svm:2" in err and "binary" in err
     one = files / "one.svm"
     one.write_text("1 3:1\n1 4:1\n")
-    assert main(["train", str(one), str(files / "m.cjt")]) == 2
+    assert main(["train", str(one), "-o", str(files / "m.cjt")]) == 2
     assert "two classes" in capsys.readouterr().err
-    assert main(["train", str(files / "train.svm"), str(files / "m.cjt"), "--margin", "kernel",
+    assert main(["train", str(files / "train.svm"), "-o", str(files / "m.cjt"), "--margin", "kernel",
                  "--common-features", "10"]) == 2
     assert "common_features" in capsys.readouterr().err
-    assert main(["train", str(files / "train.svm"), str(files / "m.cjt"), "--algorithm", "l1", "--explicit", "x"]) == 2
+    assert main(["train", str(files / "train.svm"), "-o", str(files / "m.cjt"), "--algorithm", "l1", "--explicit", "x"]) == 2
     assert not (files / "m.cjt").exists()

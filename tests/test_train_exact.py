@@ -54,11 +54,12 @@ def norms_of(rows, order, *, K, degree, gamma, coef0, fit_intercept, **_):
 
 def train(rows, labels, order, *, K, degree, gamma, coef0, learner, C, fit_intercept, n_features, margin,
           common_features=-1, reuse=True, terminate=True, weight_budget=0):
-    t = _core.PaTrainer(gamma, coef0, degree, K, learner, C, margin, common_features, reuse, terminate, fit_intercept,
-                        weight_budget, True)
+    t = _core.PaTrainer(gamma=gamma, coef0=coef0, degree=degree, n_outputs=K, learner=learner, C=C, margin=margin,
+                        common_features=common_features, reuse=reuse, terminate=terminate, fit_intercept=fit_intercept,
+                        weight_budget=weight_budget, trace=True)
     t.ensure_features(n_features)
     indptr, indices = csr_of(rows)
-    t.run(indptr, indices, np.asarray(labels, dtype=np.int32), np.asarray(order, dtype=np.int64))
+    t.run(indptr=indptr, indices=indices, labels=np.asarray(labels, dtype=np.int32), order=np.asarray(order, dtype=np.int64))
     return t
 
 

@@ -35,11 +35,12 @@ def problems(draw):
 def test_trainer_equals_reference(problem):
     rows, labels, order, V, kw = problem
     w_ref, b_ref = reference_l1(rows, labels, order, **kw)
-    t = _core.L1Trainer(kw["degree"], kw["K"], kw["C"], kw["eta0"], kw["decay"])
+    t = _core.L1Trainer(degree=kw["degree"], n_outputs=kw["K"], C=kw["C"], eta0=kw["eta0"], decay=kw["decay"])
     indptr = np.zeros(len(rows) + 1, dtype=np.int64)
     np.cumsum([len(r) for r in rows], out=indptr[1:])
     indices = np.array([f for r in rows for f in r], dtype=np.int32)
-    t.run(indptr, indices, np.asarray(labels, dtype=np.int32), np.asarray(order, dtype=np.int64), kw["n_examples"], V, kw["K"])
+    t.run(indptr=indptr, indices=indices, labels=np.asarray(labels, dtype=np.int32), order=np.asarray(order, dtype=np.int64),
+          n_examples=kw["n_examples"], n_features=V, n_outputs=kw["K"])
     c_ptr, c_idx, w, _ = t.export(True, kw["K"])
     got = {tuple(c_idx[c_ptr[i]:c_ptr[i + 1]].tolist()): w[i] for i in range(len(c_ptr) - 1)}
     assert got.keys() == w_ref.keys()

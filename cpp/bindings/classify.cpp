@@ -140,6 +140,14 @@ AlphaRows alpha_rows(size_t n_sv, size_t K, const ArrayN<double>& dense, const A
 
 }  // namespace
 
+nb::object wrap_classifier(std::unique_ptr<Classifier> impl, KeepAlive&& arrays, const std::string& method) {
+  auto c = std::make_unique<CompiledClassifier>();
+  c->impl = std::move(impl);
+  c->arrays = std::move(arrays);
+  c->method = method;
+  return nb::cast(std::move(c));
+}
+
 const Classifier& classifier_of(nb::handle compiled) {
   try {
     return *nb::cast<const CompiledClassifier&>(compiled).impl;

@@ -12,6 +12,10 @@
 #include "conjunct/classify/decision.h"
 #include "conjunct/features.h"
 
+namespace conjunct {
+class Classifier;
+}
+
 namespace conjunct::py {
 
 namespace nb = nanobind;
@@ -119,6 +123,9 @@ inline Decision checked_decision(const std::string& rule, size_t n_classes, size
   return d;
 }
 
+// The Python handle (a CompiledClassifier) of a classifier built outside classify.cpp.
+nb::object wrap_classifier(std::unique_ptr<Classifier> impl, KeepAlive&& arrays, const std::string& method);
+
 void bind_kernel(nb::module_& m);
 void bind_classify(nb::module_& m);
 void bind_tasks(nb::module_& m);
@@ -127,5 +134,6 @@ void bind_task_english(nb::module_& m);
 void bind_decode(nb::module_& m);
 void bind_train(nb::module_& m);
 void bind_featurize(nb::module_& m);
+void bind_adaptive(nb::module_& m);
 
 }  // namespace conjunct::py

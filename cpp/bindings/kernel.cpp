@@ -6,7 +6,12 @@
 namespace conjunct::py {
 
 void bind_kernel(nb::module_& m) {
-  nb::class_<PolyKernel>(m, "PolyKernel", "The polynomial kernel (gamma * |s ∩ x| + coef0) ** degree.")
+  nb::class_<PolyKernel>(m, "PolyKernel",
+                         "The polynomial kernel (gamma * |s ∩ x| + coef0) ** degree.\n\n"
+                         "Parameters\n----------\n"
+                         "gamma : float\n    Scale of the overlap |s ∩ x| (> 0).\n"
+                         "coef0 : float\n    The constant c.\n"
+                         "degree : int\n    The degree d.")
       .def(nb::init<double, double, int>(), nb::arg("gamma") = 1.0, nb::arg("coef0") = 1.0,
            nb::arg("degree") = 2)
       .def_ro("gamma", &PolyKernel::gamma)

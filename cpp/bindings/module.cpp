@@ -13,4 +13,5 @@ NB_MODULE(_core, m) {
   conjunct::py::bind_decode(m);
   conjunct::py::bind_train(m);
   conjunct::py::bind_featurize(m);
+  conjunct::py::bind_adaptive(m);
 }

@@ -103,8 +103,8 @@ void bind_train(nb::module_& m) {
               return 0;
             });
           },
-          nb::arg("gamma"), nb::arg("coef0"), nb::arg("degree"), nb::arg("n_outputs"), nb::arg("learner"), nb::arg("C"),
-          nb::arg("margin"), nb::arg("common_features"), nb::arg("reuse"), nb::arg("terminate"),
+          nb::kw_only(), nb::arg("gamma"), nb::arg("coef0"), nb::arg("degree"), nb::arg("n_outputs"), nb::arg("learner"),
+          nb::arg("C"), nb::arg("margin"), nb::arg("common_features"), nb::arg("reuse"), nb::arg("terminate"),
           nb::arg("fit_intercept"), nb::arg("weight_budget"), nb::arg("trace"))
       .def_prop_ro("n_features", &PaTrainer::n_features)
       .def_prop_ro("n_outputs", [](const PaTrainer& t) { return t.options().n_outputs; })
@@ -120,7 +120,7 @@ void bind_train(nb::module_& m) {
             nb::gil_scoped_release release;
             t.run(X, span_of(labels), span_of(order));
           },
-          nb::arg("indptr"), nb::arg("indices"), nb::arg("labels"), nb::arg("order"),
+          nb::kw_only(), nb::arg("indptr"), nb::arg("indices"), nb::arg("labels"), nb::arg("order"),
           "One pass over the rows `order` (internal ids, strictly ascending rows).")
       .def(
           "export",
@@ -173,8 +173,8 @@ void bind_train(nb::module_& m) {
               return 0;
             });
           },
-          nb::arg("sv_indptr"), nb::arg("sv_indices"), nb::arg("sv"), nb::arg("pos"), nb::arg("neg"), nb::arg("tau"),
-          nb::arg("round"), nb::arg("rounds"))
+          nb::kw_only(), nb::arg("sv_indptr"), nb::arg("sv_indices"), nb::arg("sv"), nb::arg("pos"), nb::arg("neg"),
+          nb::arg("tau"), nb::arg("round"), nb::arg("rounds"))
       .def("stats", &stats_dict, "Counters and memory (bytes) of the trainer.")
       .def(
           "trace",
@@ -202,7 +202,7 @@ void bind_train(nb::module_& m) {
               return 0;
             });
           },
-          nb::arg("degree"), nb::arg("n_outputs"), nb::arg("C"), nb::arg("eta0"), nb::arg("decay"))
+          nb::kw_only(), nb::arg("degree"), nb::arg("n_outputs"), nb::arg("C"), nb::arg("eta0"), nb::arg("decay"))
       .def(
           "run",
           [](L1LogLinear& t, const Array1<int64_t>& indptr, const Array1<int32_t>& indices, const Array1<int32_t>& labels,
@@ -215,7 +215,7 @@ void bind_train(nb::module_& m) {
               return 0;
             });
           },
-          nb::arg("indptr"), nb::arg("indices"), nb::arg("labels"), nb::arg("order"), nb::arg("n_examples"),
+          nb::kw_only(), nb::arg("indptr"), nb::arg("indices"), nb::arg("labels"), nb::arg("order"), nb::arg("n_examples"),
           nb::arg("n_features"), nb::arg("n_outputs"))
       .def(
           "margins",
@@ -261,7 +261,7 @@ void bind_train(nb::module_& m) {
               return 0;
             });
           },
-          nb::arg("indptr"), nb::arg("indices"), nb::arg("weights"), nb::arg("penalties"), nb::arg("n_outputs"))
+          nb::kw_only(), nb::arg("indptr"), nb::arg("indices"), nb::arg("weights"), nb::arg("penalties"), nb::arg("n_outputs"))
       .def_prop_rw(
           "bias", [](L1LogLinear& t) { return t.bias(); },
           [](L1LogLinear& t, const std::vector<double>& b) {
@@ -278,11 +278,12 @@ void bind_train(nb::module_& m) {
   m.def(
       "dense_capacity",
       [](int degree, size_t n_outputs) { return WeightTrie::dense_capacity(degree, n_outputs); },
-      nb::arg("degree"), nb::arg("n_outputs"),
+      nb::kw_only(), nb::arg("degree"), nb::arg("n_outputs"),
       "N chosen by common_features=None: the most features whose conjunctions the weight trie keeps in dense tables.");
 
+  // Named apart from classify's expansion into a conjunction store: this one lists the conjunctions.
   m.def(
-      "expand_kernel",
+      "expand_kernel_model",
       [](double gamma, double coef0, int degree, const Array1<int64_t>& sv_indptr, const Array1<int32_t>& sv_indices,
          const ArrayN<double>& alpha) {
         const CsrView S = csr(sv_indptr, sv_indices);
@@ -308,7 +309,7 @@ void bind_train(nb::module_& m) {
         return nb::make_tuple(owned(std::move(indptr), n + 1), owned(std::move(indices), nnz),
                               owned(std::move(weights), n, K));
       },
-      nb::arg("gamma"), nb::arg("coef0"), nb::arg("degree"), nb::arg("sv_indptr"), nb::arg("sv_indices"),
+      nb::kw_only(), nb::arg("gamma"), nb::arg("coef0"), nb::arg("degree"), nb::arg("sv_indptr"), nb::arg("sv_indices"),
       nb::arg("alpha"),
       "Kernel expansion (Eq. 1): every conjunction (ids ascending, size 1..d) of the support vectors with its "
       "K weights c_d(|t|) * sum of the alpha rows containing it. The constant c_d(0) * sum(alpha) is not included.");

@@ -1,9 +1,21 @@
 """conjunct: fast, exact NLP models with conjunctive features and many labels.
 
-Polynomial-kernel and conjunctive-linear classifiers (PKB, PKI, ...), model
-import from LIBSVM / SVMlight / TinySVM / opal / scikit-learn, and one
+Polynomial-kernel and conjunctive-linear classifiers (PKB, PKI, PKE, split,
+the feature sequence trie), training (passive-aggressive learning with kernel
+slicing, the l1-regularised log-linear baseline), model import from LIBSVM /
+SVMlight / TinySVM / opal / scikit-learn, sequence taggers with staggered
+decoding, task pipelines (parsers, a chunker, a word segmenter), and one
 memory-mappable model file format.
+
+The names below are the user-facing API. The models, the compiled
+classifier, the data readers and ``load`` / ``save`` are imported with the
+package; the estimators, importers, taggers and pipelines on first use, so
+that ``import conjunct`` (and loading a model) stays light.
 """
+
+from __future__ import annotations
+
+import importlib
 
 from ._core import PolyKernel
 from ._errors import ConjunctError, DataFormatError, ModelFormatError
@@ -15,25 +27,75 @@ from .linear import ConjunctiveLinearModel
 from .models import KernelModel
 from .persistence import load, save
 
+# The one place the version is written: the build reads it from here (pyproject.toml).
 __version__ = "0.1.0"
 
+# name -> module that defines it, imported on first access
+_LAZY = {
+    "PAClassifier": "conjunct.training",
+    "L1LogLinearClassifier": "conjunct.training",
+    "expand": "conjunct.training",
+    "import_model": "conjunct.importers",
+    "from_sklearn": "conjunct.importers",
+    "PerceptronTagger": "conjunct.tagging",
+    "HMMTagger": "conjunct.tagging",
+    "BunsetsuDependencyParser": "conjunct.tasks.bunsetsu",
+    "EnglishDependencyParser": "conjunct.tasks.english",
+    "Chunker": "conjunct.tasks.chunk",
+    "WordSegmenter": "conjunct.tasks.segment",
+    "read_conllu": "conjunct.corpora",
+    "read_conll2000": "conjunct.corpora",
+}
+
 __all__ = [
-    "Classifier",
-    "ConjunctError",
+    # models and classifiers
+    "KernelModel",
     "ConjunctiveLinearModel",
-    "DataFormatError",
+    "PolyKernel",
+    "Classifier",
     "DecisionRule",
     "FeatureIndex",
-    "KernelModel",
-    "ModelFormatError",
-    "PolyKernel",
-    "as_binary_csr",
+    # training
+    "PAClassifier",
+    "L1LogLinearClassifier",
+    "expand",
+    # model files
     "load",
-    "read_data",
-    "read_strings",
-    "read_svmlight",
-    "rows_to_csr",
     "save",
-    "write_strings",
+    "import_model",
+    "from_sklearn",
+    # sequence labeling and pipelines
+    "PerceptronTagger",
+    "HMMTagger",
+    "BunsetsuDependencyParser",
+    "EnglishDependencyParser",
+    "Chunker",
+    "WordSegmenter",
+    # data
+    "read_data",
+    "read_svmlight",
+    "read_strings",
     "write_svmlight",
+    "write_strings",
+    "read_conllu",
+    "read_conll2000",
+    "as_binary_csr",
+    "rows_to_csr",
+    # errors
+    "ConjunctError",
+    "DataFormatError",
+    "ModelFormatError",
 ]
+
+
+def __getattr__(name: str):
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'conjunct' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY))

@@ -9,30 +9,58 @@ class ConjunctError(ValueError):
     """Base class of conjunct's errors about bad input or bad files."""
 
 
-class DataFormatError(ConjunctError):
+class _Located(ConjunctError):
+    """An error about a place in a file: the message starts with ``source:line:``.
+
+    Parameters
+    ----------
+    problem : str
+        What is wrong.
+    source : str, optional
+        The file (or other input) it is wrong in.
+    line : int, optional
+        The 1-based line, when known.
+    """
+
+    default_source = "<input>"
+
+    def __init__(self, problem: str, source: Optional[str] = None, line: Optional[int] = None):
+        self.problem = problem
+        self.source = source
+        self.line = line
+        where = source or self.default_source
+        if line is not None:
+            where = f"{where}:{line}"
+        super().__init__(f"{where}: {problem}")
+
+
+class DataFormatError(_Located):
     """A data file (or in-memory data) is malformed.
 
     The message names the source, the 1-based line when known, and the problem.
+
+    Parameters
+    ----------
+    problem : str
+        What is wrong.
+    source : str, optional
+        The file (or other input) it is wrong in.
+    line : int, optional
+        The 1-based line, when known.
     """
 
-    def __init__(self, problem: str, source: Optional[str] = None, line: Optional[int] = None):
-        self.problem = problem
-        self.source = source
-        self.line = line
-        where = source or "<input>"
-        if line is not None:
-            where = f"{where}:{line}"
-        super().__init__(f"{where}: {problem}")
 
+class ModelFormatError(_Located):
+    """A model file is foreign, corrupt, truncated, or of an unsupported kind.
 
-class ModelFormatError(ConjunctError):
-    """A model file is foreign, corrupt, truncated, or of an unsupported kind."""
+    Parameters
+    ----------
+    problem : str
+        What is wrong.
+    source : str, optional
+        The model file.
+    line : int, optional
+        The 1-based line of a text model file, when known.
+    """
 
-    def __init__(self, problem: str, source: Optional[str] = None, line: Optional[int] = None):
-        self.problem = problem
-        self.source = source
-        self.line = line
-        where = source or "<model>"
-        if line is not None:
-            where = f"{where}:{line}"
-        super().__init__(f"{where}: {problem}")
+    default_source = "<model>"

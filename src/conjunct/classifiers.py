@@ -13,12 +13,13 @@ from typing import Callable, Dict, Optional, Tuple
 import numpy as np
 import scipy.sparse as sp
 
-from . import _core, model_io
+from . import _core
 from ._errors import ConjunctError, ModelFormatError
 from ._dense_growth import dense_entries, grow_dense
 from .data import as_rows, read_data
-from .features import FeatureIndex
+from .features import FeatureIndex, rank_space, store_features, stored_features
 from .labels import DecisionRule
+from .persistence import Saveable
 
 __all__ = ["Classifier", "compile_model", "approximation_report", "METHODS", "DEFAULT_DENSE_BYTES"]
 
@@ -26,23 +27,6 @@ __all__ = ["Classifier", "compile_model", "approximation_report", "METHODS", "DE
 DEFAULT_DENSE_BYTES = 4 << 20
 
 Arrays = Dict[str, np.ndarray]
-
-
-def rank_space(matrix: sp.csr_matrix, counts: np.ndarray, n_columns: int):
-    """(col_map, matrix in internal ids) with the features used by ``matrix``
-    renumbered by descending ``counts`` (ties by column id); unused columns map to -1."""
-    used = np.unique(matrix.indices)
-    order = used[np.lexsort((used, -counts[used]))]
-    col_map = np.full(n_columns, -1, dtype=np.int32)
-    col_map[order] = np.arange(order.size, dtype=np.int32)
-    internal = col_map[matrix.indices]
-    row_of = np.repeat(np.arange(matrix.shape[0]), np.diff(matrix.indptr))
-    perm = np.lexsort((internal, row_of))
-    M = sp.csr_matrix(
-        (np.ones(internal.size), internal[perm].astype(np.int32), matrix.indptr.astype(np.int64)),
-        shape=(matrix.shape[0], order.size),
-    )
-    return col_map, M
 
 
 def _is_kernel(model) -> bool:
@@ -310,6 +294,50 @@ def _core_fstrie(meta: dict, a: Arrays):
     return _core.make_fstrie(a["col_map"], trie, base_core)
 
 
+# -- the self-adaptive classifier (caches the margins of prefixes met in the stream) ---------------------
+ADAPTIVE_DEFAULTS = {"cache_rows": 1 << 16, "eviction": "lru", "doorkeeper": True, "sharing": "thread", "shards": 1}
+
+
+def _build_adaptive(model, cache_rows: int = ADAPTIVE_DEFAULTS["cache_rows"], eviction: str = "lru", base: str = "pke",
+                    warm_start=None, doorkeeper: bool = True, sharing: str = "thread", shards: int = 1,
+                    max_nodes: Optional[int] = None, max_bytes: Optional[int] = None, **base_params) -> Tuple[dict, Arrays]:
+    """The base classifier (and, with ``warm_start`` events, a static fstrie of
+    at most ``max_nodes`` / ``max_bytes`` over it) plus the cache's parameters;
+    the cache itself is runtime state and starts empty."""
+    if isinstance(cache_rows, bool) or not isinstance(cache_rows, (int, np.integer)) or cache_rows < 0:
+        raise ConjunctError(f"cache_rows must be an integer >= 0, got {cache_rows!r}")
+    if eviction not in ("lru", "lfu"):
+        raise ConjunctError(f"eviction must be 'lru' or 'lfu', got {eviction!r}")
+    if sharing not in ("thread", "shared"):
+        raise ConjunctError(f"sharing must be 'thread' (a cache per thread) or 'shared', got {sharing!r}")
+    if isinstance(shards, bool) or not isinstance(shards, (int, np.integer)) or not 1 <= shards <= 4096:
+        raise ConjunctError(f"shards must be an integer in 1..4096, got {shards!r}")
+    if base not in ("pke", "split"):
+        raise ConjunctError(f"the adaptive classifier's base must be 'pke' or 'split', got {base!r}")
+    if warm_start is None:
+        if max_nodes is not None or max_bytes is not None:
+            raise ConjunctError("max_nodes / max_bytes size the warm-start trie: give warm_start events too")
+        base_meta, base_arrays = METHODS[base][0](model, **base_params)
+        meta = {"degree": base_meta["degree"], "base": base, "base_params": base_meta, "warm_start": False}
+        arrays = {"col_map": base_arrays["col_map"], **{f"base.{k}": v for k, v in base_arrays.items()}}
+    else:
+        meta, arrays = _build_fstrie(model, events=warm_start, max_nodes=max_nodes, max_bytes=max_bytes, base=base,
+                                     **base_params)
+        meta = dict(meta, warm_start=True)
+    meta.update(cache_rows=int(cache_rows), eviction=eviction, doorkeeper=bool(doorkeeper), sharing=sharing,
+                shards=int(shards))
+    return meta, arrays
+
+
+def _core_adaptive(meta: dict, a: Arrays):
+    base_arrays = {k[len("base."):]: v for k, v in a.items() if k.startswith("base.")}
+    base_core = METHODS[meta["base"]][1](meta["base_params"], base_arrays)
+    trie = {k[len("trie."):]: v for k, v in a.items() if k.startswith("trie.")} if meta["warm_start"] else None
+    return _core.make_adaptive(col_map=a["col_map"], base=base_core, trie=trie, cache_rows=meta["cache_rows"],
+                               eviction=meta["eviction"], doorkeeper=meta["doorkeeper"], sharing=meta["sharing"],
+                               shards=meta["shards"])
+
+
 # method -> (builder from a model, constructor of the core object from its arrays)
 METHODS: Dict[str, Tuple[Callable, Callable]] = {
     "pkb": (_build_pkb, _core_pkb),
@@ -317,6 +345,7 @@ METHODS: Dict[str, Tuple[Callable, Callable]] = {
     "pke": (_build_pke, _core_pke),
     "split": (_build_split, _core_split),
     "fstrie": (_build_fstrie, _core_fstrie),
+    "adaptive": (_build_adaptive, _core_adaptive),
 }
 
 
@@ -353,20 +382,26 @@ def approximation_report(approximate: "Classifier", exact: "Classifier", X, *, n
     }
 
 
-class Classifier:
+class Classifier(Saveable):
     """A compiled, immutable classifier.
 
     Obtain one with ``model.compile(method)`` or :func:`conjunct.load`. It is
     safe to share between threads; every call releases the GIL.
 
-    Attributes
+    Parameters
     ----------
     method : str
         The classification method.
+    meta : dict
+        The method's scalar parameters.
+    arrays : dict of str to ndarray
+        The method's arrays (the sections of its model file).
     rule : DecisionRule
         How margins become labels.
     features : FeatureIndex or None
         Feature strings, for string input.
+    n_columns : int
+        Number of input columns the classifier knows.
     """
 
     kind = "classifier"
@@ -387,10 +422,12 @@ class Classifier:
     # -- properties -------------------------------------------------------------
     @property
     def classes(self) -> np.ndarray:
+        """Class labels, in the decision rule's order."""
         return self.rule.classes
 
     @property
     def n_outputs(self) -> int:
+        """K, the number of margins per input."""
         return self._core.n_outputs
 
     @property
@@ -452,41 +489,48 @@ class Classifier:
         """Predicted label of one feature vector (see ``predict`` for ``early_exit``)."""
         return self.rule.classes[self._core.predict_one(self._columns(x), self.rule.kind, len(self.rule.classes), bool(early_exit))]
 
+    # -- the adaptive classifier's cache ----------------------------------------------------
+    def cache_stats(self) -> dict:
+        """Counters of an ``adaptive`` classifier's caches (over every thread or shard):
+        calls, positions (features classified) and how many the warm-start trie
+        (``static_positions``) and the cache (``cached_positions``) covered,
+        ``full_hits``, nodes inserted / evicted / held, and ``hit_rate``, the
+        share of positions covered by either."""
+        if self.method != "adaptive":
+            raise ConjunctError(f"cache_stats needs an adaptive classifier, not {self.method!r}")
+        st = _core.adaptive_stats(self._core)
+        covered = st["static_positions"] + st["cached_positions"]
+        st["hit_rate"] = covered / st["positions"] if st["positions"] else 0.0
+        return st
+
+    def clear_cache(self) -> None:
+        """Empty an ``adaptive`` classifier's caches and counters (the state after loading)."""
+        if self.method != "adaptive":
+            raise ConjunctError(f"clear_cache needs an adaptive classifier, not {self.method!r}")
+        _core.adaptive_clear(self._core)
+
     # -- persistence ---------------------------------------------------------------------
     def to_container(self):
         meta = {"method": self.method, "params": self.meta, "rule": self.rule.to_meta(), "n_columns": self.n_columns}
         arrays = {f"m.{k}": v for k, v in self.arrays.items()}
-        if self.features is not None:
-            fmeta, farrays = self.features.to_arrays()
-            meta["features"] = fmeta
-            arrays.update({f"features.{k}": v for k, v in farrays.items()})
+        store_features(self.features, meta, arrays)
         return self.kind, meta, arrays
 
     @classmethod
     def from_container(cls, meta: dict, arrays: Arrays, name: str = "<model>") -> "Classifier":
-        from .models import _features_from
-
         try:
             method = meta["method"]
             if method not in METHODS:
                 raise ModelFormatError(f"unknown classification method {method!r} (written by a newer conjunct?)", name)
             own = {k[2:]: v for k, v in arrays.items() if k.startswith("m.")}
-            return cls(method, meta["params"], own, DecisionRule.from_meta(meta["rule"]), _features_from(meta, arrays), meta["n_columns"])
+            return cls(method, meta["params"], own, DecisionRule.from_meta(meta["rule"]), stored_features(meta, arrays), meta["n_columns"])
         except (KeyError, TypeError, ValueError) as e:
             if isinstance(e, ModelFormatError):
                 raise
             raise ModelFormatError(f"corrupt classifier ({e})", name) from None
 
-    def save(self, path) -> None:
-        """Write the compiled classifier to ``path`` (atomically)."""
-        model_io.write_container(path, *self.to_container())
-
-    def __reduce__(self):
-        from . import persistence
-
-        return (persistence.from_bytes, (model_io.dumps(*self.to_container()),))
-
     def info(self) -> dict:
+        """A summary of the classifier (what ``conjunct info`` prints)."""
         return {
             "kind": f"compiled classifier ({self.method})",
             "outputs": self.n_outputs,

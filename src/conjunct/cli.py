@@ -7,8 +7,10 @@ import importlib
 import sys
 from typing import List, Optional
 
+from . import __version__
 from ._errors import ConjunctError
 from .commands import COMMANDS
+from .commands._common import resolve_output
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -16,6 +18,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="conjunct",
         description="Fast, exact classification, training and decoding with conjunctive features.",
     )
+    p.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
     for name in COMMANDS:
@@ -26,6 +29,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Optional[List[str]] = None) -> int:
     args = build_parser().parse_args(argv)
     try:
+        resolve_output(args)
         return args.func(args)
     except ConjunctError as e:
         print(f"conjunct: error: {e}", file=sys.stderr)

@@ -1,4 +1,4 @@
-"""Reading, writing and normalising binary feature data.
+r"""Reading, writing and normalising binary feature data.
 
 Formats
 -------
@@ -7,16 +7,25 @@ svmlight / libsvm
     Column ``id`` of the matrix is feature ``id`` as written (no shift).
 strings (opal / TinySVM string format)
     ``label feature feature ...``; a feature may carry a value, ``feature:1``.
+    Tokens use backslash escapes, so that any string can be a feature or a
+    label (see :func:`escape_token`): ``\\`` backslash, ``\s`` space, ``\t``
+    tab, ``\n`` newline, ``\r`` carriage return, ``\#`` (not a comment),
+    ``\:`` (a colon that does not start a value), ``\uXXXX`` any other
+    whitespace or unpaired surrogate, ``\e`` the empty string. A backslash
+    before anything else is kept as is, so files written without escapes
+    (``1\/2``) read as before.
 
 Features are binary: a value of 1 makes a feature active, 0 leaves it out, and
 any other value is an error unless ``binarize=True`` (non-zero -> active).
-Duplicate features are removed and rows are sorted.
+Duplicate features are removed and rows are sorted. Text is UTF-8; a
+byte-order mark at the start of a file is skipped.
 """
 
 from __future__ import annotations
 
 import io
 import os
+import re
 import sys
 from contextlib import contextmanager
 from typing import IO, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
@@ -33,6 +42,8 @@ __all__ = [
     "write_svmlight",
     "read_strings",
     "write_strings",
+    "escape_token",
+    "unescape_token",
     "read_data",
     "sniff_format",
     "as_binary_csr",
@@ -51,7 +62,8 @@ def _open_text(source: Source, mode: str = "r") -> Iterator[Tuple[IO[str], str]]
             yield (sys.stdin if "r" in mode else sys.stdout), "<stdin>" if "r" in mode else "<stdout>"
             return
         try:
-            f = open(name, mode, encoding="utf-8", newline=None if "r" in mode else "\n")
+            # utf-8-sig: a byte-order mark is skipped instead of sticking to the first token.
+            f = open(name, mode, encoding="utf-8-sig" if "r" in mode else "utf-8", newline=None if "r" in mode else "\n")
         except FileNotFoundError:
             raise DataFormatError("no such file", name) from None
         with f:
@@ -60,55 +72,102 @@ def _open_text(source: Source, mode: str = "r") -> Iterator[Tuple[IO[str], str]]
         yield source, getattr(source, "name", "<stream>")
 
 
-def _lines(f: IO[str], name: str) -> Iterator[Tuple[int, str]]:
-    """(line number, content without comment) of the non-blank lines."""
+def _numbered(f: IO[str], name: str) -> Iterator[Tuple[int, str]]:
+    """(line number, line) of a text stream; a leading byte-order mark is dropped
+    and undecodable bytes are reported with their line and offset."""
+    lineno = 0
     try:
         for lineno, line in enumerate(f, 1):
-            cut = line.find("#")
-            if cut >= 0:
-                line = line[:cut]
-            line = line.strip()
-            if line:
-                yield lineno, line
+            if lineno == 1 and line.startswith("\ufeff"):
+                line = line[1:]
+            yield lineno, line
     except UnicodeDecodeError as e:
-        raise DataFormatError(f"not UTF-8 text ({e.reason} at byte {e.start})", name) from None
+        raise _not_utf8(name, e, lineno) from None
+
+
+def _not_utf8(name: str, e: UnicodeDecodeError, lines_read: int) -> DataFormatError:
+    """Where the first invalid byte is: found again in the file (the decoder's
+    offset is relative to a buffer), else the last line read before it."""
+    found = _find_bad_utf8(name) if os.path.isfile(name) else None
+    if found is None:
+        return DataFormatError(f"not UTF-8 text after line {lines_read} ({e.reason})", name)
+    line, column, offset, byte = found
+    return DataFormatError(f"not UTF-8 text: byte 0x{byte:02x} at column {column + 1} (byte {offset} of the file; "
+                           f"{e.reason})", name, line)
+
+
+def _find_bad_utf8(path: str) -> Optional[Tuple[int, int, int, int]]:
+    """(line, byte column, byte offset, byte value) of the first invalid UTF-8 byte.
+    Lines end at \\n, \\r\\n or \\r, as when reading text."""
+    line, offset = 0, 0
+    with open(path, "rb") as f:
+        for raw in f:
+            for part in re.split(rb"(?<=\r)(?!\n)", raw):
+                line += 1
+                try:
+                    part.decode("utf-8")
+                except UnicodeDecodeError as e:
+                    return line, e.start, offset + e.start, part[e.start]
+                offset += len(part)
+    return None
+
+
+def _lines(f: IO[str], name: str) -> Iterator[Tuple[int, str]]:
+    """(line number, content without comment) of the non-blank lines. A comment
+    starts at the first ``#`` not escaped by a backslash."""
+    for lineno, line in _numbered(f, name):
+        cut = line.find("#")
+        if cut >= 0:
+            line = line[:_comment_start(line, cut)]
+        line = line.strip()
+        if line:
+            yield lineno, line
+
+
+def _comment_start(line: str, cut: int) -> int:
+    while cut >= 0:
+        backslashes = len(line[:cut]) - len(line[:cut].rstrip("\\"))
+        if backslashes % 2 == 0:
+            return cut
+        cut = line.find("#", cut + 1)
+    return len(line)
 
 
 def _sentence_blocks(f: IO[str], name: str) -> Iterator[List[Tuple[int, str]]]:
     """The blank-line-separated blocks of a column corpus: per sentence, its
     (line number, line without the newline) pairs."""
     block: List[Tuple[int, str]] = []
-    try:
-        for lineno, line in enumerate(f, 1):
-            line = line.rstrip("\r\n")
-            if line.strip():
-                block.append((lineno, line))
-            elif block:
-                yield block
-                block = []
-    except UnicodeDecodeError as e:
-        raise DataFormatError(f"not UTF-8 text ({e.reason} at byte {e.start})", name) from None
+    for lineno, line in _numbered(f, name):
+        line = line.rstrip("\r\n")
+        if line.strip():
+            block.append((lineno, line))
+        elif block:
+            yield block
+            block = []
     if block:
         yield block
 
 
-def _binary_value(text: str, feature: str, binarize: bool, name: str, lineno: int) -> bool:
-    """Whether a feature with value ``text`` is active."""
+def _binary_value(text: str, feature: str, binarize: bool, name: str, lineno: int, named: bool = False) -> bool:
+    """Whether a feature with value ``text`` is active. ``named``: a feature of
+    the string format, whose name may itself contain ':'."""
     if text in ("1", "1.0"):
         return True
+    # In the string format ':<number>' may be part of a name written without escapes (a time, '5:04').
+    hint = f"; if ':{text}' is part of the feature's name, write the ':' as '\\:'" if named else ""
     try:
         value = float(text)
     except ValueError:
         raise DataFormatError(f"feature {feature!r} has a value {text!r} that is not a number", name, lineno) from None
     if not np.isfinite(value):
-        raise DataFormatError(f"feature {feature!r} has a non-finite value {text!r}", name, lineno)
+        raise DataFormatError(f"feature {feature!r} has a non-finite value {text!r}{hint}", name, lineno)
     if value == 0.0:
         return False
     if value == 1.0 or binarize:
         return True
     raise DataFormatError(
         f"feature {feature!r} has value {text}, but features must be binary (0 or 1); "
-        "pass binarize=True (--binarize) to treat non-zero values as 1",
+        f"pass binarize=True (--binarize) to treat non-zero values as 1{hint}",
         name,
         lineno,
     )
@@ -145,8 +204,8 @@ def read_svmlight(source: Source, *, binarize: bool = False, n_features: Optiona
     with _open_text(source) as (f, name):
         for lineno, line in _lines(f, name):
             tokens = line.split()
-            labels.append(parse_label(tokens[0]))
-            if ":" in tokens[0]:
+            labels.append(parse_label(unescape_token(tokens[0])))
+            if _last_unescaped_colon(tokens[0]) >= 0:
                 raise DataFormatError(f"line starts with {tokens[0]!r}; expected a label before the features", name, lineno)
             start = len(flat)
             for tok in tokens[1:]:
@@ -179,6 +238,13 @@ def read_strings(source: Source, *, binarize: bool = False) -> Tuple[List[List[s
     rules as :func:`read_svmlight`. A token whose text after the last ``:`` is not
     a number is a feature name as a whole (``w=a:b`` stays ``w=a:b``).
 
+    Parameters
+    ----------
+    source : path, '-' or text file
+        The data; '-' reads standard input.
+    binarize : bool
+        Treat any non-zero value as 1 instead of raising.
+
     Returns
     -------
     features : list of list of str
@@ -191,16 +257,22 @@ def read_strings(source: Source, *, binarize: bool = False) -> Tuple[List[List[s
     with _open_text(source) as (f, name):
         for lineno, line in _lines(f, name):
             tokens = line.split()
-            labels.append(parse_label(tokens[0]))
+            labels.append(parse_label(unescape_token(tokens[0])))
             row: List[str] = []
             seen = set()
             for tok in tokens[1:]:
-                feat, sep, value_text = tok.rpartition(":")
+                if "\\" in tok:
+                    cut = _last_unescaped_colon(tok)
+                    feat, value_text = (tok[:cut], tok[cut + 1:]) if cut > 0 else (tok, "")
+                    sep = ":" if cut > 0 else ""
+                else:
+                    feat, sep, value_text = tok.rpartition(":")
                 if sep and feat and _is_number(value_text):
-                    if not _binary_value(value_text, feat, binarize, name, lineno):
+                    feat = unescape_token(feat)
+                    if not _binary_value(value_text, feat, binarize, name, lineno, named=True):
                         continue
                 else:
-                    feat = tok
+                    feat = unescape_token(tok)
                 if feat not in seen:
                     seen.add(feat)
                     row.append(feat)
@@ -208,6 +280,63 @@ def read_strings(source: Source, *, binarize: bool = False) -> Tuple[List[List[s
         if not labels:
             raise DataFormatError("no examples (the file is empty or only has comments)", name)
     return rows, labels_array(labels)
+
+
+_ESCAPES = {"\\": "\\\\", " ": "\\s", "\t": "\\t", "\n": "\\n", "\r": "\\r", "#": "\\#"}
+_UNESCAPES = {"\\": "\\", "s": " ", "t": "\t", "n": "\n", "r": "\r", "#": "#", ":": ":", "e": ""}
+_NEEDS_ESCAPE = re.compile(r"[\\#\s\ud800-\udfff\ufeff]")
+
+
+def escape_token(text: str) -> str:
+    """``text`` as one token of the string format: backslash, whitespace and
+    ``#`` escaped, the last ``:`` escaped when a number follows it (it would
+    start a value), ``\\e`` for the empty string. :func:`unescape_token` (and
+    :func:`read_strings`) give ``text`` back, for any string."""
+    if not text:
+        return "\\e"
+    if _NEEDS_ESCAPE.search(text):
+        text = "".join(_ESCAPES.get(c) or (f"\\u{ord(c):04x}" if _NEEDS_ESCAPE.match(c) else c) for c in text)
+    cut = text.rfind(":")
+    if cut >= 0 and _is_number(text[cut + 1:]):
+        text = text[:cut] + "\\:" + text[cut + 1:]
+    return text
+
+
+def unescape_token(token: str) -> str:
+    """The string a token of the string format stands for (see :func:`escape_token`)."""
+    if "\\" not in token:
+        return token
+    out, i, n = [], 0, len(token)
+    while i < n:
+        c = token[i]
+        if c != "\\" or i + 1 == n:
+            out.append(c)
+            i += 1
+            continue
+        nxt = token[i + 1]
+        if nxt in _UNESCAPES:
+            out.append(_UNESCAPES[nxt])
+            i += 2
+        elif nxt == "u" and re.fullmatch(r"[0-9a-fA-F]{4}", token[i + 2:i + 6]):
+            out.append(chr(int(token[i + 2:i + 6], 16)))
+            i += 6
+        else:  # not an escape: kept as written
+            out.append(c)
+            i += 1
+    return "".join(out)
+
+
+def _last_unescaped_colon(token: str) -> int:
+    """Index of the last ``:`` that no backslash escapes, or -1."""
+    last, i = -1, 0
+    while i < len(token):
+        if token[i] == "\\":
+            i += 2
+            continue
+        if token[i] == ":":
+            last = i
+        i += 1
+    return last
 
 
 def _is_number(text: str) -> bool:
@@ -238,6 +367,18 @@ def read_data(source: Source, *, format: str = "auto", features: Optional[Featur
 
     String data are mapped through ``features`` (unknown features are dropped);
     svmlight data keep their ids as columns.
+
+    Parameters
+    ----------
+    source : path, '-' or text file
+        The data; '-' reads standard input.
+    format : {"auto", "svmlight", "strings"}
+        ``"auto"`` sniffs a file (standard input: strings if ``features``
+        holds named features, else svmlight).
+    features : FeatureIndex, optional
+        The model's feature index, needed for string features.
+    binarize : bool
+        Treat any non-zero value as 1 instead of raising.
     """
     if format == "auto":
         if not isinstance(source, (str, os.PathLike)) or os.fspath(source) == "-":
@@ -265,26 +406,48 @@ def _numeric_strings(rows: List[List[str]], source) -> sp.csr_matrix:
 
 
 def write_svmlight(dest: Source, X, y: Sequence) -> None:
-    """Write a binary matrix and labels in svmlight format (values written as 1)."""
+    """Write a binary matrix and labels in svmlight format (values written as 1).
+
+    Parameters
+    ----------
+    dest : path, '-' or text file
+        Where to write; '-' writes standard output.
+    X : sparse matrix or 0/1 array
+        The examples (column ids are written as they are).
+    y : sequence
+        One label per row.
+    """
     X = as_binary_csr(X)
     if X.shape[0] != len(y):
         raise DataFormatError(f"X has {X.shape[0]} rows but y has {len(y)} labels")
     with _open_text(dest, "w") as (f, _):
         for i in range(X.shape[0]):
             feats = " ".join(f"{c}:1" for c in X.indices[X.indptr[i]:X.indptr[i + 1]])
-            f.write(f"{y[i]} {feats}".rstrip() + "\n")
+            f.write(f"{escape_token(str(y[i]))} {feats}".rstrip() + "\n")
 
 
 def write_strings(dest: Source, features: Sequence[Sequence[str]], y: Sequence) -> None:
-    """Write examples in the string format (``label feature feature ...``)."""
+    """Write examples in the string format (``label feature feature ...``).
+
+    Parameters
+    ----------
+    dest : path, '-' or text file
+        Where to write; '-' writes standard output.
+    features : sequence of sequence of str
+        Each example's features (no whitespace or '#' in them).
+    y : sequence
+        One label per example.
+    """
     if len(features) != len(y):
         raise DataFormatError(f"{len(features)} examples but {len(y)} labels")
     with _open_text(dest, "w") as (f, _):
-        for label, feats in zip(y, features):
+        for k, (label, feats) in enumerate(zip(y, features)):
+            if isinstance(feats, str):
+                raise DataFormatError(f"example {k}: expected a list of feature strings, got a string")
             for feat in feats:
-                if not feat or any(c.isspace() for c in feat) or "#" in feat:
-                    raise DataFormatError(f"feature {feat!r} cannot be written: it is empty or has whitespace or '#'")
-            f.write(" ".join([str(label), *feats]) + "\n")
+                if not isinstance(feat, str):
+                    raise DataFormatError(f"example {k}: feature {feat!r} is not a string")
+            f.write(" ".join([escape_token(str(label)), *map(escape_token, feats)]) + "\n")
 
 
 def as_binary_csr(X, *, binarize: bool = False) -> sp.csr_matrix:
@@ -292,6 +455,13 @@ def as_binary_csr(X, *, binarize: bool = False) -> sp.csr_matrix:
 
     Accepts any scipy sparse matrix or array (any index dtype) and dense 2-D
     arrays. Values other than 0 and 1 raise unless ``binarize``.
+
+    Parameters
+    ----------
+    X : sparse matrix or array-like
+        The examples.
+    binarize : bool
+        Treat any non-zero value as 1 instead of raising.
     """
     if sp.issparse(X):
         X = sp.csr_matrix(X, copy=True)

@@ -8,37 +8,67 @@ from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 import numpy as np
 import scipy.sparse as sp
 
-from ._errors import DataFormatError
+from ._errors import DataFormatError, ModelFormatError
+from .persistence import Saveable, nested, prefixed
 
-__all__ = ["FeatureIndex", "rows_to_csr"]
+__all__ = ["FeatureIndex", "rows_to_csr", "rank_space", "store_features", "stored_features"]
 
 
-def rows_to_csr(rows: Sequence[Sequence[int]], n_features: Optional[int] = None) -> sp.csr_matrix:
+#: The largest feature id: ids are 32-bit, and so is the number of columns (id + 1).
+MAX_FEATURE_ID = np.iinfo(np.int32).max - 1
+#: Bytes per column of a numeric feature index and what is built on it: the
+#: counts (8), the training column map (4), each compiled classifier's (4).
+BYTES_PER_NUMERIC_COLUMN = 16
+
+
+def rows_to_csr(rows: Sequence[Sequence[int]], n_features: Optional[int] = None, *,
+                repeats: str = "error") -> sp.csr_matrix:
     """Binary CSR matrix from rows of integer feature ids.
 
-    Duplicate ids in a row are removed and each row is sorted.
+    A row lists the ids of its active features, in any order (rows come out
+    sorted). Nested lists are always read as ids: a dense 0/1 matrix must be a
+    numpy array or a scipy.sparse matrix. A row that repeats an id is an error
+    (``repeats="error"``, the default), because that is what a dense 0/1 row
+    written as a list looks like (``[0, 1, 1, 0]``); ``repeats="merge"`` keeps
+    one of each instead.
 
     Parameters
     ----------
     rows : sequence of sequences of int
-        Active feature ids of each row (non-negative).
+        Active feature ids of each row (0 to ``MAX_FEATURE_ID``).
     n_features : int, optional
         Number of columns; by default one more than the largest id.
+    repeats : {"error", "merge"}
+        What a repeated id in a row is.
     """
     lengths = np.fromiter((len(r) for r in rows), dtype=np.int64, count=len(rows))
-    flat = np.asarray(list(itertools.chain.from_iterable(rows)))
+    return _csr_from_flat(_ids_array(rows), lengths, n_features, repeats=repeats)
+
+
+def _ids_array(rows) -> np.ndarray:
+    items = list(itertools.chain.from_iterable(rows))
+    flat = np.asarray(items)
     if flat.size == 0:
-        flat = flat.astype(np.int64)
-    elif flat.dtype.kind not in "iu":
-        bad = next(c for c in itertools.chain.from_iterable(rows) if not isinstance(c, (int, np.integer)) or isinstance(c, bool))
-        raise DataFormatError(f"feature {bad!r} is neither a string nor an integer id")
-    return _csr_from_flat(flat, lengths, n_features)
+        return flat.astype(np.int64)
+    if flat.dtype.kind in "iu":
+        return flat
+    for c in items:  # say which item is wrong
+        if isinstance(c, str):
+            raise DataFormatError(f"a row mixes feature strings ({c!r}) and integer ids")
+        if not isinstance(c, (int, np.integer)) or isinstance(c, bool):
+            raise DataFormatError(f"feature {c!r} is neither a string nor an integer id")
+        if not 0 <= c <= MAX_FEATURE_ID:
+            raise DataFormatError(f"feature id {c} is out of range (ids are 0 to {MAX_FEATURE_ID})")
+    raise DataFormatError("feature ids must be integers")  # pragma: no cover
 
 
-def _csr_from_flat(flat: np.ndarray, lengths: np.ndarray, n_features: Optional[int]) -> sp.csr_matrix:
+def _csr_from_flat(flat: np.ndarray, lengths: np.ndarray, n_features: Optional[int], *,
+                   repeats: str = "merge") -> sp.csr_matrix:
     n_rows = len(lengths)
     if flat.size and flat.min() < 0:
         raise DataFormatError(f"negative feature id {int(flat.min())}")
+    if flat.size and int(flat.max()) > MAX_FEATURE_ID:
+        raise DataFormatError(f"feature id {int(flat.max())} is out of range (ids are 0 to {MAX_FEATURE_ID})")
     width = int(flat.max()) + 1 if flat.size else 0
     if n_features is None:
         n_features = width
@@ -51,6 +81,11 @@ def _csr_from_flat(flat: np.ndarray, lengths: np.ndarray, n_features: Optional[i
     flat, row_of = flat[order], row_of[order]
     keep = np.ones(flat.size, dtype=bool)
     keep[1:] = (flat[1:] != flat[:-1]) | (row_of[1:] != row_of[:-1])
+    if repeats == "error" and not keep.all():
+        j = int(np.argmin(keep))
+        raise DataFormatError(
+            f"row {int(row_of[j])} repeats feature id {int(flat[j])}: a row lists the ids of its active features, "
+            "each once (a dense 0/1 matrix must be a numpy array or a scipy.sparse matrix: np.asarray(X))")
     flat, row_of = flat[keep], row_of[keep]
     indptr = np.zeros(n_rows + 1, dtype=np.int64)
     np.cumsum(np.bincount(row_of, minlength=n_rows), out=indptr[1:])
@@ -58,7 +93,15 @@ def _csr_from_flat(flat: np.ndarray, lengths: np.ndarray, n_features: Optional[i
     return sp.csr_matrix((data, flat.astype(np.int32), indptr), shape=(n_rows, n_features))
 
 
-class FeatureIndex:
+def _check_numeric_width(n: int) -> None:
+    from .budget import check_memory
+
+    check_memory(n * BYTES_PER_NUMERIC_COLUMN,
+                 f"a numeric feature index of {n} columns (largest feature id {n - 1}) and the column maps built on it",
+                 "feature ids are column numbers: number features densely from 0 (or use feature strings)")
+
+
+class FeatureIndex(Saveable):
     """A bidirectional map between string features and integer ids.
 
     It also holds per-feature counts (the number of training examples in which a
@@ -84,6 +127,8 @@ class FeatureIndex:
             self._names: Optional[List[str]] = None
             self._ids: Optional[Dict[str, int]] = None
             n = len(counts) if counts is not None else int(n_features or 0)
+            if counts is None:
+                _check_numeric_width(n)
         else:
             self._names = [str(n) for n in names]
             self._ids = {}
@@ -186,8 +231,8 @@ class FeatureIndex:
         """Binary CSR matrix of string feature lists.
 
         Unknown features are dropped (they carry no weight in a model trained
-        without them) unless ``add`` is true. ``count`` adds each row's features
-        to the counts.
+        without them) unless ``add`` is true; anything but a string (``None``,
+        a number) is an error. ``count`` adds each row's features to the counts.
         """
         if self._ids is None:
             raise TypeError("this model's features are numeric column ids; pass integer ids or a CSR matrix, not strings")
@@ -195,13 +240,13 @@ class FeatureIndex:
         lookup = self._ids
         if add:
             names = self._names
-            for feats in feature_lists:
+            for k, feats in enumerate(feature_lists):
                 row = []
                 for f in _feature_strings(feats):
-                    fid = lookup.get(f)
+                    fid = lookup.get(f) if isinstance(f, str) else None
                     if fid is None:
                         if not isinstance(f, str):
-                            raise DataFormatError(f"feature {f!r} is not a string")
+                            raise DataFormatError(f"example {k}: feature {f!r} is not a string")
                         fid = lookup[f] = len(names)
                         names.append(f)
                     row.append(fid)
@@ -209,9 +254,13 @@ class FeatureIndex:
             if len(names) > self.counts.size:
                 self.counts = np.concatenate([self.counts, np.zeros(len(names) - self.counts.size, dtype=np.int64)])
         else:
-            for feats in feature_lists:
-                rows.append([fid for fid in map(lookup.get, _feature_strings(feats)) if fid is not None])
-        X = rows_to_csr(rows, n_features=len(self))
+            for k, feats in enumerate(feature_lists):
+                feats = _feature_strings(feats)
+                row = [fid for fid in map(lookup.get, feats) if fid is not None]
+                if len(row) < len(feats):  # unknown features: fine if they are strings
+                    _check_strings(feats, k)
+                rows.append(row)
+        X = rows_to_csr(rows, n_features=len(self), repeats="merge")
         if count:
             self.counts += np.bincount(X.indices, minlength=len(self)).astype(np.int64)
         return X
@@ -222,16 +271,11 @@ class FeatureIndex:
         if width > len(self):
             if not self.is_numeric:
                 raise DataFormatError(f"matrix has {width} columns but the index has {len(self)} features")
+            _check_numeric_width(width)
             self.counts = np.concatenate([self.counts, np.zeros(width - len(self), dtype=np.int64)])
         self.counts += np.bincount(X.indices, minlength=len(self)).astype(np.int64)
 
     kind = "feature_index"
-
-    def save(self, path) -> None:
-        """Write the index to ``path`` (conjunct's model file format, atomically)."""
-        from . import model_io
-
-        model_io.write_container(path, self.kind, *self.to_arrays())
 
     def to_container(self):
         return (self.kind, *self.to_arrays())
@@ -241,16 +285,10 @@ class FeatureIndex:
         try:
             return cls.from_arrays(meta, arrays)
         except (KeyError, ValueError, TypeError) as e:
-            from ._errors import ModelFormatError
-
             raise ModelFormatError(f"corrupt feature index ({e})", name) from None
 
-    def __reduce__(self):
-        from . import model_io, persistence
-
-        return (persistence.from_bytes, (model_io.dumps(*self.to_container()),))
-
     def info(self) -> dict:
+        """A summary of the index (number of features, whether numeric, counts)."""
         return {
             "kind": "feature index",
             "features": len(self),
@@ -283,7 +321,49 @@ class FeatureIndex:
         return cls(names=names, counts=counts)
 
 
-def _feature_strings(feats) -> Iterable[str]:
+def _feature_strings(feats) -> Sequence[str]:
     if isinstance(feats, str):
         raise DataFormatError("each example must be a list of feature strings, not a single string")
-    return feats
+    return feats if isinstance(feats, (list, tuple)) else list(feats)
+
+
+def _check_strings(feats: Sequence, k: int) -> None:
+    for f in feats:
+        if not isinstance(f, str):
+            raise DataFormatError(f"example {k}: feature {f!r} is not a string")
+
+
+def store_features(features: Optional[FeatureIndex], meta: dict, arrays: Dict[str, np.ndarray]) -> None:
+    """Put ``features`` (if any) into another object's file: its meta under
+    ``"features"``, its arrays under ``features.`` names."""
+    if features is not None:
+        meta["features"], own = features.to_arrays()
+        arrays.update(prefixed(own, "features"))
+
+
+def stored_features(meta: dict, arrays: Dict[str, np.ndarray]) -> Optional[FeatureIndex]:
+    """The feature index :func:`store_features` put into a file, or None."""
+    if "features" not in meta:
+        return None
+    return FeatureIndex.from_arrays(meta["features"], nested(arrays, "features"))
+
+
+def rank_space(matrix: sp.csr_matrix, counts: np.ndarray, n_columns: int) -> Tuple[np.ndarray, sp.csr_matrix]:
+    """(col_map, matrix in internal ids) with the features used by ``matrix``
+    renumbered by descending ``counts`` (ties by column id); unused columns map to -1.
+
+    The fast classifiers work in this space: internal id 0 is the most frequent
+    feature, and the rows of the returned matrix are sorted internal ids.
+    """
+    used = np.unique(matrix.indices)
+    order = used[np.lexsort((used, -counts[used]))]
+    col_map = np.full(n_columns, -1, dtype=np.int32)
+    col_map[order] = np.arange(order.size, dtype=np.int32)
+    internal = col_map[matrix.indices]
+    row_of = np.repeat(np.arange(matrix.shape[0]), np.diff(matrix.indptr))
+    perm = np.lexsort((internal, row_of))
+    M = sp.csr_matrix(
+        (np.ones(internal.size), internal[perm].astype(np.int32), matrix.indptr.astype(np.int64)),
+        shape=(matrix.shape[0], order.size),
+    )
+    return col_map, M

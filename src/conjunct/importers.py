@@ -32,7 +32,9 @@ import scipy.sparse as sp
 from ._errors import ModelFormatError
 from .features import FeatureIndex, rows_to_csr
 from .labels import ovo_pairs, parse_label
+from .linear import ConjunctiveLinearModel
 from .models import KernelModel
+from .persistence import load
 
 __all__ = [
     "import_model",
@@ -142,7 +144,15 @@ def _check_poly(kernel: str, lines: _Lines) -> None:
 
 # -- LIBSVM ----------------------------------------------------------------------------
 def from_libsvm(path, *, binarize: bool = False) -> KernelModel:
-    """Import a LIBSVM model file (polynomial or linear kernel; binary or one-vs-one)."""
+    """Import a LIBSVM model file (polynomial or linear kernel; binary or one-vs-one).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The model file.
+    binarize : bool
+        Treat any non-zero feature value in the file as 1 instead of raising.
+    """
     lines = _Lines(path)
     header = {}
     while True:
@@ -270,12 +280,28 @@ def _svmlight_like(path, tool: str, binarize: bool) -> KernelModel:
 
 
 def from_svmlight(path, *, binarize: bool = False) -> KernelModel:
-    """Import an SVMlight model file (polynomial or linear kernel)."""
+    """Import an SVMlight model file (polynomial or linear kernel).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The model file.
+    binarize : bool
+        Treat any non-zero feature value in the file as 1 instead of raising.
+    """
     return _svmlight_like(path, "svmlight", binarize)
 
 
 def from_tinysvm(path, *, binarize: bool = False) -> KernelModel:
-    """Import a TinySVM model file (polynomial or linear kernel)."""
+    """Import a TinySVM model file (polynomial or linear kernel).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The model file.
+    binarize : bool
+        Treat any non-zero feature value in the file as 1 instead of raising.
+    """
     return _svmlight_like(path, "tinysvm", binarize)
 
 
@@ -285,6 +311,13 @@ def from_opal(path, *, binarize: bool = False) -> KernelModel:
 
     opal models carry no bias (their threshold line is zeros) and no marker of
     averaging: the weights in the file are what opal classifies with.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The model file.
+    binarize : bool
+        Treat any non-zero feature value in the file as 1 instead of raising.
     """
     lines = _Lines(path)
     first = lines.next("the opal header")
@@ -352,6 +385,16 @@ def from_sklearn(estimator, *, binarize: bool = False, features: Optional[Featur
     The support vectors (dense or sparse) must be binary. ``decision_function``
     equals the estimator's (``decision_function_shape="ovo"`` layout for more than
     two classes) and ``predict`` equals ``estimator.predict``.
+
+    Parameters
+    ----------
+    estimator : sklearn.svm.SVC or NuSVC
+        A fitted estimator with ``kernel="poly"`` (or ``"linear"``).
+    binarize : bool
+        Treat any non-zero support-vector value as 1 instead of raising.
+    features : FeatureIndex, optional
+        The index that made the estimator's input columns, so that the model
+        takes string features and ranks them by training frequency.
     """
     for attr in ("support_vectors_", "dual_coef_", "intercept_", "classes_", "n_support_"):
         if not hasattr(estimator, attr):
@@ -383,7 +426,13 @@ def from_sklearn(estimator, *, binarize: bool = False, features: Optional[Featur
 
 # -- dispatch -------------------------------------------------------------------------------------------
 def sniff_model_format(path) -> str:
-    """The format of a model file: 'conjunct', 'libsvm', 'svmlight', 'tinysvm' or 'opal'."""
+    """The format of a model file: 'conjunct', 'libsvm', 'svmlight', 'tinysvm' or 'opal'.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The model file.
+    """
     name = os.fspath(path)
     try:
         with open(name, "rb") as f:
@@ -412,17 +461,33 @@ def sniff_model_format(path) -> str:
     )
 
 
-def import_model(path, format: str = "auto", *, binarize: bool = False):
-    """Load a model file of any supported format (``format="auto"`` sniffs it)."""
+def import_model(path, format: str = "auto", *, binarize: bool = False, mmap: bool = False):
+    """Load a model file of any supported format.
+
+    This is the way to read a model trained elsewhere: LIBSVM, SVMlight,
+    TinySVM, opal or conjunctive linear text models become a
+    :class:`~conjunct.models.KernelModel` or
+    :class:`~conjunct.linear.ConjunctiveLinearModel` with the source tool's
+    decisions. A conjunct model file is read by :func:`conjunct.load`, so one
+    call loads whatever a user has (``conjunct convert`` and ``conjunct
+    predict`` use it); ``conjunct.load`` itself reads conjunct files only.
+
+    Parameters
+    ----------
+    path : str or PathLike
+        The model file.
+    format : {"auto", "libsvm", "svmlight", "tinysvm", "opal", "linear", "conjunct"}
+        ``"auto"`` detects it from the file's first bytes.
+    binarize : bool
+        Treat non-zero support-vector values as 1 instead of failing.
+    mmap : bool
+        For a conjunct file: memory-map it (see :func:`conjunct.load`).
+    """
     if format == "auto":
         format = sniff_model_format(path)
     if format == "conjunct":
-        from .persistence import load
-
-        return load(path)
+        return load(path, mmap=mmap)
     if format == "linear":
-        from .linear import ConjunctiveLinearModel
-
         return ConjunctiveLinearModel.from_text(path)
     readers = {"libsvm": from_libsvm, "svmlight": from_svmlight, "tinysvm": from_tinysvm, "opal": from_opal}
     if format not in readers:
@@ -440,6 +505,15 @@ def to_libsvm(model: KernelModel, path, *, id_offset: int = 0) -> None:
     on the same matrices). Support vectors are grouped by class as LIBSVM
     expects; for one-vs-one models each vector must take part only in the pairs
     of one class.
+
+    Parameters
+    ----------
+    model : KernelModel
+        The model to write.
+    path : str or os.PathLike
+        The LIBSVM model file to write.
+    id_offset : int
+        Added to every column id.
     """
     import tempfile
 

@@ -51,6 +51,13 @@ class DecisionRule:
     - ``"ovo"`` (K = n(n-1)/2, LIBSVM's pair order): each pair (i, j) votes for i
       when its margin is > 0, else for j; most votes wins (ties: the first).
       This is LIBSVM's and scikit-learn's ``SVC.predict``.
+
+    Parameters
+    ----------
+    kind : {"sign", "argmax", "ovo"}
+        The rule.
+    classes : sequence
+        The class labels, in output order.
     """
 
     def __init__(self, kind: str, classes: Sequence):

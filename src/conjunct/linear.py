@@ -25,21 +25,21 @@ from __future__ import annotations
 
 import itertools
 import os
-from typing import Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import List, Optional, Sequence
 
 import numpy as np
 import scipy.sparse as sp
 
-from . import model_io
-from ._errors import ConjunctError, DataFormatError, ModelFormatError
+from ._errors import ConjunctError, ModelFormatError
 from .data import as_rows
 from .features import FeatureIndex, rows_to_csr
-from .labels import DecisionRule, parse_label
+from .labels import parse_label
+from .model_base import Model
 
 __all__ = ["ConjunctiveLinearModel", "brute_force_margins"]
 
 
-class ConjunctiveLinearModel:
+class ConjunctiveLinearModel(Model):
     """Explicit weights (rows of K outputs) of conjunctions of binary features.
 
     Parameters
@@ -55,6 +55,9 @@ class ConjunctiveLinearModel:
     """
 
     kind = "conjunctive_linear_model"
+    default_method = "pke"
+    _rows_attr, _weights_attr = "conjunctions", "weights"
+    _rows_word, _weights_word, _sections_prefix = "conjunctions", "weights", "conj"
 
     def __init__(self, conjunctions, weights, intercept=0.0, *, classes: Optional[Sequence] = None,
                  decision: Optional[str] = None, features: Optional[FeatureIndex] = None, source: Optional[str] = None):
@@ -71,19 +74,6 @@ class ConjunctiveLinearModel:
                 if len(set(t)) != len(t):
                     raise ConjunctError(f"conjunction {t} repeats a feature")
             C = rows_to_csr(rows)
-        W = np.array(weights, dtype=np.float64)
-        if W.ndim == 1:
-            W = W.reshape(-1, 1)
-        if W.ndim != 2 or W.shape[0] != C.shape[0]:
-            raise ConjunctError(f"weights have shape {np.shape(weights)} but there are {C.shape[0]} conjunctions")
-        K = W.shape[1]
-        bias = np.array(intercept, dtype=np.float64).reshape(-1)
-        if bias.size == 1 and K > 1:
-            bias = np.full(K, bias[0])
-        if bias.shape != (K,):
-            raise ConjunctError(f"intercept has {bias.size} values but weights have {K} outputs")
-        if not (np.all(np.isfinite(W)) and np.all(np.isfinite(bias))):
-            raise ConjunctError("weights and intercept must be finite")
         sizes = np.diff(C.indptr)
         if sizes.size and sizes.min() == 0:
             raise ConjunctError("an empty conjunction must be given as the intercept, not as a row")
@@ -95,22 +85,7 @@ class ConjunctiveLinearModel:
             if key in keys:
                 raise ConjunctError(f"conjunction {C.indices[C.indptr[i]:C.indptr[i + 1]].tolist()} appears twice (rows {keys[key]} and {i})")
             keys[key] = i
-        if decision is None:
-            decision = "sign" if K == 1 else "argmax"
-        if classes is None:
-            classes = [-1, 1] if decision == "sign" else list(range(K))
-        rule = DecisionRule(decision, classes)
-        if rule.n_outputs != K:
-            raise ConjunctError(f"decision rule {decision!r} with {len(rule.classes)} classes needs {rule.n_outputs} outputs, got {K}")
-        if features is not None and not features.is_numeric and len(features) < C.shape[1]:
-            raise ConjunctError(f"conjunctions use {C.shape[1]} columns but the feature index has {len(features)} features")
-        self.conjunctions = C
-        self.weights = W
-        self.intercept = bias
-        self.rule = rule
-        self.features = features
-        self.source = source
-        self._compiled: Dict[str, object] = {}
+        self._init_parts(C, weights, intercept, classes, decision, features, source)
 
     # -- properties -------------------------------------------------------------
     @property
@@ -120,50 +95,9 @@ class ConjunctiveLinearModel:
         return int(sizes.max()) if sizes.size else 1
 
     @property
-    def classes(self) -> np.ndarray:
-        return self.rule.classes
-
-    @property
-    def n_outputs(self) -> int:
-        return self.weights.shape[1]
-
-    @property
     def n_conjunctions(self) -> int:
+        """Number of conjunctions with a weight row."""
         return self.conjunctions.shape[0]
-
-    @property
-    def n_columns(self) -> int:
-        width = self.conjunctions.shape[1]
-        return max(width, len(self.features)) if self.features is not None else width
-
-    def feature_counts(self) -> np.ndarray:
-        """Per-column frequency used for ranking: training counts when known, else
-        the number of stored conjunctions a feature occurs in."""
-        n = self.n_columns
-        if self.features is not None and self.features.counts.any():
-            counts = np.zeros(n, dtype=np.int64)
-            counts[: len(self.features)] = self.features.counts
-            return counts
-        return np.bincount(self.conjunctions.indices, minlength=n).astype(np.int64)
-
-    # -- classification -------------------------------------------------------------
-    def compile(self, method: str = "pke", **params):
-        """An immutable fast classifier for this model (see ``conjunct.classifiers``)."""
-        from .classifiers import compile_model
-
-        return compile_model(self, method, **params)
-
-    def decision_function(self, X, *, n_jobs: int = 1) -> np.ndarray:
-        clf = self._compiled.get("default")
-        if clf is None:
-            clf = self._compiled["default"] = self.compile()
-        return clf.decision_function(X, n_jobs=n_jobs)
-
-    def predict(self, X, *, n_jobs: int = 1) -> np.ndarray:
-        clf = self._compiled.get("default")
-        if clf is None:
-            clf = self._compiled["default"] = self.compile()
-        return clf.predict(X, n_jobs=n_jobs)
 
     # -- text format ---------------------------------------------------------------------
     @classmethod
@@ -255,53 +189,21 @@ class ConjunctiveLinearModel:
 
     # -- persistence -----------------------------------------------------------------------
     def to_container(self):
-        meta = {"rule": self.rule.to_meta(), "n_columns": int(self.conjunctions.shape[1]), "source": self.source}
-        arrays = {
-            "conj_indptr": self.conjunctions.indptr.astype(np.int64),
-            "conj_indices": self.conjunctions.indices.astype(np.int32),
-            "weights": self.weights,
-            "intercept": self.intercept,
-        }
-        if self.features is not None:
-            fmeta, farrays = self.features.to_arrays()
-            meta["features"] = fmeta
-            arrays.update({f"features.{k}": v for k, v in farrays.items()})
-        return self.kind, meta, arrays
+        return self._container({}, {})
 
     @classmethod
     def from_container(cls, meta: dict, arrays, name: str = "<model>") -> "ConjunctiveLinearModel":
-        from .models import _features_from
-
         try:
-            indptr, indices = arrays["conj_indptr"], arrays["conj_indices"]
-            C = sp.csr_matrix((np.ones(len(indices)), indices, indptr), shape=(len(indptr) - 1, int(meta["n_columns"])))
-            rule = meta["rule"]
-            return cls(C, arrays["weights"], arrays["intercept"], classes=rule["classes"], decision=rule["kind"],
-                       features=_features_from(meta, arrays), source=meta.get("source"))
+            parts = cls._parts(meta, arrays)
+            return cls(parts.pop("rows"), parts.pop("weights"), **parts)
         except (KeyError, ValueError, TypeError) as e:
-            raise ModelFormatError(f"corrupt conjunctive linear model ({e})", name) from None
-
-    def save(self, path) -> None:
-        """Write the model to ``path`` (atomically) in conjunct's model format."""
-        model_io.write_container(path, *self.to_container())
-
-    def __reduce__(self):
-        from . import persistence
-
-        return (persistence.from_bytes, (model_io.dumps(*self.to_container()),))
+            raise cls._corrupt(e, name) from None
 
     def info(self) -> dict:
+        """A summary of the model (what ``conjunct info`` prints)."""
         sizes = np.bincount(np.diff(self.conjunctions.indptr), minlength=self.degree + 1)
-        return {
-            "kind": "conjunctive linear model",
-            "conjunctions": self.n_conjunctions,
-            "conjunctions_by_size": {int(k): int(v) for k, v in enumerate(sizes) if k and v},
-            "degree": self.degree,
-            "outputs": self.n_outputs,
-            "decision": self.rule.kind,
-            "classes": self.classes.tolist(),
-            "source": self.source,
-        }
+        return self._info(kind="conjunctive linear model", conjunctions=self.n_conjunctions,
+                          conjunctions_by_size={int(k): int(v) for k, v in enumerate(sizes) if k and v}, degree=self.degree)
 
     def __repr__(self) -> str:
         return f"ConjunctiveLinearModel(n_conj={self.n_conjunctions}, K={self.n_outputs}, degree={self.degree}, decision={self.rule.kind!r})"

@@ -1,38 +1,126 @@
-"""load / save for every kind of object a conjunct model file can hold."""
+"""The file layer: which class builds each kind of object a model file holds,
+and load / save / pickling for all of them.
+
+Saveable classes derive from :class:`Saveable` and name their ``kind``; the
+class registers itself here when its module is imported. A file can be read
+before that module is imported: :data:`KINDS` knows which module defines each
+kind and imports it then, so loading a kernel model imports the model code
+only, never the pipelines or the taggers. This module imports no saveable
+class itself, so every other module may import it.
+"""
 
 from __future__ import annotations
 
+import importlib
 import os
-from typing import Union
+from typing import Dict, Tuple, Union
+
+import numpy as np
 
 from . import model_io
 from ._errors import ModelFormatError
+from .validation import validate
 
-__all__ = ["load", "save", "from_bytes", "pack", "unpack"]
+__all__ = ["Saveable", "Registry", "KINDS", "load", "save", "build", "from_bytes", "pack", "unpack"]
 
-
-def _kinds():
-    from .classifiers import Classifier
-    from .features import FeatureIndex
-    from .linear import ConjunctiveLinearModel
-    from .models import KernelModel
-    from .tagging import HMMTagger, PerceptronTagger
-    from .tasks.base import TaskPipeline
-
-    return {KernelModel.kind: KernelModel, Classifier.kind: Classifier, FeatureIndex.kind: FeatureIndex,
-            ConjunctiveLinearModel.kind: ConjunctiveLinearModel, TaskPipeline.kind: TaskPipeline,
-            PerceptronTagger.kind: PerceptronTagger, HMMTagger.kind: HMMTagger}
+Arrays = Dict[str, np.ndarray]
+Container = Tuple[str, dict, Arrays]
 
 
-def _build(kind: str, meta: dict, arrays, name: str):
-    cls = _kinds().get(kind)
-    if cls is None:
-        raise ModelFormatError(f"unknown model kind {kind!r} (written by a newer conjunct?)", name)
+class Registry:
+    """Names -> classes, filled by the classes themselves when their module is
+    imported; ``modules`` says where each known name is defined, so a lookup
+    imports that module on first use."""
+
+    def __init__(self, what: str, modules: Dict[str, str]):
+        self.what = what
+        self.modules = dict(modules)
+        self._classes: Dict[str, type] = {}
+
+    def register(self, name: str, cls: type) -> None:
+        old = self._classes.get(name)
+        if old is not None and old is not cls and old.__qualname__ != cls.__qualname__:
+            raise TypeError(f"{self.what} {name!r} is already registered by {old.__qualname__}")
+        self._classes[name] = cls
+
+    def get(self, name, source: str = "<model>") -> type:
+        """The class registered as ``name``; ModelFormatError naming ``source`` if none is."""
+        if name not in self._classes and isinstance(name, str) and name in self.modules:
+            importlib.import_module(self.modules[name])
+        cls = self._classes.get(name) if isinstance(name, str) else None
+        if cls is None:
+            raise ModelFormatError(f"unknown {self.what} {name!r} (written by a newer conjunct?)", source)
+        return cls
+
+    def __getitem__(self, name: str) -> type:
+        return self.get(name)
+
+    def __contains__(self, name) -> bool:
+        return name in self._classes or name in self.modules
+
+    def __iter__(self):
+        """The known names."""
+        return iter(sorted(set(self._classes) | set(self.modules)))
+
+
+# Where each kind of file object is defined (the class registers itself on import).
+KINDS = Registry("model kind", {
+    "feature_index": "conjunct.features",
+    "kernel_model": "conjunct.models",
+    "conjunctive_linear_model": "conjunct.linear",
+    "classifier": "conjunct.classifiers",
+    "task_pipeline": "conjunct.tasks.base",
+    "perceptron_tagger": "conjunct.tagging.taggers",
+    "hmm_tagger": "conjunct.tagging.taggers",
+})
+
+
+class Saveable:
+    """Mixin of every object a model file holds: ``save``, pickling through the
+    file's bytes, and registration of the class under its ``kind``.
+
+    A subclass that names a ``kind`` implements ``to_container() -> (kind,
+    meta, arrays)`` and the classmethod ``from_container(meta, arrays, name)``.
+    """
+
+    kind: str = ""
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if cls.__dict__.get("kind"):
+            KINDS.register(cls.kind, cls)
+
+    def to_container(self) -> Container:
+        raise NotImplementedError
+
+    @classmethod
+    def from_container(cls, meta: dict, arrays: Arrays, name: str = "<model>"):
+        raise NotImplementedError
+
+    def save(self, path: Union[str, os.PathLike]) -> None:
+        """Write this object to ``path`` (atomically) in conjunct's model file format;
+        :func:`conjunct.load` reads it back."""
+        model_io.write_container(path, *self.to_container())
+
+    def __reduce__(self):
+        return (from_bytes, (model_io.dumps(*self.to_container()),))
+
+
+def build(kind: str, meta: dict, arrays: Arrays, name: str = "<model>"):
+    """The object a container holds: the class registered for ``kind`` builds
+    it from ``meta`` and ``arrays`` (``name`` is the source, for errors)."""
+    cls = KINDS.get(kind, name)
+    validate(kind, meta, arrays, name, cls)  # every section, before any object (or C++) sees it
     return cls.from_container(meta, arrays, name)
 
 
 def load(path: Union[str, os.PathLike], *, mmap: bool = False, verify: bool = True):
-    """Load a model or compiled classifier from a conjunct model file.
+    """Load an object (model, classifier, pipeline, tagger, feature index) from a
+    conjunct model file.
+
+    Foreign model files (LIBSVM, SVMlight, TinySVM, opal, conjunctive linear
+    text) are not conjunct files: :func:`conjunct.import_model` reads those
+    (and conjunct files too), and ``conjunct convert`` turns them into one.
 
     Parameters
     ----------
@@ -50,32 +138,52 @@ def load(path: Union[str, os.PathLike], *, mmap: bool = False, verify: bool = Tr
         For a missing, foreign, truncated or corrupt file.
     """
     kind, meta, arrays = model_io.read_container(path, mmap=mmap, verify=verify)
-    return _build(kind, meta, arrays, os.fspath(path))
+    return build(kind, meta, arrays, os.fspath(path))
 
 
 def save(obj, path: Union[str, os.PathLike]) -> None:
-    """Save a model or compiled classifier (atomically)."""
+    """Save a model or compiled classifier (atomically).
+
+    Parameters
+    ----------
+    obj : object
+        A model, compiled classifier, tagger or pipeline (anything with ``save``).
+    path : str or os.PathLike
+        The file to write; it is replaced only once the new file is complete.
+    """
+    if not isinstance(obj, Saveable):
+        raise TypeError(f"a {type(obj).__name__} cannot be saved in a conjunct model file")
     obj.save(path)
 
 
 def from_bytes(data: bytes):
     """Rebuild an object from model-file bytes (the pickle path)."""
     kind, meta, arrays = model_io.loads(data)
-    return _build(kind, meta, arrays, "<pickle>")
+    return build(kind, meta, arrays, "<pickle>")
 
 
-def pack(obj, prefix: str):
+def pack(obj: Saveable, prefix: str):
     """(meta entry, arrays) of ``obj`` for storing it inside another object's file:
     its arrays get ``prefix.`` names and the entry records its kind and meta."""
     kind, meta, arrays = obj.to_container()
-    return {"kind": kind, "meta": meta}, {f"{prefix}.{k}": v for k, v in arrays.items()}
+    return {"kind": kind, "meta": meta}, prefixed(arrays, prefix)
 
 
-def unpack(entry: dict, arrays, prefix: str, name: str = "<model>"):
+def unpack(entry: dict, arrays: Arrays, prefix: str, name: str = "<model>"):
     """The object :func:`pack` stored under ``prefix``."""
     try:
         kind, meta = entry["kind"], entry["meta"]
     except (KeyError, TypeError):
         raise ModelFormatError(f"corrupt nested object {prefix!r}", name) from None
-    own = {k[len(prefix) + 1:]: v for k, v in arrays.items() if k.startswith(prefix + ".")}
-    return _build(kind, meta, own, name)
+    return build(kind, meta, nested(arrays, prefix), name)
+
+
+def nested(arrays: Arrays, prefix: str) -> Arrays:
+    """The arrays stored under ``prefix.`` with that prefix removed."""
+    cut = len(prefix) + 1
+    return {k[cut:]: v for k, v in arrays.items() if k.startswith(prefix + ".")}
+
+
+def prefixed(arrays: Arrays, prefix: str) -> Arrays:
+    """``arrays`` renamed under ``prefix.`` (the inverse of :func:`nested`)."""
+    return {f"{prefix}.{k}": v for k, v in arrays.items()}

@@ -1,50 +1,218 @@
-"""Helpers shared by the commands."""
+"""What the commands share: one vocabulary of options, the pipeline commands'
+train / run / eval actions, and turning files into models and classifiers.
+
+Every command takes its options from :data:`OPTIONS` through :func:`option`,
+so a flag means the same everywhere: ``-o/--output`` the file written,
+``-d/--degree``, ``-i/--iterations``, ``-q/--quiet``, ``-v/--verbose``,
+``-j/--jobs``. Spellings of earlier releases (``--out``, ``--n-iter``,
+``--n-jobs``, a positional output file) still work, hidden from ``--help``,
+with a warning; they go in the next release.
+"""
 
 from __future__ import annotations
 
-from typing import Optional
+import argparse
+import sys
+import time
+from typing import Callable, Optional
 
 from .._errors import ConjunctError
 
-METHODS = ["pkb", "pki", "pke", "split", "fstrie"]
+METHODS = ["pkb", "pki", "pke", "split", "fstrie", "adaptive"]
+
+# name -> (flags, argparse keywords, deprecated spellings)
+OPTIONS = {
+    "output": (("-o", "--output"), dict(metavar="FILE"), ("--out",)),
+    "degree": (("-d", "--degree"), dict(type=int, metavar="D"), ()),
+    "iterations": (("-i", "--iterations"), dict(type=int, default=10, metavar="N", help="training epochs (default 10)"),
+                   ("--n-iter",)),
+    "quiet": (("-q", "--quiet"), dict(action="store_true", help="no progress or summary on standard error"), ()),
+    "verbose": (("-v", "--verbose"), dict(action="count", default=0,
+                                         help="more progress on standard error (-vv: even more)"), ()),
+    "jobs": (("-j", "--jobs"), dict(type=int, default=1, metavar="N", help="threads (default 1)"), ("--n-jobs",)),
+    "C": (("-C", "--C"), dict(dest="C", type=float, default=1.0, help="PA-I aggressiveness (default 1)"), ()),
+    "method": (("--method",), dict(choices=METHODS, default=None), ()),
+    "seed": (("--seed",), dict(type=int, default=0, help="shuffling seed (default 0)"), ()),
+    "binarize": (("--binarize",), dict(action="store_true", help="treat non-zero feature values as 1 instead of failing"), ()),
+}
 
 
-def add_pipeline_training_options(parser, extra) -> None:
-    """The training options of the pipeline commands (chunk, segment):
-    degree, C, epochs, then ``extra(parser)``'s own, then method, sentences,
-    seed and quiet."""
-    parser.add_argument("-d", "--degree", type=int, default=2, help="polynomial kernel degree (default 2)")
-    parser.add_argument("-C", "--C", dest="C", type=float, default=1.0, help="PA-I aggressiveness (default 1)")
-    parser.add_argument("-i", "--iterations", type=int, default=10, help="epochs (default 10)")
-    extra(parser)
-    parser.add_argument("--method", choices=METHODS, default="fstrie", help="classification method (default fstrie)")
-    parser.add_argument("--max-sentences", type=int, default=None, help="train on the first N sentences only")
-    parser.add_argument("--seed", type=int, default=0, help="shuffling seed (default 0)")
-    parser.add_argument("--quiet", action="store_true", help="no summary on standard error")
+class _Deprecated(argparse.Action):
+    """An old spelling: stores like the new one and says so on standard error."""
+
+    def __init__(self, option_strings, dest, new: str = "", **kwargs):
+        super().__init__(option_strings, dest, **kwargs)
+        self.new = new
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        print(f"conjunct: warning: {option_string} is deprecated; use {self.new}", file=sys.stderr)
+        setattr(namespace, self.dest, values)
 
 
-def load_pipeline(path: str, cls, what: str, method: Optional[str], events):
-    """The ``cls`` pipeline (chunker, segmenter) saved in ``path``, recompiled
-    with ``method`` (fstrie events from ``events``) when that differs."""
+def option(parser, name: str, **overrides) -> None:
+    """Add the shared option ``name`` of :data:`OPTIONS` (``overrides`` change
+    its default, help, ...) with its deprecated spellings, hidden."""
+    flags, kwargs, old = OPTIONS[name]
+    kwargs = {**kwargs, **overrides}
+    action = parser.add_argument(*flags, **kwargs)
+    for spelling in old:
+        parser.add_argument(spelling, dest=action.dest, type=kwargs.get("type"), default=argparse.SUPPRESS,
+                            help=argparse.SUPPRESS, action=_Deprecated, new="/".join(flags))
+
+
+def output_option(parser, *, help: str, required: bool = True, default: Optional[str] = None,
+                  positional: bool = False) -> None:
+    """``-o/--output FILE``. With ``positional``, the output file may still
+    follow the input as a positional argument (the spelling of earlier
+    releases; :func:`resolve_output` checks and warns)."""
+    option(parser, "output", help=help, default=default, required=required and not positional)
+    if positional:
+        parser.add_argument("legacy_output", nargs="?", default=None, help=argparse.SUPPRESS)
+        parser.set_defaults(output_required=required)
+
+
+def resolve_output(args) -> None:
+    """Settle ``args.output`` when the command accepts the deprecated positional output file."""
+    legacy = getattr(args, "legacy_output", None)
+    if legacy is not None:
+        if args.output is not None:
+            raise ConjunctError(f"the output file is given twice ({legacy} and -o {args.output})")
+        print(f"conjunct: warning: an output file after the input is deprecated; use -o {legacy}", file=sys.stderr)
+        args.output = legacy
+    if getattr(args, "output_required", False) and args.output is None:
+        raise ConjunctError("the output file is required: -o/--output FILE")
+
+
+def verbosity(args, default: int = 1) -> int:
+    """The verbose level of ``-q`` / ``-v``: 0 when quiet, else ``default`` plus one per ``-v``."""
+    return 0 if args.quiet else default + args.verbose
+
+
+def open_output(path: str):
+    """A text file to write (``'-'``: standard output, left open)."""
+    return _Output(path)
+
+
+class _Output:
+    def __init__(self, path: str):
+        self.path = path
+
+    def __enter__(self):
+        self.f = sys.stdout if self.path == "-" else open(self.path, "w", encoding="utf-8")
+        return self.f
+
+    def __exit__(self, *exc):
+        if self.f is not sys.stdout:
+            self.f.close()
+
+
+# -- commands with actions (tag, parse, chunk, segment) ----------------------------------------------
+def add_command_group(sub, name: str, help: str):
+    """A command whose actions (train, run, eval, ...) are subcommands of its own."""
+    group = sub.add_parser(name, help=help).add_subparsers(dest=f"{name}_command", metavar="ACTION")
+    group.required = True
+    return group
+
+
+def add_pipeline_train(sub, *, help: str, data_help: str, degree_help: str, extra: Optional[Callable] = None,
+                       positional_output: bool = False, degree: Optional[int] = 2):
+    """The ``train`` action of a pipeline command: data, ``-o``, ``-d``, ``-C``,
+    ``-i``, the task's own options (``extra(parser)``), ``--method``,
+    ``--max-sentences``, ``--seed``, ``-q``, ``-v``."""
+    tr = sub.add_parser("train", help=help)
+    tr.add_argument("data", help=data_help)
+    output_option(tr, help="model file to write", positional=positional_output)
+    option(tr, "degree", default=degree, help=degree_help)
+    option(tr, "C")
+    option(tr, "iterations")
+    if extra is not None:
+        extra(tr)
+    option(tr, "method", default="fstrie", help="classification method of the saved model (default fstrie, "
+                                                 "built on the training data)")
+    tr.add_argument("--max-sentences", type=int, default=None, help="train on the first N sentences only")
+    option(tr, "seed")
+    option(tr, "quiet")
+    option(tr, "verbose", help="training progress on standard error (-vv: every 20,000 rounds)")
+    return tr
+
+
+def pipeline_params(args) -> dict:
+    """The TaskPipeline parameters of a ``train`` action's options."""
+    params = dict(C=args.C, n_iter=args.iterations, method=args.method, random_state=args.seed,
+                  verbose=0 if args.quiet else args.verbose)
+    if args.degree is not None:
+        params["degree"] = args.degree
+    return params
+
+
+def train_pipeline(args, pipeline, data) -> int:
+    """Fit ``pipeline`` on ``data`` (the first ``--max-sentences``), save it to
+    ``-o``, and unless ``-q`` say what was trained."""
+    if args.max_sentences:
+        data = data[:args.max_sentences]
+    start = time.perf_counter()
+    pipeline.fit(data)
+    elapsed = time.perf_counter() - start
+    pipeline.save(args.output)
+    if not args.quiet:
+        skipped = getattr(pipeline, "skipped_sentences_", None)
+        note = f" ({skipped:,} skipped: the oracle cannot build their trees)" if skipped else ""
+        stats = "; ".join(f"{name}: {s['examples']:,} examples, {len(pipeline.classifiers_[name].classes)} classes, "
+                          f"{s['support_vectors']:,} support vectors" for name, s in pipeline.training_stats_.items())
+        print(f"trained a degree-{pipeline.degree} {pipeline.task} pipeline on {len(data):,} sentences{note} in "
+              f"{elapsed:.2f} s ({stats}) -> {args.output}", file=sys.stderr)
+    return 0
+
+
+def add_pipeline_use(sub, action: str, *, help: str, data_help: str, output: bool = False):
+    """A ``run`` or ``eval`` action: the model, the data, ``-o`` (for run),
+    ``--method`` (recompile first)."""
+    p = sub.add_parser(action, help=help)
+    p.add_argument("model", help="model file")
+    p.add_argument("data", help=data_help)
+    if output:
+        output_option(p, help="output file ('-' = standard output, the default)", required=False, default="-")
+    option(p, "method", help="recompile the classifiers with this method first")
+    return p
+
+
+def load_pipeline(args, tasks, events=None):
+    """The pipeline saved in ``args.model``, checked to be one of ``tasks``
+    (task names), and recompiled with ``args.method`` (see :func:`recompile`)."""
     from ..persistence import load
+    from ..tasks.base import TaskPipeline
 
-    pipeline = load(path)
-    if not isinstance(pipeline, cls):
-        raise ConjunctError(f"{path}: holds a {type(pipeline).__name__}, not a {what}")
-    if method and method != pipeline.classifier_.method:
+    tasks = (tasks,) if isinstance(tasks, str) else tuple(tasks)
+    pipeline = load(args.model)
+    if not isinstance(pipeline, TaskPipeline) or pipeline.task not in tasks:
+        what = f"a {pipeline.task} pipeline" if isinstance(pipeline, TaskPipeline) else f"a {type(pipeline).__name__}"
+        raise ConjunctError(f"{args.model}: holds {what}, not a {' or '.join(tasks)} pipeline")
+    return recompile(pipeline, args.method, events)
+
+
+def recompile(pipeline, method: Optional[str], events):
+    """``pipeline`` compiled with ``method`` when that is given and differs
+    from its current one (an fstrie is built on ``events``, task data)."""
+    if method and method != pipeline.classifiers_[pipeline.COMPONENTS[0]].method:
         pipeline.compile(method, events=events)
     return pipeline
 
 
-def load_any(path: str, *, binarize: bool = False, mmap: bool = False):
-    """A conjunct file's object, or a foreign model file imported on the fly."""
-    from ..importers import import_model, sniff_model_format
+def print_speed(result: dict) -> None:
+    """The speed line of a pipeline's ``evaluate`` figures."""
+    decisions = sum(v for k, v in result.items() if k.endswith("decisions"))
+    print(f"{result['method']}: {result['sentences']:,} sentences in {result['seconds']:.3f} s "
+          f"({result['sentences_per_second']:,.0f} sentences/s); {decisions:,} classifications in "
+          f"{result['classifier_seconds']:.3f} s ({result['classifications_per_second']:,.0f} classifications/s), "
+          f"{result['other_seconds']:.3f} s elsewhere")
 
-    if sniff_model_format(path) == "conjunct":
-        from ..persistence import load
 
-        return load(path, mmap=mmap)
-    return import_model(path, binarize=binarize)
+# -- models and classifiers ---------------------------------------------------------------------------
+def load_model(path: str, *, binarize: bool = False, mmap: bool = False):
+    """What a model file holds: a conjunct file's object, or a foreign model imported on the fly."""
+    from ..importers import import_model
+
+    return import_model(path, binarize=binarize, mmap=mmap)
 
 
 def as_classifier(obj, method: Optional[str]):

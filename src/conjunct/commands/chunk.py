@@ -2,115 +2,51 @@
 
 from __future__ import annotations
 
-import sys
-import time
-
-from .._errors import DataFormatError
-from ..data import _open_text, _sentence_blocks
-from ._common import METHODS, add_pipeline_training_options, load_pipeline
-
+from ..corpora import read_columns
+from ._common import (add_command_group, add_pipeline_train, add_pipeline_use, load_pipeline, open_output, pipeline_params,
+                      print_speed, train_pipeline)
 
 
 def register(sub) -> None:
-    c = sub.add_parser("chunk", help="text chunking (CoNLL-2000, YamCha style): train, run, eval")
-    csub = c.add_subparsers(dest="chunk_command", metavar="ACTION")
-    csub.required = True
-
-    tr = csub.add_parser("train", help="train a chunker on a CoNLL-2000 file (word POS chunk)")
-    tr.add_argument("data", help="training corpus; '-' reads standard input")
-    tr.add_argument("-o", "--out", required=True, help="model file to write")
-    add_pipeline_training_options(
-        tr, lambda p: p.add_argument("--window", type=int, default=2, help="word/POS window half-width (default 2)"))
-    tr.set_defaults(func=run_train)
-
-    rn = csub.add_parser("run", help="chunk a CoNLL-2000 file: 'word POS' lines get a chunk column; with a gold "
-                                     "column the output is 'word POS gold guess' (conlleval's input)")
-    rn.add_argument("model", help="chunker model file")
-    rn.add_argument("data", help="input ('word POS [chunk]' per line, blank line between sentences); '-' reads stdin")
-    rn.add_argument("-o", "--out", default="-", help="output file ('-' = standard output)")
-    rn.add_argument("--method", choices=METHODS, default=None, help="recompile with this method first")
-    rn.set_defaults(func=run_run)
-
-    ev = csub.add_parser("eval", help="conlleval chunk precision/recall/F1 and speed on a CoNLL-2000 file")
-    ev.add_argument("model", help="chunker model file")
-    ev.add_argument("data", help="test corpus (word POS chunk); '-' reads stdin")
-    ev.add_argument("--method", choices=METHODS, default=None, help="recompile with this method first")
-    ev.set_defaults(func=run_eval)
-
-
-def read_columns(path: str, widths=(2, 3)):
-    """Sentences of whitespace-separated columns ('-' = stdin); every token line
-    must have one of ``widths`` columns, the same number throughout."""
-    sentences, width = [], None
-    with _open_text(path) as (f, name):
-        for block in _sentence_blocks(f, name):
-            current = []
-            for lineno, line in block:
-                fields = line.split()
-                if width is None:
-                    if len(fields) not in widths:
-                        raise DataFormatError(f"expected {' or '.join(map(str, widths))} columns, found {len(fields)}", name, lineno)
-                    width = len(fields)
-                elif len(fields) != width:
-                    raise DataFormatError(f"expected {width} columns like the first line, found {len(fields)}", name, lineno)
-                current.append(tuple(fields))
-            sentences.append(current)
-    if not sentences:
-        raise DataFormatError("no sentences", name)
-    return sentences
-
-
-def _load(path: str, method, events):
-    from ..tasks.chunk import Chunker
-
-    return load_pipeline(path, Chunker, "chunker", method, events)
+    csub = add_command_group(sub, "chunk", help="text chunking (CoNLL-2000, YamCha style): train, run, eval")
+    add_pipeline_train(
+        csub, help="train a chunker on a CoNLL-2000 file (word POS chunk)",
+        data_help="training corpus; '-' reads standard input", degree_help="polynomial kernel degree (default 2)",
+        extra=lambda p: p.add_argument("--window", type=int, default=2, help="word/POS window half-width (default 2)"),
+    ).set_defaults(func=run_train)
+    add_pipeline_use(csub, "run", output=True,
+                     help="chunk a CoNLL-2000 file: 'word POS' lines get a chunk column; with a gold column the output "
+                          "is 'word POS gold guess' (conlleval's input)",
+                     data_help="input ('word POS [chunk]' per line, blank line between sentences); '-' reads stdin",
+                     ).set_defaults(func=run_run)
+    add_pipeline_use(csub, "eval", help="conlleval chunk precision/recall/F1 and speed on a CoNLL-2000 file",
+                     data_help="test corpus (word POS chunk); '-' reads stdin").set_defaults(func=run_eval)
 
 
 def run_train(args) -> int:
     from ..tasks.chunk import Chunker
 
-    sentences = read_columns(args.data, widths=(3,))
-    if args.max_sentences:
-        sentences = sentences[:args.max_sentences]
-    chunker = Chunker(degree=args.degree, C=args.C, n_iter=args.iterations, window=args.window, method=args.method,
-                      random_state=args.seed)
-    t0 = time.perf_counter()
-    chunker.fit(sentences)
-    elapsed = time.perf_counter() - t0
-    chunker.save(args.out)
-    if not args.quiet:
-        stats = chunker.training_stats_[chunker.COMPONENT]
-        print(f"trained a degree-{args.degree} chunker on {len(sentences)} sentences ({stats['examples']} tokens, "
-              f"{len(chunker.classifier_.classes)} tags, {stats['support_vectors']} support vectors) in {elapsed:.2f} s "
-              f"-> {args.out}", file=sys.stderr)
-    return 0
+    chunker = Chunker(window=args.window, **pipeline_params(args))
+    return train_pipeline(args, chunker, read_columns(args.data, widths=(3,)))
 
 
 def run_run(args) -> int:
-    sentences = read_columns(args.data)
-    chunker = _load(args.model, args.method, sentences)
-    tags = chunker.chunk(sentences)
-    out = sys.stdout if args.out == "-" else open(args.out, "w", encoding="utf-8")
-    try:
+    sentences = read_columns(args.data, widths=(2, 3))
+    tags = load_pipeline(args, "conll2000-chunk", sentences).chunk(sentences)
+    with open_output(args.output) as out:
         for s, ts in zip(sentences, tags):
             for tok, tag in zip(s, ts):
                 out.write(" ".join(tok) + " " + tag + "\n")
             out.write("\n")
-    finally:
-        if out is not sys.stdout:
-            out.close()
     return 0
 
 
 def run_eval(args) -> int:
     sentences = read_columns(args.data, widths=(3,))
-    chunker = _load(args.model, args.method, sentences)
-    r = chunker.evaluate(sentences)
+    r = load_pipeline(args, "conll2000-chunk", sentences).evaluate(sentences)
     print(f"processed {r['tokens']} tokens with {r['gold_chunks']} phrases; found: {r['predicted_chunks']} phrases; "
           f"correct: {r['correct_chunks']}.")
     print(f"accuracy: {100 * r['accuracy']:6.2f}%; precision: {100 * r['precision']:6.2f}%; "
           f"recall: {100 * r['recall']:6.2f}%; FB1: {100 * r['f1']:6.2f}")
-    print(f"method {r['method']}: {r['sentences_per_second']:,.0f} sentences/s, "
-          f"{r['classifications_per_second']:,.0f} classifications/s; classifier {r['classifier_seconds']:.4f} s "
-          f"of {r['seconds']:.4f} s")
+    print_speed(r)
     return 0

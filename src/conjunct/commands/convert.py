@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import sys
 
+from ._common import option, output_option
+
 
 def register(sub) -> None:
     c = sub.add_parser("convert", help="import a LIBSVM / SVMlight / TinySVM / opal / conjunctive linear (text) model into a conjunct model file")
     c.add_argument("model", help="the source model file")
-    c.add_argument("output", help="the conjunct model file to write")
+    output_option(c, help="the conjunct model file to write", positional=True)
     c.add_argument("--from", dest="source_format", default="auto",
                    choices=["auto", "libsvm", "svmlight", "tinysvm", "opal", "linear"], help="source format (default: detect)")
-    c.add_argument("--binarize", action="store_true", help="treat non-zero feature values as 1 instead of failing")
+    option(c, "binarize")
     c.set_defaults(func=run)
 
 

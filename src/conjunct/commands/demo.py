@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+from ._common import option
+
 
 def register(sub) -> None:
     d = sub.add_parser("demo", help="the main job end to end on generated Zipfian data")
     d.add_argument("--n-train", type=int, default=4000, help="training examples to generate (default 4000)")
     d.add_argument("--n-test", type=int, default=2000, help="test examples to generate (default 2000)")
-    d.add_argument("--degree", type=int, default=3, help="degree d of the polynomial kernel (default 3)")
+    option(d, "degree", default=3, help="degree d of the polynomial kernel (default 3)")
     d.add_argument("--classes", type=int, default=2, help="number of classes (default 2)")
-    d.add_argument("--seed", type=int, default=0, help="seed of the generator and the shuffling (default 0)")
+    option(d, "seed", help="seed of the generator and the shuffling (default 0)")
     d.set_defaults(func=run)
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from ._common import load_any
+from ._common import load_model
 
 
 def register(sub) -> None:
@@ -17,7 +17,7 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
-    info = load_any(args.model, binarize=args.binarize).info()
+    info = load_model(args.model, binarize=args.binarize).info()
     if args.json:
         print(json.dumps(info, indent=2, default=str))
     else:

@@ -6,15 +6,14 @@ import sys
 import time
 
 from .._errors import ConjunctError
+from ._common import add_command_group, open_output, option, output_option
 
 
 def register(sub) -> None:
     from ..tagging import DECODERS
     from ..tagging.io import FORMATS
 
-    t = sub.add_parser("tag", help="sequence labeling: train a tagger, tag text, evaluate (staggered decoding)")
-    tsub = t.add_subparsers(dest="tag_command", metavar="ACTION")
-    tsub.required = True
+    tsub = add_command_group(sub, "tag", help="sequence labeling: train a tagger, tag text, evaluate (staggered decoding)")
 
     def corpus_args(p, tags: bool = True):
         p.add_argument("--format", choices=FORMATS, default="auto",
@@ -28,14 +27,14 @@ def register(sub) -> None:
         p.add_argument("--decoder", choices=DECODERS, default=default,
                        help="decoder (default: the model's, staggered-column for a new one)")
         p.add_argument("--beam-width", type=int, default=None, help="beam width for --decoder beam")
-        p.add_argument("--n-jobs", type=int, default=1, help="threads for decoding")
+        option(p, "jobs", help="threads for decoding (default 1)")
 
     tr = tsub.add_parser("train", help="train a tagger on a tagged corpus")
     tr.add_argument("data", help="training corpus")
-    tr.add_argument("-o", "--out", required=True, help="model file to write")
+    output_option(tr, help="model file to write")
     tr.add_argument("--model", choices=["perceptron", "hmm"], default="perceptron", help="tagger (default perceptron)")
-    tr.add_argument("--n-iter", type=int, default=10, help="perceptron epochs (default 10)")
-    tr.add_argument("--quiet", action="store_true", help="no progress output")
+    option(tr, "iterations", help="perceptron epochs (default 10)")
+    option(tr, "quiet")
     corpus_args(tr)
     tr.add_argument("--decoder", choices=DECODERS, default="staggered-column", help="decoder for training and tagging")
     tr.add_argument("--beam-width", type=int, default=4, help="beam width for --decoder beam")
@@ -44,12 +43,12 @@ def register(sub) -> None:
     tg = tsub.add_parser("tag", help="tag a corpus: word<TAB>tag per line, a blank line between sentences")
     tg.add_argument("model", help="tagger model file")
     tg.add_argument("data", help="input: CoNLL-U, CoNLL-2000 or one token (first column) per line; '-' reads stdin")
-    tg.add_argument("-o", "--out", default="-", help="output file ('-' = standard output)")
+    output_option(tg, help="output file ('-' = standard output, the default)", required=False, default="-")
     corpus_args(tg, tags=False)
     decoder_args(tg)
     tg.add_argument("--batch-size", type=int, default=10000,
                     help="sentences read, tagged and written at a time (default 10000; memory stays bounded)")
-    tg.add_argument("--quiet", action="store_true", help="no progress on standard error")
+    option(tg, "quiet")
     tg.set_defaults(func=run_tag)
 
     ev = tsub.add_parser("eval", help="accuracy, speed and search steps of a tagger on a tagged corpus")
@@ -78,15 +77,15 @@ def run_train(args) -> int:
     if args.model == "hmm":
         tagger = HMMTagger(decoder=args.decoder, beam_width=args.beam_width)
     else:
-        tagger = PerceptronTagger(decoder=args.decoder, beam_width=args.beam_width, n_iter=args.n_iter,
+        tagger = PerceptronTagger(decoder=args.decoder, beam_width=args.beam_width, n_iter=args.iterations,
                                   verbose=not args.quiet)
     t0 = time.perf_counter()
     tagger.fit(words, tags)
     elapsed = time.perf_counter() - t0
-    tagger.save(args.out)
+    tagger.save(args.output)
     if not args.quiet:
         print(f"trained a {args.model} tagger on {len(words)} sentences, {len(tagger.labels_)} labels, "
-              f"{len(tagger.feature_names_)} features in {elapsed:.2f} s -> {args.out}", file=sys.stderr)
+              f"{len(tagger.feature_names_)} features in {elapsed:.2f} s -> {args.output}", file=sys.stderr)
     return 0
 
 
@@ -96,30 +95,26 @@ def run_tag(args) -> int:
     if args.batch_size < 1:
         raise ConjunctError(f"--batch-size must be at least 1, got {args.batch_size}")
     tagger = _load_tagger(args.model)
-    out = sys.stdout if args.out == "-" else open(args.out, "w", encoding="utf-8")
     # Batches keep memory bounded on large inputs; each is tagged and written
     # before the next is read.
     batch, done, t0 = [], 0, time.perf_counter()
+    with open_output(args.output) as out:
 
-    def flush() -> None:
-        nonlocal done
-        tags = tagger.predict(batch, decoder=args.decoder, beam_width=args.beam_width, n_jobs=args.n_jobs)
-        write_tagged(out, batch, tags)
-        done += len(batch)
-        batch.clear()
-        if not args.quiet:
-            print(f"tagged {done:,} sentences ({done / (time.perf_counter() - t0):,.0f}/s)", file=sys.stderr)
+        def flush() -> None:
+            nonlocal done
+            tags = tagger.predict(batch, decoder=args.decoder, beam_width=args.beam_width, n_jobs=args.jobs)
+            write_tagged(out, batch, tags)
+            done += len(batch)
+            batch.clear()
+            if not args.quiet:
+                print(f"tagged {done:,} sentences ({done / (time.perf_counter() - t0):,.0f}/s)", file=sys.stderr)
 
-    try:
         for words in iter_words(args.data, format=args.format):
             batch.append(words)
             if len(batch) == args.batch_size:
                 flush()
         if batch:
             flush()
-    finally:
-        if out is not sys.stdout:
-            out.close()
     return 0
 
 
@@ -129,7 +124,7 @@ def run_eval(args) -> int:
     tagger = _load_tagger(args.model)
     words, gold = read_tagged(args.data, format=args.format, tag_field=args.tag_field)
     t0 = time.perf_counter()
-    result = tagger.decode(words, decoder=args.decoder, beam_width=args.beam_width, n_jobs=args.n_jobs)
+    result = tagger.decode(words, decoder=args.decoder, beam_width=args.beam_width, n_jobs=args.jobs)
     elapsed = time.perf_counter() - t0
     total = sum(len(g) for g in gold)
     correct = sum(p == g for ps, gs in zip(result.tags, gold) for p, g in zip(ps, gs))

@@ -5,6 +5,8 @@ from __future__ import annotations
 import sys
 import time
 
+from ._common import option, output_option, verbosity
+
 
 def register(sub) -> None:
     t = sub.add_parser(
@@ -12,13 +14,13 @@ def register(sub) -> None:
         description="Train on svmlight data ('label id:1 id:1 ...') or opal/TinySVM strings ('label feat feat ...') "
                     "and write a conjunct model file (a kernel model for --algorithm pa, a conjunctive linear model for l1).")
     t.add_argument("data", help="training data (svmlight or string format); '-' reads standard input")
-    t.add_argument("model", help="the conjunct model file to write")
+    output_option(t, help="the conjunct model file to write", positional=True)
     t.add_argument("--algorithm", choices=["pa", "l1"], default="pa",
                    help="pa: online passive-aggressive learning with the polynomial kernel (default); "
                         "l1: l1-regularised log-linear model over explicit conjunctions")
-    t.add_argument("-d", "--degree", type=int, default=2, help="kernel degree / largest conjunction (default 2)")
-    t.add_argument("-C", "--C", dest="C", type=float, default=1.0, help="PA-I/PA-II aggressiveness, or l1 strength (default 1)")
-    t.add_argument("-i", "--iterations", type=int, default=10, help="epochs (default 10)")
+    option(t, "degree", default=2, help="kernel degree / largest conjunction (default 2)")
+    option(t, "C", help="PA-I/PA-II aggressiveness, or l1 strength (default 1)")
+    option(t, "iterations")
     t.add_argument("--learner", choices=["pa1", "pa2", "pa", "perceptron"], default="pa1", help="PA step size (default pa1)")
     t.add_argument("--margin", choices=["slicing", "split", "expanded", "kernel"], default="slicing",
                    help="margin computation (all train the same model; default slicing)")
@@ -38,14 +40,14 @@ def register(sub) -> None:
     t.add_argument("--eta0", type=float, default=1.0, help="l1: initial learning rate (default 1)")
     t.add_argument("--decay", type=float, default=0.85, help="l1: learning-rate decay per epoch (default 0.85)")
     t.add_argument("--no-shuffle", dest="shuffle", action="store_false", help="keep the data's order in every epoch")
-    t.add_argument("--seed", type=int, default=0, help="shuffling seed (default 0)")
+    option(t, "seed")
     t.add_argument("--format", choices=["auto", "svmlight", "strings"], default="auto", help="data format (default: detect)")
-    t.add_argument("--binarize", action="store_true", help="treat non-zero feature values as 1 instead of failing")
+    option(t, "binarize")
     t.add_argument("--test", default=None, help="report accuracy on this data file after training")
     t.add_argument("--explicit", default=None, metavar="FILE",
                    help="pa: also write the model's explicit conjunction weights (a conjunctive linear model)")
-    t.add_argument("-v", "--verbose", action="count", default=1, help="more progress output (-vv: every 20,000 rounds)")
-    t.add_argument("-q", "--quiet", action="store_true", help="no progress output")
+    option(t, "verbose", help="more progress output (-v: every 20,000 rounds)")
+    option(t, "quiet")
     t.set_defaults(func=run)
 
 
@@ -64,7 +66,7 @@ def run(args) -> int:
     from ..training import L1LogLinearClassifier, PAClassifier
 
     X, y = _read(args.data, args.format, args.binarize)
-    verbose = 0 if args.quiet else max(args.verbose - 1, 0) + 1
+    verbose = verbosity(args)
     if args.algorithm == "pa":
         est = PAClassifier(args.degree, C=args.C, learner=args.learner, margin=args.margin, n_iter=args.iterations,
                            average=args.average, common_features=args.common_features,
@@ -79,13 +81,13 @@ def run(args) -> int:
     start = time.perf_counter()
     est.fit(X, y)
     seconds = time.perf_counter() - start
-    est.model_.save(args.model)
+    est.model_.save(args.output)
     if not args.quiet:
         if args.algorithm == "pa":
             what = f"{est.model_.n_support_vectors:,} support vectors, {est.stats_['updates']:,} updates"
         else:
             what = f"{est.model_.n_conjunctions:,} non-zero conjunctions"
-        print(f"wrote {args.model}: {len(y):,} examples, {len(est.classes_)} classes, {what}, "
+        print(f"wrote {args.output}: {len(y):,} examples, {len(est.classes_)} classes, {what}, "
               f"trained in {seconds:.2f} s", file=sys.stderr)
     if args.explicit:
         est.to_linear().save(args.explicit)

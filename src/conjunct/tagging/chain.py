@@ -34,7 +34,17 @@ def check_decoder(decoder: str, beam_width: int) -> None:
 
 
 class Decoded(NamedTuple):
-    """One decoded sentence: label ids, the path's score and the decoder's search steps."""
+    """One decoded sentence: label ids, the path's score and the decoder's search steps.
+
+    Parameters
+    ----------
+    path : ndarray of int
+        The label id of each token.
+    score : float
+        The path's score.
+    iterations : int
+        The decoder's search steps (1 for Viterbi).
+    """
 
     path: np.ndarray
     score: float
@@ -75,6 +85,7 @@ class ChainDecoder:
 
     @property
     def n_labels(self) -> int:
+        """Number of labels L."""
         return self.transitions.shape[0]
 
     def _table(self, emissions) -> np.ndarray:
@@ -100,17 +111,23 @@ class LinearChainModel:
     (labels strictly increasing within a feature), transitions, start and end
     scores (labels in rank order). Immutable.
 
+    ``base_feature`` names a feature that nearly every token carries and that
+    weighs every label (a perceptron's bias, an HMM's row of unseen-pair
+    scores); staggered decoding then bounds each token's inactive labels from
+    the other features' weights alone, without computing all its scores. It
+    changes no score. -1: none.
+
     Parameters
     ----------
-    w_indptr, w_labels, w_values : arrays
-        Emission weights, CSR by feature.
-    transitions : array of shape (n_labels, n_labels)
-    start, end : arrays of shape (n_labels,)
+    w_indptr, w_labels, w_values : ndarray
+        Emission weights in CSR layout: feature f weighs labels
+        ``w_labels[w_indptr[f]:w_indptr[f + 1]]`` by the matching ``w_values``.
+    transitions : ndarray, shape (L, L)
+        Score of label j following label i.
+    start, end : ndarray, shape (L,)
+        Scores of a path's first and last label.
     base_feature : int
-        A feature that nearly every token carries and that weighs every label
-        (a perceptron's bias, an HMM's row of unseen-pair scores); staggered
-        decoding then bounds a sparse token's inactive labels from the other
-        features' weights alone. It changes no score. -1: none.
+        See above.
     lazy_scores : bool
         Staggered decoding computes a token's scores group by group from
         per-feature bounds (True) or its full row at once (False, the default:
@@ -139,13 +156,16 @@ class LinearChainModel:
 
     @property
     def n_labels(self) -> int:
+        """Number of labels L."""
         return self.transitions.shape[0]
 
     @property
     def n_features(self) -> int:
+        """Number of feature ids with emission weights."""
         return len(self.w_indptr) - 1
 
     def arrays(self) -> dict:
+        """The model's arrays by name (the sections of its model file)."""
         return {"w_indptr": self.w_indptr, "w_labels": self.w_labels, "w_values": self.w_values,
                 "transitions": self.transitions, "start": self.start, "end": self.end}
 

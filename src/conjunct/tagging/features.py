@@ -50,7 +50,18 @@ _BOUNDARY = ("<s>", "</s>")  # the value of any attribute before / after the sen
 
 
 def word_shape(word: str) -> str:
-    """Character classes of ``word`` (X upper, x lower, d digit, other kept), runs collapsed."""
+    """Character classes of ``word`` (X upper, x lower, d digit, other kept), runs collapsed.
+
+    Parameters
+    ----------
+    word : str
+        The word.
+
+    Returns
+    -------
+    str
+        For example ``"Xx"`` for "Hello" and ``"d.d"`` for "3.14".
+    """
     out = []
     for ch in word:
         c = "X" if ch.isupper() else "x" if ch.islower() else "d" if ch.isdigit() else ch

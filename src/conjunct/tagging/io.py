@@ -6,8 +6,8 @@ import os
 from typing import Iterator, List, Sequence, Tuple
 
 from .._errors import DataFormatError
+from ..corpora import conllu_sentence, read_columns, read_conll2000, read_conllu
 from ..data import _open_text, _sentence_blocks
-from ..corpora import CONLLU_FIELDS, conllu_sentence, read_conll2000, read_conllu
 
 __all__ = ["FORMATS", "iter_words", "read_tagged", "write_tagged"]
 
@@ -38,21 +38,8 @@ def _sniff(path: str) -> str:
 
 
 def _read_columns(path: str, with_tags: bool) -> Tuple[List[List[str]], List[List[str]]]:
-    words: List[List[str]] = []
-    tags: List[List[str]] = []
-    with _open_text(path) as (f, name):
-        for block in _sentence_blocks(f, name):
-            sw, st = [], []
-            for lineno, line in block:
-                fields = line.split()
-                if with_tags and len(fields) < 2:
-                    raise DataFormatError("expected 'word tag' (two columns), found one", path, lineno)
-                sw.append(fields[0])
-                st.append(fields[-1] if with_tags else "")
-            words.append(sw), tags.append(st)
-    if not words:
-        raise DataFormatError("no sentences", path)
-    return words, tags
+    rows = read_columns(path, min_columns=2 if with_tags else 1)
+    return [[r[0] for r in s] for s in rows], [[r[-1] if with_tags else "" for r in s] for s in rows]
 
 
 def read_tagged(path, *, format: str = "auto", tag_field: str = "", with_tags: bool = True
@@ -62,6 +49,22 @@ def read_tagged(path, *, format: str = "auto", tag_field: str = "", with_tags: b
     ``tag_field`` selects the tags: for CoNLL-U a column name (``xpos`` by
     default) or two joined by ``|``; for CoNLL-2000 ``pos``, ``chunk`` or
     ``joint`` (the default, ``POS|chunk``: seed 002's joint tagging).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The corpus.
+    format : {"auto", "conllu", "conll2000", "columns"}
+        Its format (``"auto"`` sniffs it; ``columns``: ``word tag`` per line).
+    tag_field : str
+        Which tags (see above); empty for the format's default.
+    with_tags : bool
+        False reads words only (tags come back empty).
+
+    Returns
+    -------
+    sentences : list of list of str
+    tags : list of list of str
     """
     name = os.fspath(path)
     if format not in FORMATS:
@@ -89,12 +92,22 @@ def iter_words(path, *, format: str = "auto") -> Iterator[List[str]]:
     first word line has 10 tab-separated columns. CoNLL-U gives the FORM
     column (comments, multiword ranges and empty nodes skipped); the other
     formats give each line's first column.
+
+    Parameters
+    ----------
+    path : str, os.PathLike or '-'
+        The corpus.
+    format : {"auto", "conllu", "conll2000", "columns"}
+        Its format.
+
+    Yields
+    ------
+    list of str
     """
     name = os.fspath(path)
     if format not in FORMATS:
         raise DataFormatError(f"unknown corpus format {format!r} (choose from {', '.join(FORMATS)})", name)
     fmt = _sniff(name) if format == "auto" and name != "-" else format
-    form = [[CONLLU_FIELDS.index("form")]]
     count = 0
     with _open_text(name) as (f, name):
         for block in _sentence_blocks(f, name):
@@ -102,7 +115,7 @@ def iter_words(path, *, format: str = "auto") -> Iterator[List[str]]:
                 first = next((line for _, line in block if not line.startswith("#")), block[0][1])
                 fmt = "conllu" if len(first.split("\t")) == 10 else "columns"
             if fmt == "conllu":
-                words = [w for (w,) in conllu_sentence(block, name, form)]
+                words = conllu_sentence(block, name).column("form")
                 if not words:
                     continue
             else:
@@ -114,7 +127,17 @@ def iter_words(path, *, format: str = "auto") -> Iterator[List[str]]:
 
 
 def write_tagged(out, sentences: Sequence[Sequence[str]], tags: Sequence[Sequence[str]]) -> None:
-    """``word<TAB>tag`` per line, a blank line after each sentence."""
+    """``word<TAB>tag`` per line, a blank line after each sentence.
+
+    Parameters
+    ----------
+    out : text file
+        Where to write.
+    sentences : sequence of sequence of str
+        The words.
+    tags : sequence of sequence of str
+        Their tags.
+    """
     for words, ts in zip(sentences, tags):
         out.writelines(f"{w}\t{t}\n" for w, t in zip(words, ts))
         out.write("\n")

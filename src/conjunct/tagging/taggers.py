@@ -10,8 +10,9 @@ from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 import numpy as np
 
-from .. import model_io
 from .._errors import ConjunctError, DataFormatError, ModelFormatError
+from .._params import Params
+from ..persistence import Saveable
 from .chain import LinearChainModel, check_decoder
 from .features import FEATURE_VERSION, LEGACY_TEMPLATES, EncodingCache, Featurizer, _encode_strings
 
@@ -21,7 +22,17 @@ __all__ = ["PerceptronTagger", "HMMTagger", "TaggedBatch"]
 
 
 class TaggedBatch(NamedTuple):
-    """Decoded sentences: tags per sentence, each path's score, the decoder's search steps."""
+    """Decoded sentences: tags per sentence, each path's score, the decoder's search steps.
+
+    Parameters
+    ----------
+    tags : list of list of str
+        The tags of each sentence.
+    scores : ndarray
+        Each path's score.
+    iterations : ndarray
+        The decoder's search steps per sentence.
+    """
 
     tags: List[List[str]]
     scores: np.ndarray
@@ -67,25 +78,10 @@ def _decode_strings(blob: np.ndarray, offsets: np.ndarray) -> List[str]:
     return [data[offsets[i]:offsets[i + 1]].decode("utf-8", "surrogatepass") for i in range(len(offsets) - 1)]
 
 
-class _ChainTagger:
+class _ChainTagger(Saveable, Params):
     """What the taggers share: decoding, scoring, persistence."""
 
     kind = ""
-    _param_names: Tuple[str, ...] = ()
-
-    # -- scikit-learn conventions ----------------------------------------------
-    def get_params(self, deep: bool = True) -> dict:
-        return {k: getattr(self, k) for k in self._param_names}
-
-    def set_params(self, **params):
-        for k, v in params.items():
-            if k not in self._param_names:
-                raise ValueError(f"unknown parameter {k!r} for {type(self).__name__}")
-            setattr(self, k, v)
-        return self
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}(" + ", ".join(f"{k}={v!r}" for k, v in self.get_params().items()) + ")"
 
     def _check_fitted(self) -> None:
         if not hasattr(self, "model_"):
@@ -172,21 +168,16 @@ class _ChainTagger:
         """The feature every token carries (see LinearChainModel), or -1."""
         return -1
 
-    def save(self, path) -> None:
-        """Write the tagger to one model file (atomically); ``conjunct.load`` reads it."""
-        model_io.write_container(path, *self.to_container())
-
     def __reduce__(self):
-        from .. import persistence
-
         if not hasattr(self, "model_"):
             return (type(self), (), self.get_params())
-        return (persistence.from_bytes, (model_io.dumps(*self.to_container()),))
+        return super().__reduce__()
 
     def __setstate__(self, state):  # unfitted taggers pickle their parameters only
         self.set_params(**state)
 
     def info(self) -> dict:
+        """A summary of the tagger (what ``conjunct info`` prints)."""
         self._check_fitted()
         return {"kind": self.kind.replace("_", " "), "labels": len(self.labels_), "features": len(self.feature_names_),
                 "emission_weights": int(len(self.model_.w_values)), "decoder": self.decoder,
@@ -232,7 +223,6 @@ class PerceptronTagger(_ChainTagger):
     """
 
     kind = "perceptron_tagger"
-    _param_names = ("decoder", "beam_width", "n_iter", "templates", "average", "shuffle", "random_state", "verbose")
 
     def __init__(self, decoder: str = "staggered-column", *, beam_width: int = 4, n_iter: int = 10,
                  templates: Optional[Sequence[str]] = None, average: bool = True, shuffle: bool = True,
@@ -417,7 +407,6 @@ class HMMTagger(_ChainTagger):
     """
 
     kind = "hmm_tagger"
-    _param_names = ("decoder", "beam_width", "transition_smoothing", "emission_smoothing")
 
     def __init__(self, decoder: str = "staggered-column", *, beam_width: int = 4, transition_smoothing="auto",
                  emission_smoothing="auto"):

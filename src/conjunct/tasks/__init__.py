@@ -1,2 +1,10 @@
-"""Task pipelines that call conjunct's classifiers once per decision."""
-from . import bunsetsu, chunk, english, segment  # noqa: F401,E402  (import registers the tasks, so models load by task name)
+"""Task pipelines that call conjunct's classifiers once per decision.
+
+One package per task -- ``bunsetsu`` (Japanese bunsetsu dependency parsing),
+``english`` (UD English arc-eager parsing), ``chunk`` (CoNLL-2000 chunking),
+``segment`` (Japanese word segmentation) -- each split by role (reader,
+features, oracle, runner, metrics, pipeline), over what they share:
+:class:`~conjunct.tasks.base.TaskPipeline` and
+:class:`~conjunct.tasks.runner.Runner`. Nothing here is imported until it is
+used; a saved pipeline loads its task's package by the task's name.
+"""

@@ -1,30 +1,43 @@
-"""What every task pipeline shares: training a polynomial-kernel classifier on
-the decisions the task's algorithm asks (or importing one), compiling it with
-any method (by default an fstrie built from the vectors the pipeline produces
-on real text), running and timing the task, and one model file."""
+"""What every task pipeline shares: training a polynomial-kernel classifier per
+component on the decisions the task's algorithm asks (or adopting imported
+models), compiling them with any method (by default an fstrie built from the
+vectors the pipeline produces on real text), running the task through its
+runner, timing it in ``evaluate``, parameters and one model file.
+
+A task subclasses :class:`TaskPipeline` and supplies, each from its own
+modules: ``training_examples`` (its oracle over its features), ``_make_runner``
+(its decision loop, a :class:`~conjunct.tasks.runner.Runner`) and ``_scores``
+(its metrics).
+"""
 
 from __future__ import annotations
 
 import time
-from typing import Dict, Optional
+from typing import Dict, Optional, Sequence, Tuple
 
-import numpy as np
-
-from .. import model_io
 from .._errors import ConjunctError, ModelFormatError
+from .._params import Params
+from ..persistence import Registry, Saveable, pack, unpack
 
 __all__ = ["TaskPipeline", "TASKS", "register_task"]
 
-TASKS: Dict[str, type] = {}
+# Where each task's pipeline is defined (the class registers itself on import).
+TASKS = Registry("task", {
+    "bunsetsu": "conjunct.tasks.bunsetsu",
+    "ud-english": "conjunct.tasks.english",
+    "conll2000-chunk": "conjunct.tasks.chunk",
+    "ja-segment": "conjunct.tasks.segment",
+})
 
 
 def register_task(cls):
-    """Class decorator: make a pipeline loadable by its ``task`` name."""
-    TASKS[cls.task] = cls
+    """Make a pipeline class loadable by its ``task`` name (subclasses of
+    :class:`TaskPipeline` that name a ``task`` are registered already)."""
+    TASKS.register(cls.task, cls)
     return cls
 
 
-class TaskPipeline:
+class TaskPipeline(Saveable, Params):
     """Base class of the task pipelines (parsers, chunker, segmenter).
 
     Parameters
@@ -37,14 +50,24 @@ class TaskPipeline:
     method_params : dict, optional
         Its parameters (``events`` default to the vectors the pipeline produces
         on its training text).
+
+    Parameters follow scikit-learn's protocol (``get_params`` /
+    ``set_params``); a task's own parameters (``window``, ``ngram``) join them.
     """
 
     kind = "task_pipeline"
+    tasks = TASKS  # the registry of task names, for loading and for validation
     task: str = ""
+    COMPONENTS: Tuple[str, ...] = ()
     # An fstrie's default size per component: its nodes hold K margins each, so
     # without a budget a many-class component's trie takes gigabytes, and
     # Algorithm 1 keeps the prefixes that save the most anyway (seed 000 Fig. 3).
     FSTRIE_MAX_BYTES = 64 << 20
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if cls.__dict__.get("task"):
+            TASKS.register(cls.task, cls)
 
     def __init__(self, *, degree: int = 3, C: float = 1.0, n_iter: int = 10, margin: str = "slicing",
                  common_features: Optional[int] = None, method: str = "fstrie", method_params: Optional[dict] = None,
@@ -59,29 +82,41 @@ class TaskPipeline:
         self.random_state = random_state
         self.verbose = verbose
 
-    # -- to implement ----------------------------------------------------------------------
+    # -- what a task supplies ----------------------------------------------------------------
     def training_examples(self, data) -> Dict[str, tuple]:
         """Per component name, (feature lists, labels) of the decisions the
         task asks on gold ``data``."""
         raise NotImplementedError
 
-    def collect_events(self, data) -> Dict[str, object]:
-        """Per component, the feature vectors (CSR over its model's features)
-        the pipeline classifies when it runs on ``data``."""
+    def _make_runner(self):
+        """The task's decision loop over ``self.classifiers_``."""
         raise NotImplementedError
 
+    def _scores(self, data, output) -> dict:
+        """The task's figures of ``output`` against gold ``data``."""
+        raise NotImplementedError
+
+    def _inputs(self, data):
+        """What the runner reads for gold ``data`` (the data itself by default)."""
+        return data
+
+    def _run(self, runner, inputs, *, timing: bool = False):
+        """The task's output on ``inputs``."""
+        return runner.run(inputs, timing=timing)
+
     def _config(self) -> dict:
-        """Pipeline-specific settings saved with the model."""
+        """Fitted, task-specific state saved with the model."""
         return {}
 
     def _restore(self, config: dict) -> None:
-        """Rebuild pipeline-specific state after loading."""
+        """Rebuild task-specific state after loading: the task's own parameters
+        (``window``, ``ngram``) are saved here, and what ``_config`` adds."""
+        names = self._get_param_names()
+        for key, value in config.items():
+            if key in names:
+                setattr(self, key, value)
 
-    # -- training and compiling ----------------------------------------------------------------
-    def params(self) -> dict:
-        return {k: getattr(self, k) for k in ("degree", "C", "n_iter", "margin", "common_features", "method",
-                                              "method_params", "random_state", "verbose")}
-
+    # -- components ------------------------------------------------------------------------------
     @property
     def model_(self):
         """The model of a single-component pipeline."""
@@ -94,6 +129,18 @@ class TaskPipeline:
         (clf,) = self.classifiers_.values()
         return clf
 
+    def runner(self):
+        """The task's decision loop over the current classifiers (built on first
+        use and again after :meth:`compile`); its counters add up decisions and
+        time."""
+        self._check_fitted()
+        current = [self.classifiers_[c] for c in self.COMPONENTS]
+        runner = getattr(self, "_runner", None)
+        if runner is None or not runner.uses(current):
+            runner = self._runner = self._make_runner()
+        return runner
+
+    # -- training and compiling ----------------------------------------------------------------
     def fit(self, data, *, models: Optional[dict] = None, events=None) -> "TaskPipeline":
         """Train each component with PA-I on gold ``data`` -- or adopt imported
         ``models`` (name -> model over the task's feature strings) -- then
@@ -147,11 +194,13 @@ class TaskPipeline:
             extra = {"events": vectors[name]} if method == "fstrie" else {}
             compiled[name] = model.compile(method, **params, **extra)
         self.classifiers_ = compiled
-        self._on_compiled()
         return self
 
-    def _on_compiled(self) -> None:
-        """Hook: refresh anything that holds the classifiers."""
+    def collect_events(self, data) -> Dict[str, object]:
+        """Per component, the feature vectors (CSR over its model's features)
+        the pipeline classifies when it runs on ``data``."""
+        _, *events = self.runner().run(self._inputs(data), collect=True)
+        return dict(zip(self.COMPONENTS, events))
 
     def _check_models(self):
         if not getattr(self, "models_", None):
@@ -161,13 +210,43 @@ class TaskPipeline:
         if not getattr(self, "classifiers_", None):
             raise ConjunctError(f"this {type(self).__name__} is not trained; call fit() or load a model")
 
+    # -- evaluation ------------------------------------------------------------------------------
+    def evaluate(self, data: Sequence) -> dict:
+        """The task's figures on gold ``data``, and where the time goes: the
+        runner's counters over this run (decisions, classifier time, ...),
+        sentences and classifications per second, and the time outside the
+        classifier."""
+        data = self._gold(data)
+        runner = self.runner()
+        inputs = self._inputs(data)
+        before = runner.counters()
+        start = time.perf_counter()
+        output = self._run(runner, inputs, timing=True)
+        seconds = time.perf_counter() - start
+        spent = {k: v - before[k] for k, v in runner.counters().items()}
+        decisions = sum(v for k, v in spent.items() if k.endswith("decisions"))
+        clf_seconds = spent["classifier_seconds"]
+        return {
+            **self._scores(data, output), "sentences": len(data), **spent, "seconds": seconds,
+            "sentences_per_second": len(data) / seconds if seconds else float("inf"),
+            "classifications_per_second": decisions / clf_seconds if clf_seconds else float("inf"),
+            "other_seconds": seconds - clf_seconds, "method": self.classifiers_[self.COMPONENTS[0]].method,
+        }
+
+    def _gold(self, data) -> Sequence:
+        """Gold data for :meth:`evaluate`, checked (as a sequence)."""
+        return data
+
     # -- persistence -----------------------------------------------------------------------------------
     def to_container(self):
-        from ..persistence import pack
-
         self._check_fitted()
-        meta = {"task": self.task, "params": {k: v for k, v in self.params().items() if k != "method_params"},
-                "method_params": _jsonable(self.method_params), "config": self._config(), "components": {}}
+        # The base's parameters under "params", the task's own (window, ngram)
+        # with its fitted state under "config": the layout files have always had.
+        shared = TaskPipeline._get_param_names()
+        params = self.get_params()
+        meta = {"task": self.task, "params": {k: v for k, v in params.items() if k in shared and k != "method_params"},
+                "method_params": _jsonable(self.method_params),
+                "config": {**{k: v for k, v in params.items() if k not in shared}, **self._config()}, "components": {}}
         arrays = {}
         for name in self.models_:
             model_entry, model_arrays = pack(self.models_[name], f"model.{name}")
@@ -179,12 +258,7 @@ class TaskPipeline:
 
     @classmethod
     def from_container(cls, meta: dict, arrays, name: str = "<model>") -> "TaskPipeline":
-        from ..persistence import unpack
-
-        try:
-            task_cls = TASKS[meta["task"]]
-        except KeyError:
-            raise ModelFormatError(f"unknown task {meta.get('task')!r} (written by a newer conjunct?)", name) from None
+        task_cls = TASKS.get(meta.get("task"), name)
         try:
             pipeline = task_cls(**meta["params"], method_params=meta.get("method_params"))
             components = meta["components"]
@@ -193,29 +267,14 @@ class TaskPipeline:
         pipeline.models_ = {c: unpack(e["model"], arrays, f"model.{c}", name) for c, e in components.items()}
         pipeline.classifiers_ = {c: unpack(e["classifier"], arrays, f"classifier.{c}", name) for c, e in components.items()}
         pipeline._restore(meta.get("config", {}))
-        pipeline._on_compiled()
         return pipeline
 
-    def save(self, path) -> None:
-        """Write the trained pipeline (models, compiled classifiers, settings) to one file."""
-        model_io.write_container(path, *self.to_container())
-
-    def __reduce__(self):
-        from .. import persistence
-
-        return (persistence.from_bytes, (model_io.dumps(*self.to_container()),))
-
     def info(self) -> dict:
+        """A summary of the pipeline (what ``conjunct info`` prints)."""
         self._check_fitted()
-        return {"kind": f"task pipeline ({self.task})", **{k: v for k, v in self.params().items() if k != "verbose"},
+        return {"kind": f"task pipeline ({self.task})", **{k: v for k, v in self.get_params().items() if k != "verbose"},
                 **{f"{n}: model": repr(m) for n, m in self.models_.items()},
                 **{f"{n}: classifier": repr(c) for n, c in self.classifiers_.items()}}
-
-
-def _is_vectors(events) -> bool:
-    import scipy.sparse as sp
-
-    return sp.issparse(events) or isinstance(events, np.ndarray)
 
 
 def _jsonable(params: Optional[dict]) -> Optional[dict]:

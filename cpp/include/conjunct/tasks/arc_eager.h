@@ -11,7 +11,7 @@
 
 namespace conjunct {
 
-// Token roles with static features, in this order (see english.py ROLES).
+// Token roles with static features, in this order (see tasks/english/features.py ROLES).
 enum ArcEagerRole { kS0 = 0, kS1, kB0, kB1, kB2, kB3, kHS0, kNumRoles };
 // Label-feature roles: label of s0's arc, of s0's leftmost and rightmost
 // dependents, of b0's leftmost dependent.

@@ -22,6 +22,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "conjunct/util/mix.h"
+
 namespace conjunct {
 
 class HashTrie {
@@ -34,7 +36,7 @@ class HashTrie {
   // Rolling placement hash of a path: place(child) = roll(place(parent), label).
   static constexpr uint64_t kRootPlace = 0x2545F4914F6CDD1DULL;
   static uint64_t roll(uint64_t place, int32_t label) {
-    return mix(place ^ (static_cast<uint64_t>(static_cast<uint32_t>(label)) * 0x9E3779B97F4A7C15ULL));
+    return mix64(place ^ (static_cast<uint64_t>(static_cast<uint32_t>(label)) * 0x9E3779B97F4A7C15ULL));
   }
   void prefetch(uint64_t place) const { __builtin_prefetch(&slots_[place & mask_]); }
 
@@ -133,17 +135,9 @@ class HashTrie {
     uint32_t child = 0;
   };
 
-  // murmur3's finaliser: keys differ in few low bits, so mix them well.
-  static uint64_t mix(uint64_t k) {
-    k ^= k >> 33;
-    k *= 0xff51afd7ed558ccdULL;
-    k ^= k >> 33;
-    k *= 0xc4ceb9fe1a85ec53ULL;
-    k ^= k >> 33;
-    return k;
-  }
+  // Keys differ in few low bits, so mix them well.
   static size_t hash(uint32_t node, int32_t label) {
-    return static_cast<size_t>(mix((static_cast<uint64_t>(node) << 32) | static_cast<uint32_t>(label)));
+    return static_cast<size_t>(mix64((static_cast<uint64_t>(node) << 32) | static_cast<uint32_t>(label)));
   }
 
   uint32_t add(uint32_t node, int32_t label, size_t start, bool& created) {

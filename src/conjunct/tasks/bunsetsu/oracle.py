@@ -1,0 +1,83 @@
+"""Sassano's (2004) linear-time shift-reduce algorithm, its oracle on gold
+trees, and the training examples it yields."""
+
+from __future__ import annotations
+
+from typing import Callable, Iterable, List, Sequence, Tuple
+
+from .features import SentenceFeatures
+from .sentence import BunsetsuSentence
+
+__all__ = ["sassano_parse", "sassano_oracle", "is_head_final_projective", "training_examples"]
+
+
+def is_head_final_projective(heads: Sequence[int]) -> bool:
+    """Whether every non-final bunsetsu depends on a later one, without crossing arcs,
+    and only the last is the root."""
+    n = len(heads)
+    if n == 0 or heads[-1] != -1:
+        return False
+    for i in range(n - 1):
+        h = heads[i]
+        if not i < h < n:
+            return False
+        for k in range(i + 1, h):
+            if not heads[k] <= h:
+                return False
+    return True
+
+
+def sassano_parse(n: int, depends: Callable[[int, int], bool]) -> List[int]:
+    """Heads of n bunsetsu by Sassano's (2004) linear-time shift-reduce algorithm.
+
+    ``depends(i, j)`` answers whether bunsetsu i modifies bunsetsu j (i < j).
+    Every bunsetsu left when the last one is reached depends on it, unasked.
+    The result is head-final and projective; the last bunsetsu is the root (-1).
+    """
+    heads = [-1] * n
+    stack: List[int] = []
+    for j in range(1, n):
+        i = j - 1
+        while i != -1:
+            if j == n - 1 or depends(i, j):
+                heads[i] = j
+                i = stack.pop() if stack else -1
+            else:
+                break
+        if i != -1:
+            stack.append(i)
+    return heads
+
+
+def sassano_oracle(heads: Sequence[int]) -> List[Tuple[int, int, bool]]:
+    """The (i, j, depends) decisions Sassano's algorithm asks when parsing the
+    gold tree ``heads`` (head-final and projective): the training examples."""
+    asked: List[Tuple[int, int, bool]] = []
+
+    def depends(i: int, j: int) -> bool:
+        answer = heads[i] == j
+        asked.append((i, j, answer))
+        return answer
+
+    got = sassano_parse(len(heads), depends)
+    if list(got) != list(heads):
+        raise ValueError("the tree is not head-final and projective; Sassano's algorithm cannot produce it")
+    return asked
+
+
+def training_examples(sentences: Iterable[BunsetsuSentence]) -> Tuple[List[List[str]], List[int], int]:
+    """(pair features, labels +1/-1, skipped sentences) of the decisions Sassano's
+    algorithm asks on the gold trees; sentences that are not head-final and
+    projective are skipped."""
+    feats: List[List[str]] = []
+    labels: List[int] = []
+    skipped = 0
+    for s in sentences:
+        if not is_head_final_projective(s.heads):
+            skipped += 1
+            continue
+        f = SentenceFeatures(s)
+        for i, j, dep in sassano_oracle(s.heads):
+            feats.append(f.pair(i, j))
+            labels.append(1 if dep else -1)
+    return feats, labels, skipped

@@ -1,0 +1,119 @@
+"""Reading the bunsetsu corpora: UD Japanese CoNLL-U files (through
+:func:`conjunct.corpora.iter_conllu`), the GSD r2.8 splits made bunsetsu-level,
+and CaboCha files (to check the derivation against)."""
+
+from __future__ import annotations
+
+import os
+from typing import List, Optional, Tuple
+
+from ..._errors import DataFormatError
+from ...corpora import iter_conllu
+from .segmenter import BunsetsuSegmenter
+from .sentence import BunsetsuSentence, Token, group_bunsetsu
+
+__all__ = ["read_ud_tokens", "load_gsd_bunsetsu", "segmentation_agreement", "read_cabocha_heads"]
+
+
+def read_ud_tokens(path) -> List[List[Token]]:
+    """Sentences of a UD Japanese CoNLL-U file as :class:`Token` lists."""
+    name = os.fspath(path)
+    sentences: List[List[Token]] = []
+    for s in iter_conllu(name):
+        current: List[Token] = []
+        for lineno, cols in zip(s.line_numbers, s.words):
+            try:
+                head = int(cols[6])
+            except ValueError:
+                raise DataFormatError(f"HEAD {cols[6]!r} is not an integer", name, lineno) from None
+            if not 0 <= head <= len(s.words):
+                raise DataFormatError(f"word {cols[0]} has head {head} outside the sentence", name, lineno)
+            misc = dict(kv.split("=", 1) for kv in cols[9].split("|") if "=" in kv)
+            current.append(Token(int(cols[0]), cols[1], cols[2], cols[3], cols[4], head, cols[7], misc.get("BunsetuBILabel")))
+        if current:
+            sentences.append(current)
+    if not sentences:
+        raise DataFormatError("no sentences", name)
+    return sentences
+
+
+def load_gsd_bunsetsu(data_dir, split: str, segmenter: Optional[BunsetsuSegmenter] = None) -> List[BunsetsuSentence]:
+    """Bunsetsu sentences of UD Japanese GSD r2.8 ``split`` (train/dev/test).
+
+    ``data_dir`` is the ``ud_japanese_gsd`` folder of the shared data. Gold
+    boundaries are used where annotated; otherwise ``segmenter`` (by default
+    one learned from dev + test) derives them.
+
+    Parameters
+    ----------
+    data_dir : str or os.PathLike
+        The ``ud_japanese_gsd`` folder.
+    split : {"train", "dev", "test"}
+        Which split.
+    segmenter : BunsetsuSegmenter, optional
+        Derives bunsetsu boundaries where they are not annotated.
+
+    Returns
+    -------
+    list of BunsetsuSentence
+    """
+    base = os.path.join(os.fspath(data_dir), "r2.8")
+    tokens = read_ud_tokens(os.path.join(base, f"ja_gsd-ud-{split}.conllu"))
+    gold = all(t.bi in ("B", "I") for s in tokens for t in s)
+    if not gold and segmenter is None:
+        segmenter = BunsetsuSegmenter().fit(
+            read_ud_tokens(os.path.join(base, "ja_gsd-ud-dev.conllu")) + read_ud_tokens(os.path.join(base, "ja_gsd-ud-test.conllu"))
+        )
+    out = []
+    for k, s in enumerate(tokens):
+        labels = [t.bi for t in s] if gold else segmenter.labels(s)
+        out.append(BunsetsuSentence(group_bunsetsu(s, labels), derived_segmentation=not gold, sent_index=k))
+    return out
+
+
+def segmentation_agreement(data_dir) -> dict:
+    """Held-out agreement of the learned segmenter (fit on one of dev/test, scored on the other)."""
+    base = os.path.join(os.fspath(data_dir), "r2.8")
+    dev = read_ud_tokens(os.path.join(base, "ja_gsd-ud-dev.conllu"))
+    test = read_ud_tokens(os.path.join(base, "ja_gsd-ud-test.conllu"))
+    out = {}
+    for name, fit, score in (("dev->test", dev, test), ("test->dev", test, dev)):
+        seg = BunsetsuSegmenter().fit(fit)
+        tok = ok = sent_ok = 0
+        for s in score:
+            pred = seg.labels(s)
+            good = [p == t.bi for p, t in zip(pred, s)]
+            tok += len(s)
+            ok += sum(good)
+            sent_ok += all(good)
+        out[name] = {"token_accuracy": ok / tok, "sentence_accuracy": sent_ok / len(score)}
+    return out
+
+
+def read_cabocha_heads(path) -> List[Tuple[List[str], List[int]]]:
+    """(bunsetsu surfaces, heads) of each sentence of a CaboCha file (-1 = root)."""
+    name = os.fspath(path)
+    out: List[Tuple[List[str], List[int]]] = []
+    surfaces: List[str] = []
+    heads: List[int] = []
+    with open(name, encoding="utf-8") as f:
+        for lineno, line in enumerate(f, 1):
+            line = line.rstrip("\r\n")
+            if line.startswith("#!") or not line:
+                continue
+            if line == "EOS":
+                out.append((surfaces, heads))
+                surfaces, heads = [], []
+            elif line.startswith("* "):
+                parts = line.split()
+                digits = "".join(ch for ch in parts[2] if ch == "-" or ch.isdigit())
+                try:
+                    heads.append(int(digits))
+                except ValueError:
+                    raise DataFormatError(f"bad bunsetsu line {line!r}", name, lineno) from None
+                surfaces.append("")
+            else:
+                if not surfaces:
+                    raise DataFormatError("morpheme before the first bunsetsu line", name, lineno)
+                surfaces[-1] += line.split("\t", 1)[0]
+    return out

@@ -1,0 +1,77 @@
+"""What every pipeline's decision loop shares.
+
+A runner holds a task's compiled classifiers and runs its loop over many
+sentences (in C++, or batched). It counts what it does -- decisions, the time
+inside the classifier, the time of the whole loop -- so that a pipeline's
+``evaluate`` can say where the time goes, and it turns the feature vectors a
+run classified (``collect=True``) into CSR matrices: the events an fstrie is
+built from.
+"""
+
+from __future__ import annotations
+
+from typing import Dict, Sequence, Tuple
+
+import numpy as np
+import scipy.sparse as sp
+
+__all__ = ["Runner", "events_matrix", "check_classifier", "per_sentence"]
+
+
+def events_matrix(indptr: np.ndarray, ids: np.ndarray, width: int) -> sp.csr_matrix:
+    """The classified vectors of a run as a binary CSR matrix of ``width``
+    columns (a feature a vector holds twice counts once)."""
+    matrix = sp.csr_matrix((np.ones(len(ids)), ids, indptr), shape=(len(indptr) - 1, width))
+    matrix.sum_duplicates()
+    matrix.data[:] = 1.0
+    return matrix
+
+
+def check_classifier(classifier, what: str, rules: Sequence[str] = ("sign",)) -> None:
+    """A runner looks the task's feature strings up and reads its classifier's
+    margins with one of ``rules``: check both before a run."""
+    if classifier.rule.kind not in rules:
+        raise ValueError(f"the {what} classifier needs a {' or '.join(rules)} decision rule, not {classifier.rule.kind!r}")
+    index = classifier.features
+    if index is None or index.is_numeric:
+        raise ValueError(f"the {what} classifier needs a named feature index (the task's feature strings)")
+
+
+def per_sentence(values: np.ndarray, ptr: np.ndarray) -> list:
+    """Per-token values (a C++ loop's output) as one list per sentence, cut at the offsets ``ptr``."""
+    return [values[ptr[k]:ptr[k + 1]].tolist() for k in range(len(ptr) - 1)]
+
+
+class Runner:
+    """Base of the task runners: counters, and the classifiers it runs with.
+
+    Subclasses call ``super().__init__(classifiers)``, implement
+    ``run(inputs, *, collect=False, timing=False)`` -- the output, or with
+    ``collect`` ``(output, events per component...)`` -- and add to the
+    counters with :meth:`count`.
+    """
+
+    #: What the runner counts; every name ending in "decisions" is a classifier call.
+    COUNTERS: Tuple[str, ...] = ("decisions", "classifier_seconds", "loop_seconds")
+
+    def __init__(self, classifiers: Sequence):
+        self._classifiers = tuple(classifiers)
+        for name in self.COUNTERS:
+            setattr(self, name, 0 if name.endswith("decisions") else 0.0)
+
+    def uses(self, classifiers: Sequence) -> bool:
+        """Whether this runner runs with exactly these classifier objects."""
+        classifiers = tuple(classifiers)
+        return len(classifiers) == len(self._classifiers) and all(a is b for a, b in zip(classifiers, self._classifiers))
+
+    def count(self, **amounts) -> None:
+        """Add to the counters."""
+        for name, amount in amounts.items():
+            setattr(self, name, getattr(self, name) + amount)
+
+    def counters(self) -> Dict[str, float]:
+        """The counters' current values."""
+        return {name: getattr(self, name) for name in self.COUNTERS}
+
+    def run(self, inputs, *, collect: bool = False, timing: bool = False):
+        raise NotImplementedError

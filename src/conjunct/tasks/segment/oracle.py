@@ -1,0 +1,43 @@
+"""Segmentation as boundary decisions: the gold decisions of a word
+sequence (the training examples) and the words a sequence of decisions makes."""
+
+from __future__ import annotations
+
+from typing import List, Sequence, Tuple
+
+from ..._errors import DataFormatError
+from .features import SegmentEncoder
+
+__all__ = ["boundary_labels", "words_from_boundaries", "training_examples"]
+
+
+def boundary_labels(words: Sequence[str]) -> List[int]:
+    """+1 / -1 for every boundary of the sentence the words make: +1 where a word ends."""
+    labels: List[int] = []
+    for w in words:
+        if not w:
+            raise DataFormatError("empty word")
+        labels.extend([-1] * (len(w) - 1))
+        labels.append(1)
+    return labels[:-1]
+
+
+def words_from_boundaries(text: str, boundaries: Sequence[bool]) -> List[str]:
+    """Split ``text`` where ``boundaries[b - 1]`` is true (the boundary before character b)."""
+    words, start = [], 0
+    for b, cut in enumerate(boundaries, 1):
+        if cut:
+            words.append(text[start:b])
+            start = b
+    if text:
+        words.append(text[start:])
+    return words
+
+
+def training_examples(sentences: Sequence[Sequence[str]], ngram: int = 3) -> Tuple[List[List[str]], List[int]]:
+    """(feature strings, +1/-1) of every character boundary of the gold segmentations."""
+    encoder = SegmentEncoder(ngram)
+    texts = ["".join(s) for s in sentences]
+    keys, _ = encoder.boundary_keys(texts, grow=True)
+    labels = [y for s in sentences for y in boundary_labels(s)]
+    return encoder.names(keys).tolist(), labels

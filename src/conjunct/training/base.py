@@ -1,0 +1,160 @@
+"""What the online estimators share: scikit-learn's conventions (without
+requiring scikit-learn), epochs with progress reports and a callback, the
+fit / partial_fit lifecycle, prediction and pickling of the C++ trainer."""
+
+from __future__ import annotations
+
+import sys
+import time
+from typing import Callable
+
+import numpy as np
+
+from .._errors import ConjunctError, DataFormatError
+from .._params import Params
+from ..labels import labels_array
+from .encoding import FeatureEncoder, labels_of
+
+__all__ = ["OnlineEstimator"]
+
+# Rounds between progress reports when verbose >= 2 or a callback is given.
+_PROGRESS_EVERY = 20000
+
+try:  # pragma: no cover - exercised when scikit-learn is installed (the test extra)
+    from sklearn.base import BaseEstimator as _Base
+    from sklearn.base import ClassifierMixin as _ClassifierMixin
+except ImportError:  # pragma: no cover - exercised without scikit-learn
+    _Base = Params  # type: ignore[misc,assignment]
+
+    class _ClassifierMixin:  # type: ignore[no-redef]
+        _estimator_type = "classifier"
+
+
+class OnlineEstimator(_ClassifierMixin, _Base):
+    """Shared epochs, progress, prediction and pickling of the two estimators."""
+
+    # -- progress ---------------------------------------------------------------------------------
+    def _report(self, info: dict) -> bool:
+        """Print / hand progress to the callback; False stops training."""
+        self.history_.append(info)
+        if self.verbose >= 2 or (self.verbose and info["epoch_done"]):
+            mem = info.get("memory_bytes")
+            mem_text = f", {mem / 1e6:.1f} MB" if mem is not None else ""
+            extra = f", {info['support_vectors']:,} SVs" if "support_vectors" in info else ""
+            print(f"[{type(self).__name__}] epoch {info['epoch']}: {info['rounds']:,} rounds, "
+                  f"{info['examples_per_second']:,.0f} examples/s, {info['updates']:,} updates{extra}{mem_text}, "
+                  f"{info['elapsed']:.2f} s", file=sys.stderr, flush=True)
+        if self.callback is not None and self.callback(info) is False:
+            return False
+        return True
+
+    def _epochs(self, indptr, indices, labels, n_iter: int, shuffle: bool, step: Callable, info: Callable) -> None:
+        n = len(indptr) - 1
+        often = self.verbose >= 2 or self.callback is not None
+        every = _PROGRESS_EVERY if often else max(n, 1)
+        start_time = time.perf_counter()
+        for _ in range(n_iter):
+            order = self._rng.permutation(n).astype(np.int64) if shuffle else np.arange(n, dtype=np.int64)
+            epoch_start, done, stop = time.perf_counter(), 0, False
+            for lo in range(0, max(n, 1), every):
+                chunk = order[lo:lo + every]
+                step(indptr, indices, labels, chunk)
+                done += chunk.size
+                now = time.perf_counter()
+                report = dict(epoch=self._epochs_done + 1, epoch_done=lo + every >= n, examples=done,
+                              elapsed=now - start_time, examples_per_second=done / max(now - epoch_start, 1e-12), **info())
+                if not self._report(report):
+                    stop = True
+                    break
+            self._epochs_done += 1
+            if stop:
+                return
+
+    # -- lifecycle (the subclasses provide _new_trainer, _save_trainer, _load_trainer) -----------------
+    def _reset(self) -> None:
+        for name in [k for k in vars(self) if k.endswith("_") and not k.startswith("_")]:
+            delattr(self, name)
+        self._encoder = FeatureEncoder()
+        self._trainer = None
+        self._saved_trainer = None
+        self._params = None
+        self._epochs_done = 0
+        self._rng = np.random.default_rng(self.random_state)
+        self.history_ = []
+
+    def _start(self, classes: np.ndarray, params: dict) -> None:
+        self.classes_ = classes
+        self._params = params
+        self._K = 1 if len(classes) == 2 else len(classes)
+        self._trainer = self._new_trainer()
+
+    def _begin(self, X, y, classes, first: bool, params: dict):
+        """Columns and labels of X, y; on the first call, the classes and a new trainer."""
+        if first:
+            self._reset()
+        M = self._encoder.columns_of(X, learn=True)
+        y = labels_of(y, M.shape[0])
+        if first:
+            found = np.unique(y) if classes is None else np.unique(labels_array(list(classes)))
+            if found.size < 2:
+                what = "training data need" if classes is None else "classes must name"
+                raise DataFormatError(f"{what} at least two classes, got {found.tolist()}")
+            self._start(found, params)
+        elif classes is not None and not np.array_equal(np.unique(labels_array(list(classes))), self.classes_):
+            raise ConjunctError(f"classes {list(classes)} differ from the classes of the first call {self.classes_.tolist()}")
+        return M, y
+
+    def _first_partial(self, classes) -> bool:
+        first = not hasattr(self, "classes_")
+        if first and classes is None:
+            raise ConjunctError("classes must be given on the first call to partial_fit")
+        return first
+
+    def _live_trainer(self):
+        if self._trainer is None:
+            if self._saved_trainer is None:
+                raise ConjunctError("this estimator has no training state to continue from; call fit")
+            self._trainer = self._load_trainer(self._saved_trainer)
+            self._saved_trainer = None
+        return self._trainer
+
+    # -- prediction -----------------------------------------------------------------------------------
+    def _check_fitted(self):
+        if not hasattr(self, "model_"):
+            raise ConjunctError(f"this {type(self).__name__} is not fitted yet; call fit or partial_fit first")
+
+    def predict(self, X) -> np.ndarray:
+        """Predicted class of every example."""
+        margins = self.decision_function(X)
+        if len(self.classes_) == 2:
+            return self.classes_[(np.asarray(margins) > 0).astype(np.int64)]
+        return self.classes_[np.argmax(margins, axis=1)]
+
+    def score(self, X, y, sample_weight=None) -> float:
+        """Accuracy of ``predict(X)`` against ``y`` (weighted if ``sample_weight``)."""
+        pred = self.predict(X)
+        y = np.asarray(y)
+        correct = (pred == y).astype(np.float64)
+        if sample_weight is None:
+            return float(correct.mean()) if correct.size else 0.0
+        w = np.asarray(sample_weight, dtype=np.float64)
+        return float((correct * w).sum() / w.sum())
+
+    # -- pickling: the C++ trainer is rebuilt from saved arrays when training resumes -----------------
+    def __getstate__(self):
+        state = super().__getstate__() if hasattr(super(), "__getstate__") else self.__dict__.copy()
+        state = dict(state)
+        trainer = state.pop("_trainer", None)
+        if trainer is not None:
+            state["_saved_trainer"] = self._save_trainer(trainer)
+        return state
+
+    def __setstate__(self, state):
+        state = dict(state)
+        saved = state.pop("_saved_trainer", None)
+        if hasattr(super(), "__setstate__"):
+            super().__setstate__(state)
+        else:
+            self.__dict__.update(state)
+        self._trainer = None
+        self._saved_trainer = saved
