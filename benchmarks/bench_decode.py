@@ -1,6 +1,7 @@
 """Sequence labeling: Viterbi vs staggered decoding vs CarpeDiem vs beam search,
-and python-crfsuite as a peer -- seed 002's Tables 1-4 in one run, plus a plot
-of decoding speed against the number of labels.
+and python-crfsuite as a peer -- seed 002's Tables 1-4 in one run. The figure
+of decoding speed against the number of labels is drawn from the JSON by
+``conjunct plot benchmarks/results/decode.json -o docs/figures/decode_labels.png``.
 
 Tasks (../shared/data): POS tagging (UD English EWT XPOS, 49 labels), joint
 POS+chunk tagging (CoNLL-2000, 319 labels, tags "POS|chunk"), bunsetsu
@@ -47,13 +48,11 @@ For each task, one process:
 Times are CPU seconds of the decoding thread (time.thread_time): every
 decoder is single-threaded, and on a machine shared with other jobs the
 thread's CPU time is far steadier than wall-clock time (which the JSON keeps
-too). The plot (--plot, default docs/decode_labels.png) is drawn from the
-JSON by plot_speed().
+too).
 
     python benchmarks/bench_decode.py                      # full run (~1.5 h on 2 cores, half of it the supertagger)
     python benchmarks/bench_decode.py --tasks pos,joint,bunsetsu
     python benchmarks/bench_decode.py --quick              # small slices, a few minutes
-    python benchmarks/bench_decode.py --plot-only          # redraw the plot from results/decode.json
     # in a build for this CPU (pip install . -Ccmake.define.CONJUNCT_NATIVE=ON):
     python benchmarks/bench_decode.py --skip-viterbi-training --no-crfsuite --results-name decode_native
 """
@@ -62,7 +61,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import json
 import os
 import tempfile
 import time
@@ -70,7 +68,7 @@ from pathlib import Path
 
 import numpy as np
 
-from _common import RESULTS, ROOT, markdown_table, require_shared_data, write_results
+from _common import markdown_table, require_shared_data, write_results
 
 from conjunct.corpora import read_conllu
 from conjunct.tagging import EXACT_DECODERS, Featurizer, HMMTagger, PerceptronTagger
@@ -434,36 +432,6 @@ def markdown(results: dict) -> str:
     return "\n\n".join(parts)
 
 
-def plot_speed(results: dict, path) -> None:
-    """Decoding speed (sentences per CPU second, from feature ids) against the
-    number of labels, per decoder and model: the shape of seed 002's claim."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    R = results["tasks"]
-    tasks = sorted(R, key=lambda k: R[k]["labels"])
-    x = [R[k]["labels"] for k in tasks]
-    fig, axes = plt.subplots(1, 2, figsize=(10, 4), sharey=True)
-    for ax, model in zip(axes, ("perceptron", "hmm")):
-        for label, style in (("Viterbi", "o-"), ("SD", "s--"), ("SD+C-EXP", "D-"), ("CarpeDiem", "^:"),
-                             ("SD+C-EXP, lazy bounds", "x-.")):
-            ax.plot(x, [R[k][model]["decoders"][label]["sent_per_s"] for k in tasks], style, label=label)
-        beams = [(R[k]["labels"], R[k][model]["beam_matched"]) for k in tasks if R[k][model]["beam_matched"]]
-        ax.plot([L for L, _ in beams], [b["sent_per_s"] for _, b in beams], "v:", label="beam (exact accuracy)")
-        ax.set_xscale("log"), ax.set_yscale("log")
-        ax.set_xticks(x), ax.set_xticklabels([f"{L}\n{SHORT[k]}" for L, k in zip(x, tasks)], fontsize=7)
-        ax.minorticks_off()
-        ax.set_xlabel("labels"), ax.set_title(model), ax.grid(True, which="major", alpha=0.3)
-    axes[0].set_ylabel("sentences per CPU second")
-    axes[0].legend(fontsize=7)
-    fig.suptitle("Decoding speed against the number of labels (python benchmarks/bench_decode.py)", fontsize=9)
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-
-
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--tasks", default=",".join(TASKS), help="comma-separated: " + ", ".join(TASKS))
@@ -481,13 +449,7 @@ def main() -> None:
     p.add_argument("--results-name", default="decode",
                    help="write benchmarks/results/<name>.md and .json (default decode; e.g. decode_native for a "
                         "CONJUNCT_NATIVE build)")
-    p.add_argument("--plot", default=str(ROOT / "docs" / "decode_labels.png"),
-                   help="where to draw decoding speed against the number of labels ('' for no plot)")
-    p.add_argument("--plot-only", action="store_true", help="redraw the plot from results/<name>.json and stop")
     args = p.parse_args()
-    if args.plot_only:
-        plot_speed(json.loads((RESULTS / f"{args.results_name}.json").read_text()), args.plot)
-        return
     if args.quick:
         args.train_sentences = args.train_sentences or 2000
         args.test_sentences = args.test_sentences or 300
@@ -501,8 +463,6 @@ def main() -> None:
     for t in tasks:
         results["tasks"][t] = run_task(t, data, args)
     write_results(args.results_name, results, markdown(results))
-    if args.plot:
-        plot_speed(results, args.plot)
 
 
 if __name__ == "__main__":
