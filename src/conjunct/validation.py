@@ -25,6 +25,7 @@ from typing import Any, Callable, Dict, Mapping, Optional, Sequence, Tuple
 import numpy as np
 
 from ._errors import ModelFormatError
+from .labels import labels_array
 
 __all__ = ["validate", "MethodSpec", "METHOD_SPECS", "MAX_DEGREE", "MAX_COLUMNS"]
 
@@ -822,7 +823,8 @@ def _pipeline(meta: _Meta, arrays: Arrays, where: _Where, tasks) -> None:
             if part == "classifier":
                 classes = inner.obj("rule").list("classes")
                 needed = _TASK_CLASS.get(task)
-                if needed is not None and needed not in [str(c) for c in classes]:
+                # As the decision rule will hold them: [-0.5, 1] becomes floats, and "1.0" is not "1".
+                if needed is not None and needed not in [str(c) for c in labels_array(classes)]:
                     where.meta_fail(f"{inner.path}.rule.classes", f"the {task} task needs a class {needed!r}")
                 most = _TASK_MAX_CLASSES.get((task, name))
                 if most is not None and len(classes) > most:
