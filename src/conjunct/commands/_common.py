@@ -169,13 +169,15 @@ def train_pipeline(args, pipeline, data) -> int:
 
 def add_pipeline_use(sub, action: str, *, help: str, data_help: str, output: bool = False):
     """A ``run`` or ``eval`` action: the model, the data, ``-o`` (for run),
-    ``--method`` (recompile first)."""
+    ``--method`` (recompile first), ``--scheduler`` (for run)."""
     p = sub.add_parser(action, help=help)
     p.add_argument("model", help="model file")
     p.add_argument("data", help=data_help)
     if output:
         output_option(p, help="output file ('-' = standard output, the default)", required=False, default="-")
     option(p, "method", help="recompile the classifiers with this method first")
+    if action == "run":
+        option(p, "scheduler")
     return p
 
 
