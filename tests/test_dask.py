@@ -263,3 +263,51 @@ def test_mixing_means_the_weights_and_the_averaged_weights(seed, shards):
     for averaged in (False, True):
         np.testing.assert_allclose(dense(mixed, averaged), sum(m * dense(s, averaged) for s, m in zip(states, mu)),
                                    rtol=1e-9, atol=1e-9)
+
+
+@pytest.mark.realdata
+def test_pa_one_shard_is_fit_and_two_shards_mix(shared_data):
+    from conjunct import PAClassifier
+    from conjunct.corpora import read_conll2000
+    from conjunct.dask import train_classifier
+    from conjunct.tasks.chunk import Chunker
+
+    # chunking decisions: the chunker's own training examples (string features, many classes)
+    X, y = Chunker(degree=2).training_examples(read_conll2000(shared_data / "conll2000" / "train.txt")[:150])["chunk"]
+    serial = PAClassifier(degree=2, n_iter=3, random_state=1).fit(X, y)
+    with distributed.LocalCluster(n_workers=1, processes=False, dashboard_address=None) as cluster, \
+            distributed.Client(cluster) as c:
+        one = train_classifier(PAClassifier(degree=2, n_iter=3, random_state=1), X, y, client=c)
+        two = train_classifier(PAClassifier(degree=2, n_iter=3, random_state=1), X, y, client=c, n_shards=2)
+    a, b = serial.model_.to_container(), one.model_.to_container()
+    assert a[1] == b[1] and all(np.array_equal(a[2][k], b[2][k]) for k in a[2])
+    assert two.n_shards_ == 2 and abs(two.score(X, y) - serial.score(X, y)) < 0.05
+
+
+def test_mixed_support_sets_replay_to_the_mean(tmp_path):
+    from conjunct import PAClassifier
+    from conjunct.dask.mixing_kernel import _pa_shard_epoch, _rows, mix_supports
+
+    rng = np.random.default_rng(3)
+    X = [[f"f{j}" for j in rng.choice(12, size=4, replace=False)] for _ in range(200)]
+    y = [int("f1" in x or "f2" in x) for x in X]
+    est = PAClassifier(degree=2, n_iter=1, random_state=0)
+    M, yy = est._begin(X, y, None, True, est._validated())
+    trainer, indptr, indices, labels = est._training_rows(M, yy)
+    F = int(trainer.n_features)
+    states = []
+    for k in range(2):
+        shard = _rows(indptr, indices, labels, np.arange(k, 200, 2))
+        states.append(_pa_shard_epoch(est, shard, None, np.arange(100, dtype=np.int64), F, False)[0])
+    mixed = est._load_trainer(mix_supports(states, [0.25, 0.75], 0, F))
+    assert mixed.rounds == 200
+    expected = {}
+    for (ip, ix, a, g, _), m in zip(states, [0.25, 0.75]):
+        for i in range(len(ip) - 1):
+            e = expected.setdefault(ix[ip[i]:ip[i + 1]].tobytes(), np.zeros(2))
+            e += m * np.array([a[i, 0], g[i, 0]])
+    ip, ix, alpha, _ = mixed.export(average=False)
+    averaged = mixed.export(average=True)[2]
+    assert len(ip) - 1 == len(expected)
+    for i in range(len(ip) - 1):
+        np.testing.assert_allclose([alpha[i, 0], averaged[i, 0]], expected[ix[ip[i]:ip[i + 1]].tobytes()], atol=1e-12)

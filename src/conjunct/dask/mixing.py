@@ -83,24 +83,35 @@ def mix_states(states: Sequence[tuple], weights: Sequence[float], c_before: floa
     return tuple(out) + (c,)
 
 
-def _shards(indptr, ids, ptr, gold, bounds) -> List[tuple]:
-    shards = []
-    for b, e in zip(bounds[:-1], bounds[1:]):
-        t0, t1 = ptr[b], ptr[e]
-        f0, f1 = indptr[t0], indptr[t1]
-        shards.append((indptr[t0:t1 + 1] - f0, ids[f0:f1], ptr[b:e + 1] - t0, gold[t0:t1]))
-    return shards
+def _ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """The indices ``starts[i] .. starts[i] + lengths[i] - 1`` of every i, concatenated."""
+    ends = np.cumsum(lengths)
+    return np.repeat(starts - ends + lengths, lengths) + np.arange(int(ends[-1]) if len(ends) else 0)
+
+
+def _shard(indptr, ids, ptr, gold, sentences: np.ndarray) -> tuple:
+    """The training arrays of the given sentences (in that order)."""
+    lengths = np.diff(ptr)[sentences]
+    tokens = _ranges(ptr[sentences], lengths)
+    n_feats = np.diff(indptr)[tokens]
+    sub_indptr = np.zeros(len(tokens) + 1, dtype=np.int64)
+    np.cumsum(n_feats, out=sub_indptr[1:])
+    sub_ptr = np.zeros(len(sentences) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=sub_ptr[1:])
+    return sub_indptr, ids[_ranges(indptr[tokens], n_feats)], sub_ptr, gold[tokens]
 
 
 def train_tagger(tagger, sentences: Sequence[Sequence], tags: Sequence[Sequence[str]], *, client,
                  n_shards: Optional[int] = None, mix: str = "uniform"):
     """Fit a :class:`~conjunct.tagging.PerceptronTagger` by iterative parameter mixing.
 
-    The driver builds the vocabulary and labels (as :meth:`fit` does), cuts the
-    sentences into ``n_shards`` contiguous shards and sends each to a worker
-    once. Every epoch it shuffles all sentences with the tagger's seed (as
-    :meth:`fit` does) and each shard visits its own in that order, starting
-    from the mixed state of the epoch before.
+    The driver builds the vocabulary and labels (as :meth:`fit` does), deals
+    the sentences into ``n_shards`` shards (sentence i to shard i mod
+    n_shards: every shard sees every part of a corpus ordered by source or
+    genre) and sends each to a worker once. Every epoch it shuffles all
+    sentences with the tagger's seed (as :meth:`fit` does) and each shard
+    visits its own in that order, starting from the mixed state of the epoch
+    before.
 
     Parameters
     ----------
@@ -135,11 +146,11 @@ def train_tagger(tagger, sentences: Sequence[Sequence], tags: Sequence[Sequence[
         if S < 1:
             raise ConjunctError(f"n_shards must be at least 1, got {n_shards!r}")
         S = min(S, n_sent)
-        bounds = np.linspace(0, n_sent, S + 1).round().astype(np.int64)
-        sizes = np.diff(bounds).astype(np.float64)
+        members = [np.arange(k, n_sent, S, dtype=np.int64) for k in range(S)]
+        sizes = np.array([len(m) for m in members], dtype=np.float64)
         weights = sizes / sizes.sum() if mix == "size" else np.full(S, 1.0 / S)
         homes = [[workers[k % len(workers)]] for k in range(S)]
-        shards = [c.scatter(shard, workers=home) for shard, home in zip(_shards(indptr, ids, ptr, gold, bounds), homes)]
+        shards = [c.scatter([_shard(indptr, ids, ptr, gold, m)], workers=home)[0] for m, home in zip(members, homes)]
         rng = np.random.default_rng(tagger.random_state)
         order = np.arange(n_sent, dtype=np.int64)
         state, c_before = None, 1.0
@@ -147,10 +158,10 @@ def train_tagger(tagger, sentences: Sequence[Sequence], tags: Sequence[Sequence[
             if tagger.shuffle:
                 rng.shuffle(order)
             t0 = time.perf_counter()
-            shared = None if state is None else c.scatter(state, broadcast=True)
-            futures = [c.submit(_shard_epoch, shard, shared, order[(order >= b) & (order < e)] - b, F, L,
-                                tagger.decoder, int(tagger.beam_width), workers=home, pure=False)
-                       for shard, home, b, e in zip(shards, homes, bounds[:-1], bounds[1:])]
+            shared = None if state is None else c.scatter([state], broadcast=True)[0]  # one future, not one per item
+            futures = [c.submit(_shard_epoch, shard, shared, order[order % S == k] // S, F, L, tagger.decoder,
+                                int(tagger.beam_width), workers=home, pure=False)
+                       for k, (shard, home) in enumerate(zip(shards, homes))]
             results = c.gather(futures)
             state = mix_states([r[0] for r in results], weights, c_before)
             c_before = float(state[10])
