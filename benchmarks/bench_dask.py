@@ -16,7 +16,10 @@ memory each worker holds, and parameter mixing against serial training.
 3. Iterative parameter mixing: PerceptronTagger (UPOS and XPOS, --epochs)
    trained serially, by ``conjunct.dask.train_tagger`` with one shard (must
    equal serial bit for bit) and with two shards (one per worker), token
-   accuracy on EWT test.
+   accuracy on EWT test; and PAClassifier (d = 2, PA-I, --pa-epochs) on the
+   bunsetsu dependency decisions J.DepP writes for the Kyoto-style training
+   data (the peer kit's depnd.p0.train: first 80% to train, last 20% to test),
+   serially, by ``conjunct.dask.train_classifier`` with one and two shards.
 
     python benchmarks/bench_dask.py            # 4 copies of EWT train, 5 epochs, 3 rounds
     python benchmarks/bench_dask.py --quick    # 1 copy, 2 epochs, 1 round
@@ -149,7 +152,7 @@ def mixing(data, epochs, field):
     out.append(("serial fit", serial, time.perf_counter() - t, None))
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
             distributed.Client(cluster) as client:
-        for shards, mix in ((1, "uniform"), (2, "uniform"), (2, "size")):
+        for shards, mix in ((1, "uniform"), (2, "uniform")):
             t = time.perf_counter()
             tagger = train_tagger(PerceptronTagger(n_iter=epochs), words, tags, client=client, n_shards=shards, mix=mix)
             out.append((f"{shards} shard{'s' if shards > 1 else ''} ({mix})", tagger, time.perf_counter() - t, shards))
@@ -167,20 +170,59 @@ def mixing(data, epochs, field):
     return rows
 
 
+def pa_mixing(vectors: str, epochs: int, limit: int):
+    import distributed
+
+    from conjunct import PAClassifier, read_svmlight
+    from conjunct.dask import train_classifier
+
+    X, y = read_svmlight(vectors)[:2]
+    n = X.shape[0] if not limit else min(limit, X.shape[0])
+    cut = int(0.8 * n)
+    train, test = (X[:cut], y[:cut]), (X[cut:n], y[cut:n])
+    out = []
+    t = time.perf_counter()
+    serial = PAClassifier(degree=2, n_iter=epochs, random_state=0).fit(*train)
+    out.append(("serial fit", serial, time.perf_counter() - t))
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
+            distributed.Client(cluster) as client:
+        for shards in (1, 2):
+            t = time.perf_counter()
+            est = train_classifier(PAClassifier(degree=2, n_iter=epochs, random_state=0), *train, client=client,
+                                   n_shards=shards)
+            out.append((f"{shards} shard{'s' if shards > 1 else ''} (uniform)", est, time.perf_counter() - t))
+    ref = serial.model_.to_container()
+    rows = []
+    for name, est, seconds in out:
+        c = est.model_.to_container()
+        same = c[1] == ref[1] and c[2].keys() == ref[2].keys() and all(np.array_equal(ref[2][k], c[2][k]) for k in ref[2])
+        rows.append({"task": f"bunsetsu decisions ({cut:,} train / {n - cut:,} test)", "training": name,
+                     "epochs": epochs, "accuracy": est.score(*test), "support_vectors": est.n_support_,
+                     "seconds": seconds, "identical_to_serial": same})
+    for r in rows:
+        r["points_from_serial"] = 100 * (r["accuracy"] - rows[0]["accuracy"])
+    assert rows[1]["identical_to_serial"], "one shard must train the serial model"
+    return rows
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--copies", type=int, default=4, help="copies of EWT train tagged (default 4)")
     ap.add_argument("--repeats", type=int, default=3, help="interleaved rounds (default 3)")
     ap.add_argument("--epochs", type=int, default=5, help="training epochs (default 5)")
-    ap.add_argument("--quick", action="store_true", help="1 copy, 1 round, 2 epochs")
+    ap.add_argument("--pa-epochs", type=int, default=10, help="PA epochs on the bunsetsu decisions (default 10)")
+    ap.add_argument("--vectors", default="/work/peer/work/models/jdepp_d2/depnd.p0.train",
+                    help="J.DepP's training vectors of the bunsetsu decisions (the peer kit's work folder)")
+    ap.add_argument("--quick", action="store_true", help="1 copy, 1 round, 2 epochs, 10,000 decisions")
     args = ap.parse_args()
     if args.quick:
-        args.copies, args.repeats, args.epochs = 1, 1, 2
+        args.copies, args.repeats, args.epochs, args.pa_epochs = 1, 1, 2, 2
     data = require_shared_data()
     work = tempfile.mkdtemp(prefix="bench-dask-")
     try:
         proc = processing(data, work, args.copies, args.repeats, args.epochs)
         mix = mixing(data, args.epochs, "upos") + mixing(data, args.epochs, "xpos")
+        pa = pa_mixing(args.vectors, args.pa_epochs, 10000 if args.quick else 0) if os.path.exists(args.vectors) else []
     finally:
         shutil.rmtree(work, ignore_errors=True)
     md = [f"## Tagging {proc['sentences']:,} sentences ({proc['input_bytes'] / MB:.0f} MB of CoNLL-U) with an XPOS tagger "
@@ -202,8 +244,15 @@ def main() -> None:
           markdown_table(["tags", "training", "epochs", "accuracy", "points from serial", "seconds", "= serial model"],
                          [[r["tags"], r["training"], r["epochs"], f"{100 * r['accuracy']:.2f}",
                            f"{r['points_from_serial']:+.2f}", f"{r['seconds']:.1f}",
-                           "yes" if r["identical_to_serial"] else "no"] for r in mix])]
-    write_results("dask", {"processing": proc, "mixing": mix, "quick": args.quick}, "\n".join(md))
+                           "yes" if r["identical_to_serial"] else "no"] for r in mix]),
+          "\n## Iterative parameter mixing, PAClassifier (d = 2, PA-I, kernel slicing)\n",
+          markdown_table(["task", "training", "epochs", "accuracy", "points from serial", "support vectors", "seconds",
+                          "= serial model"],
+                         [[r["task"], r["training"], r["epochs"], f"{100 * r['accuracy']:.2f}",
+                           f"{r['points_from_serial']:+.2f}", f"{r['support_vectors']:,}", f"{r['seconds']:.1f}",
+                           "yes" if r["identical_to_serial"] else "no"] for r in pa]) if pa else
+          "\n(PAClassifier mixing skipped: no --vectors file)\n"]
+    write_results("dask", {"processing": proc, "mixing": mix, "pa_mixing": pa, "quick": args.quick}, "\n".join(md))
 
 
 if __name__ == "__main__":
