@@ -311,3 +311,28 @@ def test_mixed_support_sets_replay_to_the_mean(tmp_path):
     assert len(ip) - 1 == len(expected)
     for i in range(len(ip) - 1):
         np.testing.assert_allclose([alpha[i, 0], averaged[i, 0]], expected[ix[ip[i]:ip[i + 1]].tobytes()], atol=1e-12)
+
+
+@pytest.mark.realdata
+def test_cli_training_with_one_worker_equals_serial(ewt, shared_data, tmp_path):
+    from conjunct import load, write_strings
+    from conjunct.corpora import read_conll2000
+    from conjunct.tasks.chunk import Chunker
+
+    src = tmp_path / "train.conllu"
+    src.write_text("\n\n".join(ewt[0].read_text(encoding="utf-8").split("\n\n")[:300]) + "\n\n", encoding="utf-8")
+    vectors = tmp_path / "train.txt"
+    write_strings(vectors, *Chunker(degree=2).training_examples(
+        read_conll2000(shared_data / "conll2000" / "train.txt")[:60])["chunk"])
+    with distributed.LocalCluster(n_workers=1, processes=False, dashboard_address=None) as cluster, \
+            distributed.Client(cluster) as c:
+        for argv in (["tag", "train", str(src), "-i", "2", "-q", "--tag-field", "upos"],
+                     ["train", str(vectors), "-i", "2", "-q", "--seed", "3"]):
+            assert cli.main(argv + ["-o", str(tmp_path / "serial.model")]) == 0
+            assert cli.main(argv + ["-o", str(tmp_path / "dask.model"), "--scheduler", c.scheduler.address]) == 0
+            a, b = load(tmp_path / "serial.model"), load(tmp_path / "dask.model")
+            if argv[0] == "tag":
+                a, b = a.model_.arrays(), b.model_.arrays()
+            else:
+                a, b = a.to_container()[2], b.to_container()[2]
+            assert a.keys() == b.keys() and all(np.array_equal(a[k], b[k]) for k in a), argv[:2]

@@ -209,6 +209,18 @@ def load_pipeline(args, tasks, events=None):
     return recompile(pipeline, args.method, events)
 
 
+def fit(args, estimator, *data) -> None:
+    """``estimator.fit(*data)``, or by iterative parameter mixing on the Dask
+    cluster ``args.scheduler`` when one is given."""
+    if not getattr(args, "scheduler", None):
+        estimator.fit(*data)
+        return
+    from ..dask import connect, train
+
+    with connect(args.scheduler) as client:
+        train(estimator, *data, client=client)
+
+
 def on_cluster(args, unit: str = "block") -> int:
     """Run the action ``args.func`` on the Dask cluster ``args.scheduler``:
     the input split into pieces of whole sentences (``unit``: ``"block"``,

@@ -6,7 +6,7 @@ import sys
 import time
 
 from .._errors import ConjunctError
-from ._common import add_command_group, load_object, on_cluster, open_output, option, output_option
+from ._common import add_command_group, fit, load_object, on_cluster, open_output, option, output_option
 
 
 def register(sub) -> None:
@@ -82,15 +82,9 @@ def run_train(args) -> int:
         tagger = PerceptronTagger(decoder=args.decoder, beam_width=args.beam_width, n_iter=args.iterations,
                                   verbose=not args.quiet)
     t0 = time.perf_counter()
-    if args.scheduler:
-        if args.model != "perceptron":
-            raise ConjunctError("--scheduler trains perceptron taggers (an HMM is counted in one pass)")
-        from ..dask import connect, train_tagger
-
-        with connect(args.scheduler) as client:
-            train_tagger(tagger, words, tags, client=client)
-    else:
-        tagger.fit(words, tags)
+    if args.scheduler and args.model != "perceptron":
+        raise ConjunctError("--scheduler trains perceptron taggers (an HMM is counted in one pass)")
+    fit(args, tagger, words, tags)
     elapsed = time.perf_counter() - t0
     tagger.save(args.output)
     if not args.quiet:

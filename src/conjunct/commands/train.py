@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 import time
 
-from ._common import option, output_option, verbosity
+from ._common import fit, option, output_option, verbosity
 
 
 def register(sub) -> None:
@@ -81,15 +81,9 @@ def run(args) -> int:
         est = L1LogLinearClassifier(args.degree, C=args.C, n_iter=args.iterations, eta0=args.eta0, decay=args.decay,
                                     shuffle=args.shuffle, random_state=args.seed, verbose=verbose)
     start = time.perf_counter()
-    if args.scheduler:
-        if args.algorithm != "pa":
-            raise ConjunctError("--scheduler trains --algorithm pa (by iterative parameter mixing)")
-        from ..dask import connect, train_classifier
-
-        with connect(args.scheduler) as client:
-            train_classifier(est, X, y, client=client)
-    else:
-        est.fit(X, y)
+    if args.scheduler and args.algorithm != "pa":
+        raise ConjunctError("--scheduler trains --algorithm pa (by iterative parameter mixing)")
+    fit(args, est, X, y)
     seconds = time.perf_counter() - start
     est.model_.save(args.output)
     if not args.quiet:

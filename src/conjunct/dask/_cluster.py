@@ -61,5 +61,15 @@ def connect(scheduler) -> Iterator:
 
 
 def n_workers(client) -> int:
-    """Workers connected to ``client``'s scheduler (at least 1)."""
+    """Workers connected to ``client``'s scheduler (at least 1).
+
+    Parameters
+    ----------
+    client : distributed.Client
+        A connected client.
+
+    Returns
+    -------
+    int
+    """
     return max(1, len(client.scheduler_info(n_workers=-1)["workers"]))

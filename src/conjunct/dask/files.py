@@ -205,8 +205,23 @@ class _Action:
 
 
 def run_action(args: argparse.Namespace, unit: str = "block") -> int:
-    """Run a CLI action (``args.func`` on ``args.model``, ``args.data``,
-    ``args.output``) on the cluster ``args.scheduler``; see :func:`map_files`."""
+    """Run a CLI action on the cluster ``args.scheduler`` (see :func:`map_files`).
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The action's parsed options: ``func`` (the serial action, which reads
+        ``data``, writes ``output`` and loads ``model`` through
+        ``commands._common.load_object``), ``model``, ``data``, ``output``,
+        ``scheduler``, ``quiet``.
+    unit : {"block", "line"}
+        Where the input's sentences end (see :func:`split_ranges`).
+
+    Returns
+    -------
+    int
+        0 (errors raise).
+    """
     args = copy.copy(args)
     scheduler, output = args.scheduler, getattr(args, "output", None) or "-"
     map_files(args.model, [args.data], [output], _Action(args), client=scheduler, unit=unit,

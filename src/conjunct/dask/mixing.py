@@ -14,14 +14,14 @@ one shard nothing is mixed, and the epochs, shuffles and updates are those of
 from __future__ import annotations
 
 import time
-from typing import List, Optional, Sequence
+from typing import Optional, Sequence, Tuple
 
 import numpy as np
 
 from .._errors import ConjunctError
 from ._cluster import connect
 
-__all__ = ["train_tagger", "mix_states", "MIXES"]
+__all__ = ["train_tagger", "mix_states", "MIXES", "check_mix", "deal"]
 
 #: How shards are weighted: equally, or by their number of sentences.
 MIXES = ("uniform", "size")
@@ -101,6 +101,31 @@ def _shard(indptr, ids, ptr, gold, sentences: np.ndarray) -> tuple:
     return sub_indptr, ids[_ranges(indptr[tokens], n_feats)], sub_ptr, gold[tokens]
 
 
+def check_mix(mix: str) -> None:
+    """Raise ConjunctError unless ``mix`` is one of :data:`MIXES`."""
+    if mix not in MIXES:
+        raise ConjunctError(f"mix must be one of {', '.join(MIXES)}, got {mix!r}")
+
+
+def deal(client, n: int, n_shards: Optional[int], mix: str, make_shard) -> Tuple[list, np.ndarray, list, list]:
+    """Examples 0..n-1 dealt round-robin into shards (example i to shard i mod
+    S; S = ``n_shards``, by default one per worker), each made by
+    ``make_shard(indices)`` and sent once to its worker: (members, weights,
+    worker of each shard, shard futures)."""
+    workers = sorted(client.scheduler_info(n_workers=-1)["workers"])
+    S = int(n_shards) if n_shards is not None else len(workers)
+    if S < 1:
+        raise ConjunctError(f"n_shards must be at least 1, got {n_shards!r}")
+    S = min(S, n)
+    members = [np.arange(k, n, S, dtype=np.int64) for k in range(S)]
+    sizes = np.array([len(m) for m in members], dtype=np.float64)
+    weights = sizes / sizes.sum() if mix == "size" else np.full(S, 1.0 / S)
+    homes = [[workers[k % len(workers)]] for k in range(S)]
+    # in a list: a scattered tuple or dict would become one future per item
+    shards = [client.scatter([make_shard(m)], workers=home)[0] for m, home in zip(members, homes)]
+    return members, weights, homes, shards
+
+
 def train_tagger(tagger, sentences: Sequence[Sequence], tags: Sequence[Sequence[str]], *, client,
                  n_shards: Optional[int] = None, mix: str = "uniform"):
     """Fit a :class:`~conjunct.tagging.PerceptronTagger` by iterative parameter mixing.
@@ -136,21 +161,12 @@ def train_tagger(tagger, sentences: Sequence[Sequence], tags: Sequence[Sequence[
 
     if not isinstance(tagger, PerceptronTagger):
         raise ConjunctError(f"train_tagger trains a PerceptronTagger, not a {type(tagger).__name__}")
-    if mix not in MIXES:
-        raise ConjunctError(f"mix must be one of {', '.join(MIXES)}, got {mix!r}")
+    check_mix(mix)
     indptr, ids, ptr, gold = tagger._training_arrays(sentences, tags)
     n_sent, F, L = len(ptr) - 1, len(tagger.feature_names_), len(tagger.labels_)
     with connect(client) as c:
-        workers = sorted(c.scheduler_info(n_workers=-1)["workers"])
-        S = int(n_shards) if n_shards is not None else len(workers)
-        if S < 1:
-            raise ConjunctError(f"n_shards must be at least 1, got {n_shards!r}")
-        S = min(S, n_sent)
-        members = [np.arange(k, n_sent, S, dtype=np.int64) for k in range(S)]
-        sizes = np.array([len(m) for m in members], dtype=np.float64)
-        weights = sizes / sizes.sum() if mix == "size" else np.full(S, 1.0 / S)
-        homes = [[workers[k % len(workers)]] for k in range(S)]
-        shards = [c.scatter([_shard(indptr, ids, ptr, gold, m)], workers=home)[0] for m, home in zip(members, homes)]
+        members, weights, homes, shards = deal(c, n_sent, n_shards, mix, lambda m: _shard(indptr, ids, ptr, gold, m))
+        S = len(shards)
         rng = np.random.default_rng(tagger.random_state)
         order = np.arange(n_sent, dtype=np.int64)
         state, c_before = None, 1.0

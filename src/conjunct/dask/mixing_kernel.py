@@ -24,7 +24,7 @@ import numpy as np
 
 from .._errors import ConjunctError
 from ._cluster import connect
-from .mixing import MIXES, _ranges
+from .mixing import _ranges, check_mix, deal
 
 __all__ = ["train_classifier", "mix_supports"]
 
@@ -127,12 +127,9 @@ def train_classifier(estimator, X, y, *, client, n_shards: Optional[int] = None,
         Its parameters are used; it is fitted in place.
     X, y
         As for :meth:`PAClassifier.fit`.
-    client : distributed.Client or str
-        The cluster (see :func:`~conjunct.dask.connect`).
-    n_shards : int, optional
-        Shards (default: one per worker). One shard gives exactly ``fit``'s model.
-    mix : {"uniform", "size"}
-        Weight the shards equally or by their examples.
+    client, n_shards, mix
+        As for :func:`~conjunct.dask.train_tagger`: the cluster, the shards (one
+        per worker by default; one gives exactly ``fit``'s model), their weights.
 
     Returns
     -------
@@ -143,8 +140,7 @@ def train_classifier(estimator, X, y, *, client, n_shards: Optional[int] = None,
 
     if not isinstance(estimator, PAClassifier):
         raise ConjunctError(f"train_classifier trains a PAClassifier, not a {type(estimator).__name__}")
-    if mix not in MIXES:
-        raise ConjunctError(f"mix must be one of {', '.join(MIXES)}, got {mix!r}")
+    check_mix(mix)
     est = estimator
     params = est._validated()
     M, y = est._begin(X, y, None, True, params)
@@ -153,17 +149,9 @@ def train_classifier(estimator, X, y, *, client, n_shards: Optional[int] = None,
     shell = copy.copy(est)
     shell._trainer = shell._saved_trainer = None
     with connect(client) as c:
-        workers = sorted(c.scheduler_info(n_workers=-1)["workers"])
-        S = int(n_shards) if n_shards is not None else len(workers)
-        if S < 1:
-            raise ConjunctError(f"n_shards must be at least 1, got {n_shards!r}")
-        S = min(S, n)
-        members = [np.arange(k, n, S, dtype=np.int64) for k in range(S)]
-        sizes = np.array([len(m) for m in members], dtype=np.float64)
-        weights = sizes / sizes.sum() if mix == "size" else np.full(S, 1.0 / S)
-        homes = [[workers[k % len(workers)]] for k in range(S)]
+        members, weights, homes, shards = deal(c, n, n_shards, mix, lambda m: _rows(indptr, indices, labels, m))
+        S = len(shards)
         shell_f = c.scatter(shell, broadcast=True)
-        shards = [c.scatter([_rows(indptr, indices, labels, m)], workers=home)[0] for m, home in zip(members, homes)]
         saved, rounds = None, 0
         for _ in range(int(params["n_iter"])):
             order = est._rng.permutation(n).astype(np.int64) if est.shuffle else np.arange(n, dtype=np.int64)
