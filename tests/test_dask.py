@@ -114,7 +114,7 @@ def test_chunker_run_on_a_cluster_equals_serial(shared_data, tmp_path, client, c
     from conjunct.tasks.chunk import Chunker
 
     model = tmp_path / "chunker.model"
-    Chunker(degree=2, n_iter=2).fit(read_conll2000(shared_data / "conll2000" / "train.txt")[:300]).save(model)
+    Chunker(degree=2, n_iter=2).fit(read_conll2000(shared_data / "conll2000" / "train.txt")[:150]).save(model)
     src = tmp_path / "test.txt"
     src.write_text("".join(b + "\n\n" for b in (shared_data / "conll2000" / "test.txt").read_text().split("\n\n")[:300]))
     serial, parallel = tmp_path / "serial.txt", tmp_path / "dask.txt"
@@ -166,6 +166,18 @@ _count_sentences = _CountSentences()
 def _tagger_env(monkeypatch, request):
     if "tagger_file" in request.fixturenames:
         monkeypatch.setenv("CONJUNCT_TEST_TAGGER", request.getfixturevalue("tagger_file"))
+
+
+class _Fails:
+    def __call__(self, obj, src, dst):
+        raise ConjunctError(f"refused {os.path.basename(src)}")
+
+
+@pytest.mark.realdata
+def test_a_failed_piece_fails_the_run_and_leaves_no_parts(ewt, tagger_file, tmp_path, client):
+    with pytest.raises(ConjunctError, match="refused conjunct-piece-"):
+        map_files(tagger_file, [ewt[0]], [tmp_path / "out.txt"], _Fails(), client=client)
+    assert not [p for p in os.listdir(tmp_path) if p.startswith(".conjunct-parts-")]
 
 
 @pytest.mark.realdata

@@ -154,21 +154,26 @@ def map_files(model, inputs: Sequence, outputs: Sequence, runner: Callable, *, c
     with connect(client) as c:
         n = n_workers(c) * max(1, int(pieces_per_worker))
         jobs = []
-        for src, dst in zip(inputs, outputs):
-            where = os.path.dirname(os.path.abspath(dst)) if dst != "-" else os.getcwd()
-            tmp = tempfile.mkdtemp(prefix=".conjunct-parts-", dir=where)
-            ranges = split_ranges(src, n, unit)
-            parts = [os.path.join(tmp, f"part-{k:06d}") for k in range(len(ranges))]
-            futures = c.map(_run_piece, [runner] * len(ranges), [model] * len(ranges), [os.path.abspath(src)] * len(ranges),
-                            [a for a, _ in ranges], [b for _, b in ranges], parts, pure=False)
-            jobs.append((src, dst, tmp, futures))
-        for src, dst, tmp, futures in jobs:
-            try:
+        try:
+            for src, dst in zip(inputs, outputs):
+                where = os.path.dirname(os.path.abspath(dst)) if dst != "-" else os.getcwd()
+                tmp = tempfile.mkdtemp(prefix=".conjunct-parts-", dir=where)
+                jobs.append((src, dst, tmp, []))
+                ranges = split_ranges(src, n, unit)
+                parts = [os.path.join(tmp, f"part-{k:06d}") for k in range(len(ranges))]
+                jobs[-1][3].extend(c.map(_run_piece, [runner] * len(ranges), [model] * len(ranges),
+                                         [os.path.abspath(src)] * len(ranges), [a for a, _ in ranges],
+                                         [b for _, b in ranges], parts, pure=False))
+            for src, dst, tmp, futures in jobs:
                 _join(dst, futures)
-            finally:
-                shutil.rmtree(tmp, ignore_errors=True)
-            if progress:
-                print(f"{src} -> {dst}: {len(futures)} pieces", file=sys.stderr)
+                if progress:
+                    print(f"{src} -> {dst}: {len(futures)} pieces", file=sys.stderr)
+        except BaseException:
+            c.cancel([f for job in jobs for f in job[3]])  # a failed piece: stop the others
+            raise
+        finally:
+            for job in jobs:
+                shutil.rmtree(job[2], ignore_errors=True)
 
 
 def _join(dst: str, futures) -> None:
