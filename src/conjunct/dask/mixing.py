@@ -35,7 +35,7 @@ def _shard_epoch(shard, state, order, n_features: int, n_labels: int, decoder: s
     trainer = _core.PerceptronTrainer(n_features, n_labels)
     if state is not None:
         trainer.set_state(*state)
-    stats = dict(trainer.epoch(indptr, ids, ptr, gold, order, decoder, beam_width))
+    stats = dict(trainer.epoch(indptr, ids, ptr, gold, order, decoder, beam_width=beam_width))
     return trainer.state(), stats
 
 
