@@ -262,6 +262,22 @@ class PerceptronTagger(_ChainTagger):
         """Train on ``sentences`` (token lists or per-token feature lists) and their ``tags``."""
         from .. import _core
 
+        indptr, ids, ptr, gold = self._training_arrays(sentences, tags)
+        trainer = _core.PerceptronTrainer(len(self.feature_names_), len(self.labels_))
+        rng = np.random.default_rng(self.random_state)
+        order = np.arange(len(ptr) - 1, dtype=np.int64)
+        self.train_log_ = []
+        for epoch in range(1, int(self.n_iter) + 1):
+            if self.shuffle:
+                rng.shuffle(order)
+            t0 = time.perf_counter()
+            st = dict(trainer.epoch(indptr, ids, ptr, gold, order, self.decoder, beam_width=int(self.beam_width)))
+            self._log_epoch(st, epoch, time.perf_counter() - t0)
+        return self._finish(trainer)
+
+    def _training_arrays(self, sentences, tags):
+        """Check the parameters and data; set ``labels_`` and the vocabulary;
+        (token indptr, feature ids, sentence pointers, gold label ids)."""
         check_decoder(self.decoder, self.beam_width)
         if not isinstance(self.n_iter, (int, np.integer)) or self.n_iter < 1:
             raise ConjunctError(f"n_iter must be a positive integer, got {self.n_iter!r}")
@@ -272,23 +288,23 @@ class PerceptronTagger(_ChainTagger):
         indptr, ids = self._encode(sentences, train=True)
         ptr = _sent_ptr(sentences)
         gold = np.fromiter((code[y] for t in tags for y in t), dtype=np.int32, count=int(ptr[-1]))
-        trainer = _core.PerceptronTrainer(len(self.feature_names_), len(self.labels_))
-        rng = np.random.default_rng(self.random_state)
-        order = np.arange(len(sentences), dtype=np.int64)
-        self.train_log_ = []
-        for epoch in range(1, int(self.n_iter) + 1):
-            if self.shuffle:
-                rng.shuffle(order)
-            t0 = time.perf_counter()
-            st = dict(trainer.epoch(indptr, ids, ptr, gold, order, self.decoder, beam_width=int(self.beam_width)))
-            st["epoch"], st["seconds"] = epoch, time.perf_counter() - t0
-            self.train_log_.append(st)
-            if self.verbose:
-                print(f"epoch {epoch}/{self.n_iter}: token error {st['token_errors'] / max(1, st['tokens']):.4f}, "
-                      f"sentence error {st['sentence_errors'] / max(1, st['sentences']):.4f}, "
-                      f"{st['iterations'] / max(1, st['sentences']):.2f} search steps/sentence ({self.decoder}), "
-                      f"{st['seconds']:.2f} s", file=sys.stderr, flush=True)
-        self.model_ = LinearChainModel(*trainer.export_weights(averaged=bool(self.average)), base_feature=self._base_feature())
+        return indptr, ids, ptr, gold
+
+    def _log_epoch(self, st: dict, epoch: int, seconds: float) -> None:
+        if epoch == 1:
+            self.train_log_ = []
+        st["epoch"], st["seconds"] = epoch, seconds
+        self.train_log_.append(st)
+        if self.verbose:
+            print(f"epoch {epoch}/{self.n_iter}: token error {st['token_errors'] / max(1, st['tokens']):.4f}, "
+                  f"sentence error {st['sentence_errors'] / max(1, st['sentences']):.4f}, "
+                  f"{st['iterations'] / max(1, st['sentences']):.2f} search steps/sentence ({self.decoder}), "
+                  f"{st['seconds']:.2f} s", file=sys.stderr, flush=True)
+
+    def _finish(self, trainer) -> "PerceptronTagger":
+        """The model of a trainer's state (averaged if ``average``)."""
+        self.model_ = LinearChainModel(*trainer.export_weights(averaged=bool(self.average)),
+                                      base_feature=self._base_feature())
         self.n_iter_ = int(self.n_iter)
         return self
 
