@@ -778,6 +778,24 @@ _TASK_CONFIG = {"conll2000-chunk": {"window": (0, 32)}, "ja-segment": {"ngram": 
 _PIPELINE_PARAMS = ("degree", "C", "n_iter", "margin", "common_features", "method", "random_state", "verbose")
 
 
+# The bunsetsu parser's feature groups (conjunct.tasks.bunsetsu.features.FEATURE_GROUPS;
+# a test keeps the two equal, this module does not import the task layer).
+BUNSETSU_GROUPS = ("core", "edge", "context", "particles", "siblings", "coord", "brackets")
+
+
+def _bunsetsu_groups(config: _Meta) -> None:
+    """The bunsetsu parser's feature groups: the templates its C++ extractor
+    builds (files from before the groups existed used other templates)."""
+    groups = config.raw("groups", optional=True)
+    if groups is _MISSING:
+        config.where.meta_fail(config._p("groups"), "missing: the model was saved with the bunsetsu feature templates of an "
+                               "older conjunct, which this version does not build; retrain it")
+    if (not isinstance(groups, list) or "core" not in groups or len(set(groups)) != len(groups)
+            or any(g not in BUNSETSU_GROUPS for g in groups)):
+        config.where.meta_fail(config._p("groups"), f"expected distinct names of {list(BUNSETSU_GROUPS)} including 'core', "
+                               f"got {_describe(groups)}")
+
+
 def _pipeline(meta: _Meta, arrays: Arrays, where: _Where, tasks) -> None:
     task = meta.str("task", sorted(tasks))
     cls = tasks.get(task, where.name)
@@ -804,6 +822,10 @@ def _pipeline(meta: _Meta, arrays: Arrays, where: _Where, tasks) -> None:
         for key, (lo, hi) in _TASK_CONFIG.get(task, {}).items():
             config.int(key, lo, hi, optional=True)
         config.int("skipped_sentences", 0, 1 << 62, optional=True, none=True)
+        if task == "bunsetsu":
+            _bunsetsu_groups(config)
+    elif task == "bunsetsu":
+        where.meta_fail("config", "missing (a bunsetsu parser names its feature groups there)")
     components = meta.obj("components")
     expected = tuple(getattr(cls, "COMPONENTS", None) or (cls.COMPONENT,))
     if sorted(components.d) != sorted(expected):
