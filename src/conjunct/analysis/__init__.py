@@ -15,6 +15,7 @@ Modules: ``stages`` (the shared base: stages, swapping, the file), ``jackknife``
 """
 
 from .english import EnglishTextPipeline
+from .japanese import JapaneseTextPipeline
 from .jackknife import fold_of, jackknife_tags
 from .result import Analysis
 from .stages import LANGUAGES, TextPipeline
@@ -23,6 +24,7 @@ from .textio import analyze_stream, read_text
 __all__ = [
     "TextPipeline",
     "EnglishTextPipeline",
+    "JapaneseTextPipeline",
     "Analysis",
     "LANGUAGES",
     "jackknife_tags",
