@@ -110,7 +110,7 @@ def udpipe_runner(model_path: Path):
         raise RuntimeError(f"UDPipe cannot load {model_path}")
     pipeline = Pipeline(model, "conllu", Pipeline.DEFAULT, Pipeline.DEFAULT, "conllu")
 
-    def run(text: str) -> str:
+    def run(text: str, model=model) -> str:  # the pipeline holds a raw pointer: keep the model alive
         err = ProcessingError()
         out = pipeline.process(text, err)
         if err.occurred():

@@ -73,7 +73,7 @@ class TextPipeline(Saveable, Params):
             if stage is None:
                 if name in self.OPTIONAL:
                     continue
-                raise ConjunctError(f"this {type(self).__name__} has no {name} stage")
+                raise ConjunctError(f"this {type(self).__name__} is not trained (it has no {name} stage); call fit() or load a model")
             if not _is_fitted(stage):
                 raise ConjunctError(f"the {name} stage of this {type(self).__name__} is not trained; call fit() or load a model")
 
