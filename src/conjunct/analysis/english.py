@@ -150,8 +150,9 @@ class EnglishTextPipeline(TextPipeline):
         -------
         list of Analysis
         """
+        self._check_fitted()
         sentences = _check_tokens(sentences)
-        joint = self.tag(sentences)
+        joint = self.tagger.predict(sentences)
         out = []
         for forms, tags in zip(sentences, joint):
             upos, xpos = (list(c) for c in zip(*map(split_joint_tag, tags))) if tags else ([], [])
@@ -172,10 +173,14 @@ def _check_tokens(sentences) -> list:
     for k, s in enumerate(sentences):
         if not s:
             raise DataFormatError(f"sentence {k + 1} is empty")
-        for i, w in enumerate(s):
-            if not isinstance(w, str) or not w or any(ch.isspace() for ch in w):
-                raise DataFormatError(f"sentence {k + 1}, token {i + 1}: tokens are non-empty strings without "
-                                      f"whitespace, got {w!r}")
+        try:
+            ok = " ".join(s).split() == s  # one C pass: no empty token, none with whitespace
+        except TypeError:
+            ok = False
+        if not ok:
+            i, w = next((i, w) for i, w in enumerate(s) if not isinstance(w, str) or w.split() != [w])
+            raise DataFormatError(f"sentence {k + 1}, token {i + 1}: tokens are non-empty strings without "
+                                  f"whitespace, got {w!r}")
     return sentences
 
 
