@@ -18,7 +18,7 @@ from .english import EnglishTextPipeline
 from .japanese import JapaneseTextPipeline
 from .jackknife import fold_of, jackknife_tags
 from .result import Analysis
-from .stages import LANGUAGES, TextPipeline
+from .stages import TextPipeline
 from .textio import analyze_stream, read_text
 
 __all__ = [
@@ -26,7 +26,6 @@ __all__ = [
     "EnglishTextPipeline",
     "JapaneseTextPipeline",
     "Analysis",
-    "LANGUAGES",
     "jackknife_tags",
     "fold_of",
     "read_text",

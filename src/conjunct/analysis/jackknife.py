@@ -18,7 +18,17 @@ __all__ = ["fold_of", "jackknife_tags"]
 
 def fold_of(n: int, k: int, random_state: int = 0) -> np.ndarray:
     """The fold (0..k-1) of each of ``n`` sentences: a seeded shuffle cut into k
-    near-equal parts."""
+    near-equal parts.
+
+    Parameters
+    ----------
+    n : int
+        Sentences.
+    k : int
+        Folds (at least 2, at most ``n``).
+    random_state : int
+        Seed of the shuffle.
+    """
     if not isinstance(k, (int, np.integer)) or k < 2:
         raise ConjunctError(f"jackknifing needs at least 2 folds, got {k!r}")
     if n < k:
