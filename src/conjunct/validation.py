@@ -860,6 +860,9 @@ _VALIDATORS: Dict[str, Callable[[_Meta, Arrays, _Where], None]] = {
     "hmm_tagger": lambda m, a, w: _tagger(m, a, w, "hmm_tagger"),
 }
 
+# Kinds whose valid names live in a registry of their owner class: (its attribute, the check).
+_REGISTRY_VALIDATORS = {"task_pipeline": ("tasks", _pipeline), "text_pipeline": ("languages", _text_pipeline)}
+
 
 def validate(kind: str, meta: dict, arrays: Arrays, name: str = "<model>", owner: Optional[type] = None) -> None:
     """Check the header entry ``meta`` and the sections ``arrays`` of one object
@@ -874,18 +877,14 @@ def validate(kind: str, meta: dict, arrays: Arrays, name: str = "<model>", owner
         Naming the file (``name``), the section or header field, and the problem.
     """
     check = _VALIDATORS.get(kind)
-    if check is None and kind not in ("task_pipeline", "text_pipeline"):
+    registered = _REGISTRY_VALIDATORS.get(kind)
+    if check is None and registered is None:
         raise ModelFormatError(f"unknown model kind {kind!r} (written by a newer conjunct?)", name)
-    if kind == "task_pipeline":
-        tasks = getattr(owner, "tasks", None)
-        if tasks is None:
-            raise ModelFormatError("a task pipeline needs its class's task registry to be checked", name)
-        _pipeline(_Meta(meta, "", _Where(name)), arrays, _Where(name), tasks)
-        return
-    if kind == "text_pipeline":
-        languages = getattr(owner, "languages", None)
-        if languages is None:
-            raise ModelFormatError("a text pipeline needs its class's language registry to be checked", name)
-        _text_pipeline(_Meta(meta, "", _Where(name)), arrays, _Where(name), languages)
+    if registered is not None:
+        attribute, check_with = registered
+        registry = getattr(owner, attribute, None)
+        if registry is None:
+            raise ModelFormatError(f"a {kind.replace('_', ' ')} needs its class's {attribute} registry to be checked", name)
+        check_with(_Meta(meta, "", _Where(name)), arrays, _Where(name), registry)
         return
     check(_Meta(meta, "", _Where(name)), arrays, _Where(name))
