@@ -72,6 +72,8 @@ def load_text_pipeline(path: str, lang=None):
     from ..analysis import TextPipeline
     from ..persistence import load
 
+    if os.path.isdir(path):
+        raise ConjunctError(f"{path}: is a directory, not a model file")
     model = load(path)
     if not isinstance(model, TextPipeline):
         what = f"a {model.task} task pipeline" if hasattr(model, "task") else f"a {type(model).__name__}"
