@@ -13,7 +13,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
 import fuzz_models  # noqa: E402
 
 KINDS = {"kernel_model", "conjunctive_linear_model", "feature_index", "classifier", "perceptron_tagger", "hmm_tagger",
-         "task_pipeline"}
+         "task_pipeline", "text_pipeline"}
 
 
 @pytest.fixture(scope="module")
@@ -87,6 +87,14 @@ def _edited(sample, edit):
      "named features|features"),
     ("english_parser", lambda m: m["components"]["transition"]["classifier"]["meta"]["rule"].update(kind="ovo"),
      "rule.kind"),
+    ("text_pipeline_en", lambda m: m.update(lang="xx"), "header field 'lang'"),
+    ("text_pipeline_en", lambda m: m["params"].update(folds=1), "params.folds"),
+    ("text_pipeline_en", lambda m: m["params"].update(surprise=1), "params.surprise"),
+    ("text_pipeline_en", lambda m: m["stages"].pop("parser"), "stages"),
+    ("text_pipeline_en", lambda m: m["stages"].update(parser=m["stages"]["chunker"]), "stages.parser.meta.task"),
+    ("text_pipeline_en", lambda m: m["stages"].update(tagger=None), "stages.tagger"),
+    ("text_pipeline_en", lambda m: m["stages"]["tagger"]["meta"].update(labels=["NOUN", "VERB"]), "joint UPOS|XPOS"),
+    ("text_pipeline_en", lambda m: m["stages"]["tagger"].update(kind="kernel_model"), "stages.tagger.kind"),
 ])
 def test_pipeline_settings_and_components_are_checked(samples, name, edit, match):
     from conjunct import ModelFormatError

@@ -854,6 +854,47 @@ def _pipeline(meta: _Meta, arrays: Arrays, where: _Where, tasks) -> None:
                                                                   f"{most} classes, got {len(classes)}")
 
 
+# Text pipelines: per language, each stage's kinds, its task (for a task pipeline) and whether it may be absent.
+_TAGGER_KINDS = ("perceptron_tagger", "hmm_tagger")
+_TEXT_STAGES = {
+    "en": {"tagger": (_TAGGER_KINDS, None, False), "parser": (("task_pipeline",), "ud-english", False),
+           "chunker": (("task_pipeline",), "conll2000-chunk", True)},
+    "ja": {"segmenter": (("task_pipeline",), "ja-segment", False), "tagger": (_TAGGER_KINDS, None, False),
+           "bunsetsu": (("task_pipeline",), "conll2000-chunk", False), "parser": (("task_pipeline",), "bunsetsu", False)},
+}
+_TEXT_PARAMS = ("folds", "random_state", "verbose")
+
+
+def _text_pipeline(meta: _Meta, arrays: Arrays, where: _Where, languages) -> None:
+    lang = meta.str("lang", sorted(set(languages) & set(_TEXT_STAGES)))
+    params = meta.obj("params")
+    unknown = sorted(set(params.d) - set(_TEXT_PARAMS))
+    if unknown:
+        where.meta_fail(f"params.{unknown[0]}", "unknown parameter")
+    params.int("folds", 2, 1 << 20)
+    params.int("random_state", -(1 << 63), (1 << 63) - 1, optional=True, none=True)
+    params.raw("verbose", optional=True)
+    stages = meta.obj("stages")
+    spec = _TEXT_STAGES[lang]
+    if sorted(stages.d) != sorted(spec):
+        where.meta_fail("stages", f"has {sorted(stages.d)}, a {lang} text pipeline needs {sorted(spec)}")
+    for name, (kinds, task, optional) in spec.items():
+        if optional and stages.raw(name) is None:
+            continue
+        entry = stages.obj(name)
+        entry.str("kind", kinds)
+        inner = entry.obj("meta")
+        if task is not None:
+            inner.str("task", (task,))
+        else:
+            labels = inner.list("labels")
+            if not all(isinstance(y, str) and "|" in y for y in labels):
+                where.meta_fail(f"{inner.path}.labels", "a text pipeline's tagger has joint UPOS|XPOS labels")
+        prefix = f"stage.{name}."
+        if not any(k.startswith(prefix) for k in arrays):
+            where.meta_fail(f"stages.{name}", f"no sections under {prefix!r}")
+
+
 _VALIDATORS: Dict[str, Callable[[_Meta, Arrays, _Where], None]] = {
     "kernel_model": _kernel_model,
     "conjunctive_linear_model": _linear_model,
@@ -862,6 +903,9 @@ _VALIDATORS: Dict[str, Callable[[_Meta, Arrays, _Where], None]] = {
     "perceptron_tagger": lambda m, a, w: _tagger(m, a, w, "perceptron_tagger"),
     "hmm_tagger": lambda m, a, w: _tagger(m, a, w, "hmm_tagger"),
 }
+
+# Kinds whose valid names live in a registry of their owner class: (its attribute, the check).
+_REGISTRY_VALIDATORS = {"task_pipeline": ("tasks", _pipeline), "text_pipeline": ("languages", _text_pipeline)}
 
 
 def validate(kind: str, meta: dict, arrays: Arrays, name: str = "<model>", owner: Optional[type] = None) -> None:
@@ -877,12 +921,14 @@ def validate(kind: str, meta: dict, arrays: Arrays, name: str = "<model>", owner
         Naming the file (``name``), the section or header field, and the problem.
     """
     check = _VALIDATORS.get(kind)
-    if check is None and kind != "task_pipeline":
+    registered = _REGISTRY_VALIDATORS.get(kind)
+    if check is None and registered is None:
         raise ModelFormatError(f"unknown model kind {kind!r} (written by a newer conjunct?)", name)
-    if kind == "task_pipeline":
-        tasks = getattr(owner, "tasks", None)
-        if tasks is None:
-            raise ModelFormatError("a task pipeline needs its class's task registry to be checked", name)
-        _pipeline(_Meta(meta, "", _Where(name)), arrays, _Where(name), tasks)
+    if registered is not None:
+        attribute, check_with = registered
+        registry = getattr(owner, attribute, None)
+        if registry is None:
+            raise ModelFormatError(f"a {kind.replace('_', ' ')} needs its class's {attribute} registry to be checked", name)
+        check_with(_Meta(meta, "", _Where(name)), arrays, _Where(name), registry)
         return
     check(_Meta(meta, "", _Where(name)), arrays, _Where(name))
