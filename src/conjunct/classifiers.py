@@ -16,6 +16,7 @@ import scipy.sparse as sp
 from . import _core
 from ._errors import ConjunctError, ModelFormatError
 from ._dense_growth import dense_entries, grow_dense
+from ._jobs import resolve_n_jobs
 from .data import as_rows, read_data
 from .features import FeatureIndex, rank_space, store_features, stored_features
 from .labels import DecisionRule
@@ -47,8 +48,14 @@ def _n_dense(degree: int, n_outputs: int, n_features: int, dense_bytes: Optional
     if dense_features is not None:
         if dense_features < 0:
             raise ConjunctError("dense_features must be >= 0")
-        return int(min(dense_features, n_features))
+        n = int(min(dense_features, n_features))
+        _check_dense(n, degree, n_outputs)
+        return n
     budget = DEFAULT_DENSE_BYTES if dense_bytes is None else int(dense_bytes)
+    if dense_bytes is not None:
+        from .budget import check_memory
+
+        check_memory(budget, "the dense table (dense_bytes)", "give a smaller dense_bytes (--dense-bytes)")
     n = 0
     lo, hi = 0, n_features
     while lo < hi:  # largest n whose table fits the budget
@@ -59,6 +66,13 @@ def _n_dense(degree: int, n_outputs: int, n_features: int, dense_bytes: Optional
             hi = mid - 1
     n = lo
     return n
+
+
+def _check_dense(n: int, degree: int, n_outputs: int) -> None:
+    from .budget import check_memory
+
+    check_memory(dense_entries(n, degree) * n_outputs * 8, f"a dense table of {n:,} features at degree {degree}",
+                 "give fewer dense_features (--dense-features) or a dense_bytes size (--dense-bytes)")
 
 
 def _default_dense(store: dict, degree: int, K: int, n_dense: int, n_limit: int, dense_bytes: Optional[int],
@@ -184,12 +198,32 @@ def _core_pke(meta: dict, a: Arrays):
     return _core.make_pke(a["col_map"], _store_of(a), meta["degree"], meta["n_dense"], a["bias"])
 
 
+# Peak bytes per mined conjunction: its row of K weights, parent, label and
+# depth, times 3 for the builder's vector growth plus the finished copy.
+def _bytes_per_conjunction(K: int) -> int:
+    return 3 * (8 * K + 9)
+
+
 def _expand(model, M, alpha, K, F, sigma, min_support, n_dense, max_feature, max_conjunctions):
+    from .budget import MemoryBudgetError, format_bytes, memory_budget
+
+    # Without an explicit limit the memory budget caps the count (a running
+    # count in C++): an expansion grows like |s|^d per support vector and
+    # would otherwise run until the machine runs out of memory.
+    per = _bytes_per_conjunction(K)
+    by_budget = max_conjunctions is None
+    limit = memory_budget() // per if by_budget else int(max_conjunctions)
     try:
         return _core.expand_kernel(model.gamma, model.coef0, model.degree, M.indptr.astype(np.int64),
                                    M.indices.astype(np.int32), *_alpha_args(alpha), K, F, sigma, min_support, n_dense,
-                                   max_feature, -1 if max_conjunctions is None else int(max_conjunctions))
+                                   max_feature, limit)
     except ValueError as e:
+        if by_budget and "exceeds max_conjunctions" in str(e):
+            raise MemoryBudgetError(
+                f"the degree-{model.degree} kernel expansion of {M.shape[0]:,} support vectors passed {limit:,} "
+                f"conjunctions ({format_bytes(limit * per)}), over the memory budget of "
+                f"{format_bytes(memory_budget())}; use pki, split (fewer common features), sigma > 0, or a larger "
+                f"budget (CONJUNCT_MEMORY_BUDGET, conjunct.budget.set_memory_budget, conjunct --memory-budget)") from None
         raise ConjunctError(str(e)) from None
 
 
@@ -453,7 +487,7 @@ class Classifier(Saveable):
             Shape (n,) when the model has one output, else (n, K).
         """
         indptr, indices = as_rows(X, self.features, binarize=binarize, n_features=self.n_columns)
-        out = self._core.margins_batch(indptr, indices, int(n_jobs))
+        out = self._core.margins_batch(indptr, indices, resolve_n_jobs(n_jobs))
         return out[:, 0] if out.shape[1] == 1 else out
 
     def predict(self, X, *, n_jobs: int = 1, binarize: bool = False, early_exit: bool = True) -> np.ndarray:
@@ -464,7 +498,7 @@ class Classifier(Saveable):
         decision (seed 001 §3.2.2); decisions are the same as without it.
         """
         indptr, indices = as_rows(X, self.features, binarize=binarize, n_features=self.n_columns)
-        index = self._core.predict_batch(indptr, indices, self.rule.kind, len(self.rule.classes), int(n_jobs), bool(early_exit))
+        index = self._core.predict_batch(indptr, indices, self.rule.kind, len(self.rule.classes), resolve_n_jobs(n_jobs), bool(early_exit))
         return self.rule.classes[index]
 
     # -- single-vector calls (one decision of a parser) ---------------------------------

@@ -20,20 +20,62 @@ from .._errors import ConjunctError
 
 METHODS = ["pkb", "pki", "pke", "split", "fstrie", "adaptive"]
 
+def at_least(low: int) -> Callable[[str], int]:
+    """An argparse type: an integer >= ``low`` (the error names the bound)."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+        if value < low:
+            raise argparse.ArgumentTypeError(f"must be an integer >= {low}, got {value}")
+        return value
+
+    parse.__name__ = f"integer >= {low}"
+    return parse
+
+
+def jobs_count(text: str) -> int:
+    """An argparse type for ``-j``: threads >= 1, or -1 for every core (-2 all but one, ...), never 0."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+    if value == 0:
+        raise argparse.ArgumentTypeError("must be >= 1 (threads) or negative (-1: every core, -2: all but one), not 0")
+    return value
+
+
+def memory_size(text: str) -> int:
+    """An argparse type for ``--memory-budget``: a size with a unit (8G, 512M) or a share (75%)."""
+    from ..budget import parse_size
+
+    if text.strip().replace(".", "", 1).isdigit():
+        raise argparse.ArgumentTypeError(f"give a unit: {text}G, {text}M or a share such as 50%")
+    try:
+        return parse_size(text)
+    except ConjunctError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
 # name -> (flags, argparse keywords, deprecated spellings)
 OPTIONS = {
     "output": (("-o", "--output"), dict(metavar="FILE"), ("--out",)),
-    "degree": (("-d", "--degree"), dict(type=int, metavar="D"), ()),
-    "iterations": (("-i", "--iterations"), dict(type=int, default=10, metavar="N", help="training epochs (default 10)"),
+    "degree": (("-d", "--degree"), dict(type=at_least(1), metavar="D"), ()),
+    "iterations": (("-i", "--iterations"), dict(type=at_least(1), default=10, metavar="N", help="training epochs (default 10)"),
                    ("--n-iter",)),
     "quiet": (("-q", "--quiet"), dict(action="store_true", help="no progress or summary on standard error"), ()),
     "verbose": (("-v", "--verbose"), dict(action="count", default=0,
                                          help="more progress on standard error (-vv: even more)"), ()),
-    "jobs": (("-j", "--jobs"), dict(type=int, default=1, metavar="N", help="threads (default 1)"), ("--n-jobs",)),
+    "jobs": (("-j", "--jobs"), dict(type=jobs_count, default=1, metavar="N",
+                                   help="threads (default 1; -1: every core)"), ("--n-jobs",)),
     "C": (("-C", "--C"), dict(dest="C", type=float, default=1.0, help="PA-I aggressiveness (default 1)"), ()),
     "method": (("--method",), dict(choices=METHODS, default=None), ()),
-    "seed": (("--seed",), dict(type=int, default=0, help="shuffling seed (default 0)"), ()),
+    "seed": (("--seed",), dict(type=at_least(0), default=0, help="shuffling seed (default 0)"), ()),
     "binarize": (("--binarize",), dict(action="store_true", help="treat non-zero feature values as 1 instead of failing"), ()),
+    "memory_budget": (("--memory-budget",), dict(type=memory_size, default=None, metavar="SIZE",
+                                                 help="refuse allocations past SIZE (8G, 512M, 50%%; default: half "
+                                                      "the memory, or $CONJUNCT_MEMORY_BUDGET)"), ()),
 }
 
 
@@ -129,7 +171,7 @@ def add_pipeline_train(sub, *, help: str, data_help: str, degree_help: str, extr
         extra(tr)
     option(tr, "method", default="fstrie", help="classification method of the saved model (default fstrie, "
                                                  "built on the training data)")
-    tr.add_argument("--max-sentences", type=int, default=None, help="train on the first N sentences only")
+    tr.add_argument("--max-sentences", type=at_least(1), default=None, help="train on the first N sentences only")
     option(tr, "seed")
     option(tr, "quiet")
     option(tr, "verbose", help="training progress on standard error (-vv: every 20,000 rounds)")
@@ -148,7 +190,7 @@ def pipeline_params(args) -> dict:
 def train_pipeline(args, pipeline, data) -> int:
     """Fit ``pipeline`` on ``data`` (the first ``--max-sentences``), save it to
     ``-o``, and unless ``-q`` say what was trained."""
-    if args.max_sentences:
+    if args.max_sentences is not None:
         data = data[:args.max_sentences]
     start = time.perf_counter()
     pipeline.fit(data)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..corpora import read_columns
-from ._common import (add_command_group, add_pipeline_train, add_pipeline_use, load_pipeline, open_output, pipeline_params,
+from ._common import (add_command_group, at_least, add_pipeline_train, add_pipeline_use, load_pipeline, open_output, pipeline_params,
                       print_speed, train_pipeline)
 
 
@@ -12,7 +12,7 @@ def register(sub) -> None:
     add_pipeline_train(
         csub, help="train a chunker on a CoNLL-2000 file (word POS chunk)",
         data_help="training corpus; '-' reads standard input", degree_help="polynomial kernel degree (default 2)",
-        extra=lambda p: p.add_argument("--window", type=int, default=2, help="word/POS window half-width (default 2)"),
+        extra=lambda p: p.add_argument("--window", type=at_least(0), default=2, help="word/POS window half-width (default 2)"),
     ).set_defaults(func=run_train)
     add_pipeline_use(csub, "run", output=True,
                      help="chunk a CoNLL-2000 file: 'word POS' lines get a chunk column; with a gold column the output "

@@ -3,7 +3,7 @@ classification), segment raw text, or evaluate one."""
 
 from __future__ import annotations
 
-from ..data import _open_text
+from ..data import _numbered, _open_text
 from ._common import (add_command_group, add_pipeline_train, add_pipeline_use, load_pipeline, open_output, pipeline_params,
                       print_speed, train_pipeline)
 
@@ -32,8 +32,8 @@ def run_train(args) -> int:
 
 
 def run_run(args) -> int:
-    with _open_text(args.data) as (f, _):
-        lines = [line.rstrip("\r\n") for line in f]
+    with _open_text(args.data) as (f, name):
+        lines = [line.rstrip("\r\n") for _, line in _numbered(f, name)]
     pieces = [line.split() for line in lines]  # whitespace separates words already
     flat = [p for ps in pieces for p in ps]
     words = iter(load_pipeline(args, "ja-segment", flat).segment(flat))

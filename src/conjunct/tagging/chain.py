@@ -16,6 +16,7 @@ import numpy as np
 
 from .. import _core
 from .._errors import ConjunctError
+from .._jobs import resolve_n_jobs
 
 __all__ = ["DECODERS", "EXACT_DECODERS", "ChainDecoder", "Decoded", "check_decoder"]
 
@@ -161,7 +162,7 @@ class LinearChainModel:
     def decode_batch(self, indptr, ids, sent_ptr, decoder: str, beam_width: int = 4, n_jobs: int = 1):
         """(paths, scores, iterations) of every sentence (token rows [sent_ptr[i], sent_ptr[i+1]))."""
         check_decoder(decoder, beam_width)
-        return self._core.decode_batch(indptr, ids, sent_ptr, decoder, int(beam_width), int(n_jobs))
+        return self._core.decode_batch(indptr, ids, sent_ptr, decoder, int(beam_width), resolve_n_jobs(n_jobs))
 
     def emissions(self, indptr, ids) -> np.ndarray:
         """The emission table of one sentence (start and end scores folded in)."""

@@ -142,6 +142,8 @@ class _ChainTagger(Saveable, Params):
         blob, offsets = _encode_strings(self.feature_names_)
         arrays = {**self.model_.arrays(), "names_blob": blob, "names_offsets": offsets}
         meta = {"params": self.get_params(), "labels": list(self.labels_), **self._extra_meta()}
+        if getattr(self, "tag_field_", None):
+            meta["tag_field"] = self.tag_field_
         return self.kind, meta, arrays
 
     @classmethod
@@ -151,6 +153,8 @@ class _ChainTagger(Saveable, Params):
             tagger.labels_ = [str(y) for y in meta["labels"]]
             tagger.feature_names_ = _decode_strings(arrays["names_blob"], arrays["names_offsets"])
             tagger._restore(meta)
+            if meta.get("tag_field"):
+                tagger.tag_field_ = str(meta["tag_field"])
             tagger.model_ = LinearChainModel(arrays["w_indptr"], arrays["w_labels"], arrays["w_values"],
                                              arrays["transitions"], arrays["start"], arrays["end"],
                                              tagger._base_feature())
@@ -180,7 +184,8 @@ class _ChainTagger(Saveable, Params):
         self._check_fitted()
         return {"kind": self.kind.replace("_", " "), "labels": len(self.labels_), "features": len(self.feature_names_),
                 "emission_weights": int(len(self.model_.w_values)), "decoder": self.decoder,
-                "most_frequent_labels": list(self.labels_[:10]), **self.get_params()}
+                "most_frequent_labels": list(self.labels_[:10]), "tag_field": getattr(self, "tag_field_", None),
+                **self.get_params()}
 
 
 class PerceptronTagger(_ChainTagger):
@@ -219,6 +224,10 @@ class PerceptronTagger(_ChainTagger):
         The compiled model.
     train_log_ : list of dict
         Per epoch: token errors, sentence errors, decoder search steps, seconds.
+    tag_field_ : str, optional
+        Which corpus tags it learned (``xpos``, ``upos|feats``, ``joint``, ...),
+        set by ``conjunct tag train`` and saved with the model; ``conjunct tag
+        eval`` reads the same field by default.
     """
 
     kind = "perceptron_tagger"
