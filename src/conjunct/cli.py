@@ -13,6 +13,7 @@ from ._errors import ConjunctError
 from .budget import set_memory_budget
 from .commands import COMMANDS
 from .commands._common import option, resolve_output
+from .progress import progress_bars
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -73,7 +74,8 @@ def main(argv: Optional[List[str]] = None) -> int:
         if isinstance(budget, int):
             set_memory_budget(budget)
         try:
-            return args.func(args)
+            with progress_bars(not getattr(args, "quiet", False)):
+                return args.func(args)
         finally:
             if isinstance(budget, int):
                 set_memory_budget(None)
