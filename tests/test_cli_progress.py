@@ -102,3 +102,21 @@ def test_training_in_slices_gives_the_same_model(monkeypatch):
     one, sliced = fit(1 << 30), fit(7)
     assert np.array_equal(one.dual_coef, sliced.dual_coef) and np.array_equal(one.intercept, sliced.intercept)
     assert (one.support_vectors != sliced.support_vectors).nnz == 0
+
+
+def test_ctrl_c_stops_a_kernel_expansion_in_cpp(tmp_path):
+    """The core's long loops check for Ctrl-C about every 0.1 s (through the progress hook)."""
+    import scipy.sparse as sp
+
+    rng = np.random.default_rng(0)
+    n, F, L = 1000, 3000, 30
+    rows = [np.sort(rng.choice(F, L, replace=False)) for _ in range(n)]
+    X = sp.csr_matrix((np.ones(n * L), np.concatenate(rows), np.arange(0, n * L + 1, L)), shape=(n, F))
+    model = tmp_path / "wide.cjt"
+    PAClassifier(4, n_iter=1).fit(X, rng.integers(0, 2, n)).model_.save(model)
+    out = tmp_path / "wide.pke"
+    code, drawn, waited = run_in_pty(CLI + ["compile", str(model), "-o", str(out), "--method", "pke"],
+                                     interrupt_on=b"M conjunctions")
+    assert waited is not None, drawn
+    assert code == 130 and "conjunct: interrupted" in drawn and "Traceback" not in drawn
+    assert "expanding the degree-4 kernel" in drawn and not out.exists()

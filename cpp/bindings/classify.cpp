@@ -110,6 +110,20 @@ nb::dict store_dict(ConjunctionStoreArrays&& a) {
   return d;
 }
 
+// A Progress for a long loop run without the GIL: every ~0.1 s it takes the
+// GIL, lets Python handle signals (Ctrl-C raises KeyboardInterrupt out of the
+// loop) and calls `callback(done)` unless it is None. The callback is
+// borrowed: the caller's argument keeps it alive for the call.
+Progress python_progress(const nb::object& callback) {
+  PyObject* cb = callback.is_none() ? nullptr : callback.ptr();
+  return Progress([cb](int64_t done) {
+    nb::gil_scoped_acquire gil;
+    if (PyErr_CheckSignals() != 0) throw nb::python_error();
+    if (cb != nullptr) nb::handle{cb}(done);
+    return true;
+  });
+}
+
 template <class F>
 auto translating(F&& f) {
   try {
@@ -213,8 +227,9 @@ void bind_classify(nb::module_& m) {
       [](double gamma, double coef0, int degree, const Array1<int64_t>& sv_indptr, const Array1<int32_t>& sv_indices,
          const ArrayN<double>& alpha, const Array1<int64_t>& alpha_ptr, const Array1<int32_t>& alpha_out,
          const Array1<double>& alpha_val, size_t n_outputs, int32_t n_features, double sigma, int64_t min_support,
-         int32_t n_dense, int32_t max_feature, int64_t max_nodes) {
+         int32_t n_dense, int32_t max_feature, int64_t max_nodes, const nb::object& progress) {
         KeepAlive keep;
+        Progress ticks = python_progress(progress);
         const CsrView svs = csr_of(sv_indptr, sv_indices);
         const AlphaRows rows = alpha_rows(svs.rows(), n_outputs, alpha, alpha_ptr, alpha_out, alpha_val, keep);
         ExpansionOptions opt;
@@ -223,6 +238,7 @@ void bind_classify(nb::module_& m) {
         opt.n_dense = n_dense;
         opt.max_feature = max_feature;
         opt.max_nodes = max_nodes < 0 ? std::numeric_limits<int64_t>::max() : max_nodes;
+        opt.progress = &ticks;
         ConjunctionStoreArrays arrays;
         {
           nb::gil_scoped_release release;
@@ -233,7 +249,9 @@ void bind_classify(nb::module_& m) {
       nb::arg("gamma"), nb::arg("coef0"), nb::arg("degree"), nb::arg("sv_indptr"), nb::arg("sv_indices"),
       nb::arg("alpha"), nb::arg("alpha_ptr"), nb::arg("alpha_out"), nb::arg("alpha_val"), nb::arg("n_outputs"),
       nb::arg("n_features"), nb::arg("sigma"), nb::arg("min_support"), nb::arg("n_dense"), nb::arg("max_feature"),
-      nb::arg("max_nodes") = -1, "Mine the conjunction weights of a kernel model (support vectors in internal ids).");
+      nb::arg("max_nodes") = -1, nb::arg("progress") = nb::none(),
+      "Mine the conjunction weights of a kernel model (support vectors in internal ids); progress(done) is called "
+      "about every 0.1 s with the conjunctions visited, and Ctrl-C stops it.");
 
   m.def(
       "build_conjunction_store",
@@ -294,15 +312,16 @@ void bind_classify(nb::module_& m) {
   m.def(
       "build_fstrie",
       [](const CompiledClassifier& base, const Array1<int64_t>& indptr, const Array1<int32_t>& indices, int degree,
-         int32_t n_features, int64_t max_nodes) {
+         int32_t n_features, int64_t max_nodes, const nb::object& progress) {
         const auto* b = dynamic_cast<const ConjunctiveBase*>(base.impl.get());
         if (b == nullptr) throw nb::value_error("the fstrie's base must be a pke or split classifier");
         const CsrView events = csr_of(indptr, indices);
+        Progress ticks = python_progress(progress);
         FstrieArrays arrays;
         {
           nb::gil_scoped_release release;
           arrays = translating(
-              [&] { return build_fstrie(events, *b, base.impl->n_outputs(), degree, n_features, max_nodes); });
+              [&] { return build_fstrie(events, *b, base.impl->n_outputs(), degree, n_features, max_nodes, &ticks); });
         }
         nb::dict d;
         d["child_begin"] = to_numpy(std::move(arrays.trie.child_begin));
@@ -316,7 +335,8 @@ void bind_classify(nb::module_& m) {
         return d;
       },
       nb::arg("base"), nb::arg("indptr"), nb::arg("indices"), nb::arg("degree"), nb::arg("n_features"),
-      nb::arg("max_nodes"), "Build an fstrie from events (rows of internal ids; -1 = unknown feature).");
+      nb::arg("max_nodes"), nb::arg("progress") = nb::none(),
+      "Build an fstrie from events (rows of internal ids; -1 = unknown feature); progress(done) as expand_kernel's.");
 
   m.def(
       "make_fstrie",

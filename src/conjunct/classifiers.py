@@ -21,6 +21,7 @@ from .data import as_rows, read_data
 from .features import FeatureIndex, rank_space, store_features, stored_features
 from .labels import DecisionRule
 from .persistence import Saveable
+from .progress import bar, bars_enabled
 
 __all__ = ["Classifier", "compile_model", "approximation_report", "METHODS", "DEFAULT_DENSE_BYTES"]
 
@@ -198,6 +199,14 @@ def _core_pke(meta: dict, a: Arrays):
     return _core.make_pke(a["col_map"], _store_of(a), meta["degree"], meta["n_dense"], a["bias"])
 
 
+def _mover(shown):
+    """The core's progress callback for a bar (None when no bar is drawn: the
+    core still checks for Ctrl-C)."""
+    if not bars_enabled():
+        return None
+    return lambda done: shown.update(done - shown.n)
+
+
 # Peak bytes per mined conjunction: its row of K weights, parent, label and
 # depth, times 3 for the builder's vector growth plus the finished copy.
 def _bytes_per_conjunction(K: int) -> int:
@@ -214,9 +223,10 @@ def _expand(model, M, alpha, K, F, sigma, min_support, n_dense, max_feature, max
     by_budget = max_conjunctions is None
     limit = memory_budget() // per if by_budget else int(max_conjunctions)
     try:
-        return _core.expand_kernel(model.gamma, model.coef0, model.degree, M.indptr.astype(np.int64),
-                                   M.indices.astype(np.int32), *_alpha_args(alpha), K, F, sigma, min_support, n_dense,
-                                   max_feature, limit)
+        with bar(desc=f"expanding the degree-{model.degree} kernel", unit=" conjunctions") as shown:
+            return _core.expand_kernel(model.gamma, model.coef0, model.degree, M.indptr.astype(np.int64),
+                                       M.indices.astype(np.int32), *_alpha_args(alpha), K, F, sigma, min_support,
+                                       n_dense, max_feature, limit, progress=_mover(shown))
     except ValueError as e:
         if by_budget and "exceeds max_conjunctions" in str(e):
             raise MemoryBudgetError(
@@ -312,7 +322,9 @@ def _build_fstrie(model, events=None, max_nodes: Optional[int] = None, max_bytes
     limit = -1 if max_nodes is None else int(max_nodes)
     if max_nodes is not None and max_nodes < 0:
         raise ConjunctError("max_nodes must be >= 0")
-    built = _core.build_fstrie(base_core, indptr, internal, int(base_meta["degree"]), int(base_meta["n_features"]), limit)
+    with bar(desc="building the fstrie", unit=" steps") as shown:
+        built = _core.build_fstrie(base_core, indptr, internal, int(base_meta["degree"]), int(base_meta["n_features"]),
+                                   limit, progress=_mover(shown))
     stats = {k: int(built[k]) for k in ("events", "distinct_events", "nodes_before_pruning", "nodes")}
     trie = {f"trie.{k}": np.asarray(built[k]) for k in ("child_begin", "label", "root_map", "weight")}
     meta = {"degree": base_meta["degree"], "base": base, "base_params": base_meta, "max_nodes": max_nodes, **stats}

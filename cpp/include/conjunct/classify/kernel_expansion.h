@@ -16,6 +16,7 @@
 #include "conjunct/classify/alpha.h"
 #include "conjunct/classify/conjunction_store.h"
 #include "conjunct/kernel.h"
+#include "conjunct/util/progress.h"
 
 namespace conjunct {
 
@@ -27,6 +28,8 @@ struct ExpansionOptions {
   int32_t max_feature = std::numeric_limits<int32_t>::max();
   // Stop with std::length_error once the trie would hold more nodes than this.
   int64_t max_nodes = std::numeric_limits<int64_t>::max();
+  // Ticked once per conjunction visited (progress and Ctrl-C); may be null.
+  Progress* progress = nullptr;
 };
 
 ConjunctionStoreArrays expand_kernel(const PolyKernel& kernel, const CsrView& support_vectors, const AlphaRows& alpha,
