@@ -14,9 +14,10 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from typing import Callable, Optional
+from typing import Callable, Iterable, Iterator, Optional
 
 from .._errors import ConjunctError
+from ..progress import bar
 
 METHODS = ["pkb", "pki", "pke", "split", "fstrie", "adaptive"]
 
@@ -73,6 +74,9 @@ OPTIONS = {
     "method": (("--method",), dict(choices=METHODS, default=None), ()),
     "seed": (("--seed",), dict(type=at_least(0), default=0, help="shuffling seed (default 0)"), ()),
     "binarize": (("--binarize",), dict(action="store_true", help="treat non-zero feature values as 1 instead of failing"), ()),
+    "batch_size": (("--batch-size",), dict(type=at_least(1), default=1000, metavar="N",
+                                           help="sentences read, processed and written at a time (default 1000): "
+                                                "output starts at once and memory stays bounded"), ()),
     "memory_budget": (("--memory-budget",), dict(type=memory_size, default=None, metavar="SIZE",
                                                  help="refuse allocations past SIZE (8G, 512M, 50%%; default: half "
                                                       "the memory, or $CONJUNCT_MEMORY_BUDGET)"), ()),
@@ -133,6 +137,29 @@ def verbosity(args, default: int = 1) -> int:
 def open_output(path: str):
     """A text file to write (``'-'``: standard output, left open)."""
     return _Output(path)
+
+
+def batched(items: Iterable, size: int, *, desc: str, unit: str = " sentences") -> Iterator[list]:
+    """Lists of up to ``size`` consecutive items, each yielded as soon as it
+    is read (streaming: the caller writes one before the next is read); a
+    progress bar counts the items done."""
+    with bar(desc=desc, unit=unit) as shown:
+        batch: list = []
+        for item in items:
+            batch.append(item)
+            if len(batch) == size:
+                yield batch
+                shown.update(len(batch))
+                batch = []
+        if batch:
+            yield batch
+            shown.update(len(batch))
+
+
+def needs_input_events(pipeline, method: Optional[str], events: Optional[str]) -> bool:
+    """Whether recompiling ``pipeline`` with ``method`` builds an fstrie on the
+    input itself (no ``--events``): then the whole input is read first."""
+    return bool(method == "fstrie" and not events and method != pipeline.classifiers_[pipeline.COMPONENTS[0]].method)
 
 
 class _Output:
@@ -214,7 +241,11 @@ def add_pipeline_use(sub, action: str, *, help: str, data_help: str, output: boo
     p.add_argument("data", help=data_help)
     if output:
         output_option(p, help="output file ('-' = standard output, the default)", required=False, default="-")
-    option(p, "method", help="recompile the classifiers with this method first")
+    option(p, "method", help="recompile the classifiers with this method first (fstrie without --events reads the "
+                             "whole input first: its events)")
+    if action == "run":
+        option(p, "batch_size")
+        option(p, "quiet", help="no progress bar")
     return p
 
 

@@ -6,6 +6,7 @@ import sys
 import time
 
 from .._errors import ConjunctError
+from ..progress import bar, bars_enabled
 from ._common import add_command_group, at_least, open_output, option, output_option
 
 
@@ -114,15 +115,17 @@ def run_tag(args) -> int:
     # Batches keep memory bounded on large inputs; each is tagged and written
     # before the next is read.
     batch, done, t0 = [], 0, time.perf_counter()
-    with open_output(args.output) as out:
+    with open_output(args.output) as out, bar(desc="tagging", unit=" sentences") as shown:
 
         def flush() -> None:
             nonlocal done
             tags = tagger.predict(batch, decoder=args.decoder, beam_width=args.beam_width, n_jobs=args.jobs)
             write_tagged(out, batch, tags)
+            out.flush()
             done += len(batch)
+            shown.update(len(batch))
             batch.clear()
-            if not args.quiet:
+            if not args.quiet and not bars_enabled():
                 print(f"tagged {done:,} sentences ({done / (time.perf_counter() - t0):,.0f}/s)", file=sys.stderr)
 
         for words in iter_words(args.data, format=args.format):
