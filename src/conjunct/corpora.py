@@ -170,7 +170,22 @@ def read_columns(source, *, widths: Optional[Sequence[int]] = None, min_columns:
 
 def iter_columns(source, *, widths: Optional[Sequence[int]] = None, min_columns: int = 1) -> Iterator[List[Token]]:
     """The sentences of :func:`read_columns`, read one at a time (memory stays
-    bounded; a sentence is yielded before the next is read)."""
+    bounded; a sentence is yielded before the next is read).
+
+    Parameters
+    ----------
+    source : str, os.PathLike or text stream
+        A path, ``'-'`` (standard input) or an open text stream.
+    widths : sequence of int, optional
+        The numbers of columns a token line may have (as :func:`read_columns`).
+    min_columns : int
+        Without ``widths``, the least number of columns of a token line.
+
+    Yields
+    ------
+    list of tuple
+        One sentence at a time.
+    """
     count = 0
     width = None
     with _open_text(source) as (f, name):
