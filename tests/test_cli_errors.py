@@ -320,3 +320,12 @@ def test_the_tagger_records_its_tag_field(tagger_files, ewt_small, capsys):
     code, _, err = run(["tag", "eval", tagger_files["upos"], ewt_small, "--tag-field", "xpos"], capsys)
     assert code == EXIT_INPUT and "trained on 'upos' tags, not 'xpos'" in err
     assert run(["tag", "eval", tagger_files["upos"], ewt_small, "--tag-field", "UPOS"], capsys)[0] == 0
+
+
+def test_a_negative_chunker_window_is_refused_in_the_api_too():
+    """Before: --window -1 trained a chunker with F1 0.00."""
+    from conjunct.tasks.chunk import Chunker
+
+    sentence = [("He", "PRP", "B-NP"), ("runs", "VBZ", "B-VP"), (".", ".", "O")]
+    with pytest.raises(conjunct.ConjunctError, match="window must be an integer >= 0, got -1"):
+        Chunker(window=-1).fit([sentence] * 3)
