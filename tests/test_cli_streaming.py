@@ -77,39 +77,37 @@ def test_predict_batches_name_the_files_line(work, capsys):
 
 
 def _conllu(shared_data, name, n):
+    """The first n blank-line-separated sentences of a shared corpus."""
     return "\n\n".join((shared_data / name).read_text(encoding="utf-8").split("\n\n")[:n]) + "\n\n"
+
+
+def train_and_stream(command, small, n_sentences, capsys):
+    """Train ``command`` (parse, chunk) on ``small``; check that ``run`` writes the same in
+    small batches as in one, and streams from a pipe. Returns (model, output)."""
+    model = small.with_suffix(".cjt")
+    assert main([command, "train", str(small), "-o", str(model), "-i", "1", "--method", "pki", "-q"]) == 0
+    capsys.readouterr()
+    assert main([command, "run", str(model), str(small), "--batch-size", "100000"]) == 0
+    whole = capsys.readouterr().out
+    assert main([command, "run", str(model), str(small), "--batch-size", "3"]) == 0
+    assert capsys.readouterr().out == whole and len(blocks(whole)) == n_sentences
+    text = small.read_text(encoding="utf-8")
+    cut = text.index("\n\n", len(text) // 3) + 2
+    early, out = first_output_before_eof(CLI + [command, "run", str(model), "-", "--batch-size", "5"], text[:cut], text[cut:])
+    assert early.strip() and out == whole
+    return model, whole
 
 
 def test_parse_run_streams(work, shared_data, capsys):
     small = work / "ewt.conllu"
     small.write_text(_conllu(shared_data, "ud_english_ewt/en_ewt-ud-dev.conllu", 80), encoding="utf-8")
-    model = work / "parser.cjt"
-    assert main(["parse", "train", str(small), "-o", str(model), "-i", "1", "--method", "pki", "-q"]) == 0
-    capsys.readouterr()
-    assert main(["parse", "run", str(model), str(small), "--batch-size", "100000"]) == 0
-    whole = capsys.readouterr().out
-    assert main(["parse", "run", str(model), str(small), "--batch-size", "3"]) == 0
-    assert capsys.readouterr().out == whole and len(blocks(whole)) == 80
-    text = small.read_text(encoding="utf-8")
-    cut = text.index("\n\n", len(text) // 3) + 2
-    early, out = first_output_before_eof(CLI + ["parse", "run", str(model), "-", "--batch-size", "5"], text[:cut], text[cut:])
-    assert early.strip() and out == whole
+    train_and_stream("parse", small, 80, capsys)
 
 
 def test_chunk_run_streams(work, shared_data, capsys):
-    text = "\n\n".join((shared_data / "conll2000" / "train.txt").read_text(encoding="utf-8").split("\n\n")[:150]) + "\n\n"
     small = work / "chunk.txt"
-    small.write_text(text, encoding="utf-8")
-    model = work / "chunker.cjt"
-    assert main(["chunk", "train", str(small), "-o", str(model), "-i", "1", "--method", "pki", "-q"]) == 0
-    capsys.readouterr()
-    assert main(["chunk", "run", str(model), str(small), "--batch-size", "100000"]) == 0
-    whole = capsys.readouterr().out
-    assert main(["chunk", "run", str(model), str(small), "--batch-size", "4"]) == 0
-    assert capsys.readouterr().out == whole and len(blocks(whole)) == 150
-    cut = text.index("\n\n", len(text) // 3) + 2
-    early, out = first_output_before_eof(CLI + ["chunk", "run", str(model), "-", "--batch-size", "5"], text[:cut], text[cut:])
-    assert early.strip() and out == whole
+    small.write_text(_conllu(shared_data, "conll2000/train.txt", 150), encoding="utf-8")
+    model, whole = train_and_stream("chunk", small, 150, capsys)
     # Recompiled to an fstrie on the input itself: the whole input is read first, same chunks.
     assert main(["chunk", "run", str(model), str(small), "--method", "fstrie", "--batch-size", "4"]) == 0
     assert capsys.readouterr().out == whole
