@@ -13,7 +13,8 @@ import time
 import numpy as np
 import pytest
 
-from conjunct.training import PAClassifier, base
+from conjunct import progress
+from conjunct.training import PAClassifier
 
 pytest.importorskip("tqdm")
 pty = pytest.importorskip("pty")
@@ -94,9 +95,8 @@ def test_training_in_slices_gives_the_same_model(monkeypatch):
     feats, y = make_zipf_data(600, n_classes=3, seed=4)
 
     def fit(slice_size):
-        monkeypatch.setattr(base, "_FIRST_SLICE", slice_size)
-        monkeypatch.setattr(base, "_MIN_SLICE", slice_size)
-        monkeypatch.setattr(base, "_MAX_SLICE", slice_size)
+        for name in ("FIRST_SLICE", "MIN_SLICE", "MAX_SLICE"):
+            monkeypatch.setattr(progress, name, slice_size)
         return PAClassifier(3, n_iter=3, random_state=0).fit(feats, y).model_
 
     one, sliced = fit(1 << 30), fit(7)
@@ -120,3 +120,20 @@ def test_ctrl_c_stops_a_kernel_expansion_in_cpp(tmp_path):
     assert waited is not None, drawn
     assert code == 130 and "conjunct: interrupted" in drawn and "Traceback" not in drawn
     assert "expanding the degree-4 kernel" in drawn and not out.exists()
+
+
+def test_tagger_training_in_slices_gives_the_same_model(monkeypatch, ewt_small):
+    from conjunct.tagging import PerceptronTagger
+    from conjunct.tagging.io import read_tagged
+
+    words, tags = read_tagged(ewt_small)
+
+    def fit(slice_size):
+        for name in ("FIRST_SLICE", "MIN_SLICE", "MAX_SLICE"):
+            monkeypatch.setattr(progress, name, slice_size)
+        return PerceptronTagger(n_iter=2, random_state=0).fit(words, tags)
+
+    one, sliced = fit(1 << 30), fit(5)
+    assert one.train_log_[1]["token_errors"] == sliced.train_log_[1]["token_errors"]
+    for a, b in zip(one.model_.arrays().values(), sliced.model_.arrays().values()):
+        assert np.array_equal(a, b)

@@ -17,9 +17,12 @@ import contextlib
 import contextvars
 import os
 import sys
-from typing import Iterator, Optional
+import time
+from typing import Callable, Iterator, Optional
 
-__all__ = ["progress_bars", "bar", "bars_enabled", "say"]
+import numpy as np
+
+__all__ = ["progress_bars", "bar", "bars_enabled", "say", "Slices"]
 
 _enabled: contextvars.ContextVar[bool] = contextvars.ContextVar("conjunct_progress_bars", default=False)
 
@@ -108,3 +111,35 @@ def say(line: str) -> None:
         print(line, file=sys.stderr, flush=True)
     else:
         tqdm.write(line, file=sys.stderr)
+
+
+# Long C++ passes run in slices of about SLICE_SECONDS (the number of items
+# adapts to the speed), so Ctrl-C acts and bars move within a fraction of a second.
+SLICE_SECONDS = 0.05
+FIRST_SLICE, MIN_SLICE, MAX_SLICE = 1024, 64, 1 << 20
+
+
+class Slices:
+    """Runs a pass over ``order`` as calls on consecutive slices of it, each
+    about :data:`SLICE_SECONDS` long. The caller's ``step`` must carry its
+    state from one call to the next (the trainers do), so the result is the
+    same as one call's; Python handles Ctrl-C between slices."""
+
+    def __init__(self):
+        self.size = FIRST_SLICE
+
+    def run(self, step: Callable[[np.ndarray], None], order: np.ndarray, shown=None) -> None:
+        """Call ``step(part)`` on consecutive parts of ``order``; ``shown`` (a bar) counts them."""
+        lo = 0
+        while lo < order.size:
+            size = self.size
+            part = order[lo:lo + size]
+            t0 = time.perf_counter()
+            step(part)
+            took = time.perf_counter() - t0
+            lo += part.size
+            if shown is not None:
+                shown.update(part.size)
+            if part.size == size:  # adapt to the current speed, at most doubling or halving
+                scale = min(max(SLICE_SECONDS / max(took, 1e-6), 0.5), 2.0)
+                self.size = int(min(max(size * scale, MIN_SLICE), MAX_SLICE))

@@ -3,7 +3,6 @@ to a :class:`~conjunct.tagging.chain.LinearChainModel` and decoded in C++."""
 
 from __future__ import annotations
 
-import sys
 import threading
 import time
 from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple
@@ -13,6 +12,7 @@ import numpy as np
 from .._errors import ConjunctError, DataFormatError, ModelFormatError
 from .._params import Params
 from ..persistence import Saveable
+from ..progress import Slices, bar, say
 from .chain import LinearChainModel, check_decoder
 from .features import EncodingCache, Featurizer, _encode_strings
 
@@ -279,18 +279,28 @@ class PerceptronTagger(_ChainTagger):
         rng = np.random.default_rng(self.random_state)
         order = np.arange(len(sentences), dtype=np.int64)
         self.train_log_ = []
-        for epoch in range(1, int(self.n_iter) + 1):
-            if self.shuffle:
-                rng.shuffle(order)
-            t0 = time.perf_counter()
-            st = dict(trainer.epoch(indptr, ids, ptr, gold, order, self.decoder, int(self.beam_width)))
-            st["epoch"], st["seconds"] = epoch, time.perf_counter() - t0
-            self.train_log_.append(st)
-            if self.verbose:
-                print(f"epoch {epoch}/{self.n_iter}: token error {st['token_errors'] / max(1, st['tokens']):.4f}, "
-                      f"sentence error {st['sentence_errors'] / max(1, st['sentences']):.4f}, "
-                      f"{st['iterations'] / max(1, st['sentences']):.2f} search steps/sentence ({self.decoder}), "
-                      f"{st['seconds']:.2f} s", file=sys.stderr, flush=True)
+        slices = Slices()
+        with bar(total=len(sentences) * int(self.n_iter), desc=f"training {type(self).__name__}",
+                 unit=" sentences") as shown:
+            for epoch in range(1, int(self.n_iter) + 1):
+                if self.shuffle:
+                    rng.shuffle(order)
+                t0 = time.perf_counter()
+                st: dict = {}
+
+                def step(part):  # the trainer carries its state over: slices train as one pass
+                    stats = trainer.epoch(indptr, ids, ptr, gold, part, self.decoder, int(self.beam_width))
+                    for key, value in stats.items():
+                        st[key] = st.get(key, 0) + value
+
+                slices.run(step, order, shown)  # Ctrl-C and the bar stay responsive
+                st["epoch"], st["seconds"] = epoch, time.perf_counter() - t0
+                self.train_log_.append(st)
+                if self.verbose:
+                    say(f"epoch {epoch}/{self.n_iter}: token error {st['token_errors'] / max(1, st['tokens']):.4f}, "
+                        f"sentence error {st['sentence_errors'] / max(1, st['sentences']):.4f}, "
+                        f"{st['iterations'] / max(1, st['sentences']):.2f} search steps/sentence ({self.decoder}), "
+                        f"{st['seconds']:.2f} s")
         self.model_ = LinearChainModel(*trainer.export_weights(bool(self.average)), base_feature=self._base_feature())
         self.n_iter_ = int(self.n_iter)
         return self

@@ -12,17 +12,13 @@ import numpy as np
 from .._errors import ConjunctError, DataFormatError
 from .._params import Params
 from ..labels import labels_array
-from ..progress import bar, say
+from ..progress import Slices, bar, say
 from .encoding import FeatureEncoder, labels_of
 
 __all__ = ["OnlineEstimator"]
 
 # Rounds between progress reports when verbose >= 2 or a callback is given.
 _PROGRESS_EVERY = 20000
-# The trainer runs in slices of about this many seconds (rounds adapt to its
-# speed), so Ctrl-C acts and progress bars move within a fraction of a second.
-_SLICE_SECONDS = 0.05
-_MIN_SLICE, _MAX_SLICE, _FIRST_SLICE = 64, 1 << 20, 1024
 
 try:  # pragma: no cover - exercised when scikit-learn is installed (the test extra)
     from sklearn.base import BaseEstimator as _Base
@@ -57,13 +53,15 @@ class OnlineEstimator(_ClassifierMixin, _Base):
         often = self.verbose >= 2 or self.callback is not None
         every = _PROGRESS_EVERY if often else max(n, 1)
         start_time = time.perf_counter()
+        slices = self.__dict__.setdefault("_slices", Slices())  # also for estimators pickled before slices
         with bar(total=n * n_iter, desc=f"training {type(self).__name__}", unit="ex") as shown:
             for _ in range(n_iter):
                 order = self._rng.permutation(n).astype(np.int64) if shuffle else np.arange(n, dtype=np.int64)
                 epoch_start, done, stop = time.perf_counter(), 0, False
                 for lo in range(0, max(n, 1), every):
                     part = order[lo:lo + every]
-                    self._run_in_slices(step, indptr, indices, labels, part, shown)
+                    # Slices keep Ctrl-C and the bar responsive; the model is the same.
+                    slices.run(lambda p: step(indptr, indices, labels, p), part, shown)
                     done += part.size
                     now = time.perf_counter()
                     report = dict(epoch=self._epochs_done + 1, epoch_done=lo + every >= n, examples=done,
@@ -78,23 +76,6 @@ class OnlineEstimator(_ClassifierMixin, _Base):
                 if stop:
                     return
 
-    def _run_in_slices(self, step: Callable, indptr, indices, labels, order: np.ndarray, shown) -> None:
-        """step() over ``order`` in slices of about _SLICE_SECONDS each: the
-        trainer's state carries over, so the model is the same as in one call,
-        and Ctrl-C (handled between slices) and the bar stay responsive."""
-        lo = 0
-        while lo < order.size:
-            size = getattr(self, "_slice", _FIRST_SLICE)
-            part = order[lo:lo + size]
-            t0 = time.perf_counter()
-            step(indptr, indices, labels, part)
-            took = time.perf_counter() - t0
-            lo += part.size
-            shown.update(part.size)
-            if part.size == size:  # adapt the slice to the trainer's current speed
-                scale = _SLICE_SECONDS / max(took, 1e-6)
-                self._slice = int(min(max(size * min(max(scale, 0.5), 2.0), _MIN_SLICE), _MAX_SLICE))
-
     # -- lifecycle (the subclasses provide _new_trainer, _save_trainer, _load_trainer) -----------------
     def _reset(self) -> None:
         for name in [k for k in vars(self) if k.endswith("_") and not k.startswith("_")]:
@@ -106,7 +87,7 @@ class OnlineEstimator(_ClassifierMixin, _Base):
         self._epochs_done = 0
         self._rng = np.random.default_rng(self.random_state)
         self.history_ = []
-        self._slice = _FIRST_SLICE
+        self._slices = Slices()
 
     def _start(self, classes: np.ndarray, params: dict) -> None:
         self.classes_ = classes
