@@ -223,7 +223,7 @@ def _expand(model, M, alpha, K, F, sigma, min_support, n_dense, max_feature, max
     by_budget = max_conjunctions is None
     limit = memory_budget() // per if by_budget else int(max_conjunctions)
     try:
-        with bar(desc=f"expanding the degree-{model.degree} kernel", unit=" conjunctions") as shown:
+        with bar(desc=f"expanding the degree-{model.degree} kernel", unit=" conjunctions", delay=0.5) as shown:
             return _core.expand_kernel(model.gamma, model.coef0, model.degree, M.indptr.astype(np.int64),
                                        M.indices.astype(np.int32), *_alpha_args(alpha), K, F, sigma, min_support,
                                        n_dense, max_feature, limit, progress=_mover(shown))
@@ -322,7 +322,7 @@ def _build_fstrie(model, events=None, max_nodes: Optional[int] = None, max_bytes
     limit = -1 if max_nodes is None else int(max_nodes)
     if max_nodes is not None and max_nodes < 0:
         raise ConjunctError("max_nodes must be >= 0")
-    with bar(desc="building the fstrie", unit=" steps") as shown:
+    with bar(desc="building the fstrie", unit=" steps", delay=0.5) as shown:
         built = _core.build_fstrie(base_core, indptr, internal, int(base_meta["degree"]), int(base_meta["n_features"]),
                                    limit, progress=_mover(shown))
     stats = {k: int(built[k]) for k in ("events", "distinct_events", "nodes_before_pruning", "nodes")}
