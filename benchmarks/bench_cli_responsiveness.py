@@ -154,7 +154,7 @@ PAClassifier(4, n_iter=1).fit(X, rng.integers(0, 2, n)).model_.save({str(wide)!r
         "train (PA, d = 3, 20,000 examples)": (CLI + ["train", str(svm), "-o", str(work / "t.cjt"), "-d", "3", "-i",
                                                       "1000"], b"training PAClassifier:"),
         "compile --method pke (d = 4 expansion)": (CLI + ["compile", str(wide), "-o", str(work / "c.cjt"), "--method",
-                                                          "pke"], b"M conjunctions"),
+                                                          "pke"], b"M steps"),
         "reference: python importing conjunct, sleeping": ([sys.executable, "-c", "import conjunct, sys, time; "
                                                             "sys.stderr.write('ready\\n'); time.sleep(600)"], b"ready"),
     }

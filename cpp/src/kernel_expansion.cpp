@@ -20,6 +20,7 @@ class Miner {
       : svs_(svs), alpha_(alpha), opt_(opt), K_(alpha.n_outputs), d_(kernel.degree), n_features_(n_features),
         builder_(alpha.n_outputs, kernel.degree, kernel.degree > kMaxDenseDegree ? 0 : opt.n_dense, n_features),
         n_dense_(kernel.degree > kMaxDenseDegree ? 0 : opt.n_dense) {
+    if (opt_.progress == nullptr) opt_.progress = current_progress();
     c_ = kernel.subset_weights();
     if (opt.sigma > 0.0)
       for (double c : c_)
@@ -71,6 +72,7 @@ class Miner {
       tuple_[0] = f;
       visit(0, occ.data() + start[f], static_cast<size_t>(start[f + 1] - start[f]), 1);
     }
+    if (opt_.dense_growth > 1.0) builder_.grow_dense(width, opt_.dense_growth);
     return builder_.finish();
   }
 

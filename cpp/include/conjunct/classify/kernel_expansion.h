@@ -28,7 +28,10 @@ struct ExpansionOptions {
   int32_t max_feature = std::numeric_limits<int32_t>::max();
   // Stop with std::length_error once the trie would hold more nodes than this.
   int64_t max_nodes = std::numeric_limits<int64_t>::max();
-  // Ticked once per conjunction visited (progress and Ctrl-C); may be null.
+  // > 1: grow the dense table afterwards, within this factor of the store's
+  // bytes (ConjunctionStoreBuilder::grow_dense), up to max_feature features.
+  double dense_growth = 1.0;
+  // Ticked once per conjunction visited (progress and Ctrl-C); null: current_progress().
   Progress* progress = nullptr;
 };
 

@@ -49,4 +49,23 @@ class Progress {
   int64_t since_check_ = 0;
 };
 
+// The Progress of the long call running on this thread, or null: the bindings
+// set it around a call (ProgressScope), and the loops deep inside it
+// (kernel expansion, fstrie building) tick it without it being passed down.
+inline Progress*& current_progress() {
+  thread_local Progress* current = nullptr;
+  return current;
+}
+
+class ProgressScope {
+ public:
+  explicit ProgressScope(Progress* p) : previous_(current_progress()) { current_progress() = p; }
+  ~ProgressScope() { current_progress() = previous_; }
+  ProgressScope(const ProgressScope&) = delete;
+  ProgressScope& operator=(const ProgressScope&) = delete;
+
+ private:
+  Progress* previous_;
+};
+
 }  // namespace conjunct
