@@ -8,6 +8,7 @@
 #include "conjunct/classify/conjunction_store.h"
 #include "conjunct/classify/conjunctive_base.h"
 #include "conjunct/classify/fstrie.h"
+#include "conjunct/util/progress.h"
 
 namespace conjunct::py {
 
@@ -197,14 +198,30 @@ int64_t predict_one(const CompiledClassifier& c, nb::handle columns, bool early_
   return c.impl->predict(x.span(), c.decision, early_exit);
 }
 
+// A Progress for a long loop run without the GIL: every ~0.1 s it takes the
+// GIL, lets Python handle signals (Ctrl-C raises KeyboardInterrupt out of the
+// loop) and calls `callback(done)` unless it is None. The callback is
+// borrowed: the caller's argument keeps it alive for the call.
+Progress python_progress(const nb::object& callback) {
+  PyObject* cb = callback.is_none() ? nullptr : callback.ptr();
+  return Progress([cb](int64_t done) {
+    nb::gil_scoped_acquire gil;
+    if (PyErr_CheckSignals() != 0) throw nb::python_error();
+    if (cb != nullptr) nb::handle{cb}(done);
+    return true;
+  });
+}
+
 nb::tuple compile_classifier_py(const std::string& method, const nb::dict& arrays, const nb::dict& model,
-                                const nb::dict& options) {
+                                const nb::dict& options, const nb::object& progress) {
   KeepAlive keep;
   const Sections inputs = sections_from(arrays, keep);
   const Meta model_meta = meta_from(model), option_meta = meta_from(options);
+  Progress ticks = python_progress(progress);
   Compiled compiled;
   {
     nb::gil_scoped_release release;
+    const ProgressScope scope(&ticks);  // the expansion and fstrie loops tick it
     compiled = compile_classifier(method, inputs, model_meta, option_meta);
   }
   return nb::make_tuple(meta_dict(compiled.meta), arrays_dict(compiled.arrays, arrays));
@@ -269,8 +286,10 @@ void bind_classify(nb::module_& m) {
           nb::kw_only(), nb::arg("indptr"), nb::arg("indices"), "Length of each row's longest stored fstrie prefix.");
 
   m.def("compile_classifier", &compile_classifier_py, nb::kw_only(), nb::arg("method"), nb::arg("arrays"),
-        nb::arg("model"), nb::arg("options"),
-        "Compile a model's arrays (internal feature ids) with a method: (meta, arrays) of the classifier.");
+        nb::arg("model"), nb::arg("options"), nb::arg("progress") = nb::none(),
+        "Compile a model's arrays (internal feature ids) with a method: (meta, arrays) of the classifier. "
+        "progress(done) is called about every 0.1 s while it runs (steps of the expansion and fstrie loops); "
+        "Ctrl-C stops it.");
   m.def("open_classifier", &open_classifier_py, nb::kw_only(), nb::arg("method"), nb::arg("meta"), nb::arg("arrays"),
         nb::arg("rule"), nb::arg("n_classes"),
         "Check a classifier's arrays and open them (no copy) with a decision rule (sign, argmax, ovo).");

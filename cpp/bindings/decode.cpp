@@ -148,13 +148,17 @@ nb::dict epoch(PerceptronTrainer& tr, const Array1<int64_t>& indptr, const Array
   const Method how = method_of(method);
   const CsrView tokens = tokens_of(indptr, ids, sent_ptr);
   if (gold.size() != tokens.rows()) throw nb::value_error("one gold label per token is needed");
-  for (int32_t y : span_of(gold))
-    if (y < 0 || static_cast<size_t>(y) >= tr.n_labels()) throw nb::value_error("a gold label is out of range");
-  for (int32_t f : span_of(ids))
-    if (f < 0 || static_cast<size_t>(f) >= tr.n_features()) throw nb::value_error("a feature id is out of range");
+  // Checks the sentences this pass visits only: passes come in slices (progress, Ctrl-C).
   const size_t n_sent = sent_ptr.size() - 1;
-  for (int64_t s : span_of(order))
+  for (int64_t s : span_of(order)) {
     if (s < 0 || static_cast<size_t>(s) >= n_sent) throw nb::value_error("the order names an unknown sentence");
+    for (int64_t t = sent_ptr.data()[s]; t < sent_ptr.data()[s + 1]; ++t) {
+      const int32_t y = gold.data()[t];
+      if (y < 0 || static_cast<size_t>(y) >= tr.n_labels()) throw nb::value_error("a gold label is out of range");
+      for (int32_t f : tokens.row(static_cast<size_t>(t)))
+        if (f < 0 || static_cast<size_t>(f) >= tr.n_features()) throw nb::value_error("a feature id is out of range");
+    }
+  }
   EpochStats st;
   {
     nb::gil_scoped_release release;

@@ -87,7 +87,8 @@ double delta_d(int64_t L, int degree) {
 }  // namespace
 
 FstrieArrays build_fstrie(const CsrView& events, const ConjunctiveBase& base, size_t n_outputs, int degree,
-                          int32_t n_features, int64_t max_nodes) {
+                          int32_t n_features, int64_t max_nodes, Progress* progress) {
+  if (progress == nullptr) progress = current_progress();
   FstrieArrays out;
   // Map, sort and deduplicate each event; then sort events and merge duplicates.
   std::vector<int64_t> ptr{0};
@@ -118,6 +119,7 @@ FstrieArrays build_fstrie(const CsrView& events, const ConjunctiveBase& base, si
   const int32_t* prev_begin = nullptr;
   const int32_t* prev_end = nullptr;
   for (size_t k = 0; k < n_events; ++k) {
+    if (progress != nullptr) progress->tick();
     auto [b, e] = seq(order[k]);
     size_t lcp = 0;
     if (prev_begin != nullptr)
@@ -189,6 +191,7 @@ FstrieArrays build_fstrie(const CsrView& events, const ConjunctiveBase& base, si
   std::copy(base.constant(), base.constant() + n_outputs, out.weight.begin());
   std::vector<int32_t> prefix;
   for (size_t n = 1; n < n_kept; ++n) {
+    if (progress != nullptr) progress->tick();
     prefix.assign(static_cast<size_t>(bfs_depth[n]), 0);
     for (int32_t v = static_cast<int32_t>(n), k = bfs_depth[n] - 1; v != 0; v = bfs_parent[v], --k) prefix[k] = view.label[v];
     double* w = out.weight.data() + n * n_outputs;

@@ -20,6 +20,7 @@ class Miner {
       : svs_(svs), alpha_(alpha), opt_(opt), K_(alpha.n_outputs), d_(kernel.degree), n_features_(n_features),
         builder_(alpha.n_outputs, kernel.degree, kernel.degree > kMaxDenseDegree ? 0 : opt.n_dense, n_features),
         n_dense_(kernel.degree > kMaxDenseDegree ? 0 : opt.n_dense) {
+    if (opt_.progress == nullptr) opt_.progress = current_progress();
     c_ = kernel.subset_weights();
     if (opt.sigma > 0.0)
       for (double c : c_)
@@ -90,6 +91,7 @@ class Miner {
   // `parent` is its parent's trie node (0 = root) when it lives in the trie.
   void visit(int32_t parent, const Occurrence* occs, size_t n_occ, int r) {
     if (static_cast<int64_t>(n_occ) < opt_.min_support) return;
+    if (opt_.progress != nullptr) opt_.progress->tick();
     std::fill(pos_.begin(), pos_.end(), 0.0);
     std::fill(neg_.begin(), neg_.end(), 0.0);
     for (size_t k = 0; k < n_occ; ++k) for_alpha(occs[k].sv, [&](size_t o, double a) {

@@ -10,6 +10,7 @@ the model file, so a memory-mapped file is classified from the map itself.
 from __future__ import annotations
 
 import os
+from math import comb
 from typing import Dict, Optional
 
 import numpy as np
@@ -17,10 +18,13 @@ import scipy.sparse as sp
 
 from . import _core
 from ._errors import ConjunctError, ModelFormatError
+from ._jobs import resolve_n_jobs
+from .budget import MemoryBudgetError, check_memory, format_bytes, memory_budget
 from .data import as_rows, read_data
 from .features import FeatureIndex, store_features, stored_features
 from .labels import DecisionRule
 from .persistence import Saveable
+from .progress import bar, bars_enabled
 
 __all__ = ["Classifier", "compile_model", "approximation_report", "METHODS", "DEFAULT_DENSE_BYTES"]
 
@@ -100,11 +104,60 @@ def compile_model(model, method: str, **params) -> "Classifier":
     if "base.col_map" not in inputs:
         model_arrays, kernel = _model_arrays(model)
         inputs.update(model_arrays)
+    expands = _is_kernel(model) and (method in ("pke", "split") or
+                                     (method in ("fstrie", "adaptive") and "base.col_map" not in inputs))
+    by_budget = expands and params.get("max_conjunctions") is None
+    if expands:
+        _check_dense(model, params)
+    if by_budget:
+        params["max_conjunctions"] = memory_budget() // _bytes_per_conjunction(model.n_outputs)
     try:
-        meta, arrays = _core.compile_classifier(method=method, arrays=inputs, model=kernel, options=params)
+        with bar(desc=f"compiling {method}", unit=" steps", delay=0.5) as shown:
+            meta, arrays = _core.compile_classifier(method=method, arrays=inputs, model=kernel, options=params,
+                                                    progress=_mover(shown))
     except ValueError as e:
+        if by_budget and "exceeds max_conjunctions" in str(e):
+            raise _expansion_over_budget(model, params["max_conjunctions"]) from None
         raise ConjunctError(str(e)) from None
     return Classifier(method, meta, arrays, model.rule, model.features, model.n_columns)
+
+
+def _mover(shown):
+    """The core's progress callback for a bar (None when no bar is drawn: the
+    core still checks for Ctrl-C about every 0.1 s)."""
+    if not bars_enabled():
+        return None
+    return lambda done: shown.update(done - shown.n)
+
+
+# Peak bytes per mined conjunction: its row of K weights, parent, label and
+# depth, times 3 for the builder's vector growth plus the finished copy.
+def _bytes_per_conjunction(K: int) -> int:
+    return 3 * (8 * int(K) + 9)
+
+
+def _expansion_over_budget(model, limit: int) -> MemoryBudgetError:
+    """Without an explicit max_conjunctions the memory budget caps the
+    expansion (a running count in the core): it grows like |s|^d per support
+    vector and would otherwise run until the machine runs out of memory."""
+    return MemoryBudgetError(
+        f"the degree-{model.degree} kernel expansion of {model.support_vectors.shape[0]:,} support vectors passed {limit:,} conjunctions ({format_bytes(limit * _bytes_per_conjunction(model.n_outputs))}), "
+        f"over the memory budget of {format_bytes(memory_budget())}; use pki, split (fewer common features), "
+        f"sigma > 0, or a larger budget (CONJUNCT_MEMORY_BUDGET, conjunct.budget.set_memory_budget, "
+        f"conjunct --memory-budget)")
+
+
+def _check_dense(model, params: dict) -> None:
+    """An explicit dense table (dense_features, dense_bytes) must fit the memory budget."""
+    K = model.n_outputs
+    if params.get("dense_bytes") is not None:
+        check_memory(int(params["dense_bytes"]), "the dense table (dense_bytes)", "give a smaller dense_bytes (--dense-bytes)")
+    n = params.get("dense_features")
+    if n is not None and 1 <= model.degree <= 4 and n > 0:
+        n = min(int(n), model.n_columns)
+        entries = sum(comb(n, r) for r in range(1, model.degree + 1))
+        check_memory(entries * K * 8, f"a dense table of {n:,} features at degree {model.degree}",
+                     "give fewer dense_features (--dense-features) or a dense_bytes size (--dense-bytes)")
 
 
 def approximation_report(approximate: "Classifier", exact: "Classifier", X, *, n_jobs: int = 1) -> dict:
@@ -196,7 +249,7 @@ class Classifier(Saveable):
             Shape (n,) when the model has one output, else (n, K).
         """
         indptr, indices = self._rows(X, binarize)
-        out = self._core.margins_batch(indptr=indptr, indices=indices, n_threads=int(n_jobs))
+        out = self._core.margins_batch(indptr=indptr, indices=indices, n_threads=resolve_n_jobs(n_jobs))
         return out[:, 0] if out.shape[1] == 1 else out
 
     def predict(self, X, *, n_jobs: int = 1, binarize: bool = False, early_exit: bool = True) -> np.ndarray:
@@ -207,7 +260,8 @@ class Classifier(Saveable):
         decision (seed 001 §3.2.2); decisions are the same as without it.
         """
         indptr, indices = self._rows(X, binarize)
-        index = self._core.predict_batch(indptr=indptr, indices=indices, n_threads=int(n_jobs), early_exit=bool(early_exit))
+        index = self._core.predict_batch(indptr=indptr, indices=indices, n_threads=resolve_n_jobs(n_jobs),
+                                         early_exit=bool(early_exit))
         return self.rule.classes[index]
 
     def _rows(self, X, binarize: bool):

@@ -17,7 +17,7 @@ from typing import Iterator, List, NamedTuple, Optional, Sequence, Tuple
 from ._errors import DataFormatError
 from .data import _open_text, _sentence_blocks
 
-__all__ = ["read_conll2000", "read_columns", "read_conllu", "iter_conllu", "ConlluSentence", "window_features",
+__all__ = ["read_conll2000", "read_columns", "iter_columns", "read_conllu", "iter_conllu", "ConlluSentence", "window_features",
            "CONLLU_FIELDS"]
 
 Token = Tuple[str, ...]
@@ -165,7 +165,28 @@ def read_columns(source, *, widths: Optional[Sequence[int]] = None, min_columns:
     list of list of tuple
         The sentences, each a list of tokens (tuples of column strings).
     """
-    sentences: List[List[Token]] = []
+    return list(iter_columns(source, widths=widths, min_columns=min_columns))
+
+
+def iter_columns(source, *, widths: Optional[Sequence[int]] = None, min_columns: int = 1) -> Iterator[List[Token]]:
+    """The sentences of :func:`read_columns`, read one at a time (memory stays
+    bounded; a sentence is yielded before the next is read).
+
+    Parameters
+    ----------
+    source : str, os.PathLike or text stream
+        A path, ``'-'`` (standard input) or an open text stream.
+    widths : sequence of int, optional
+        The numbers of columns a token line may have (as :func:`read_columns`).
+    min_columns : int
+        Without ``widths``, the least number of columns of a token line.
+
+    Yields
+    ------
+    list of tuple
+        One sentence at a time.
+    """
+    count = 0
     width = None
     with _open_text(source) as (f, name):
         for block in _sentence_blocks(f, name):
@@ -182,10 +203,10 @@ def read_columns(source, *, widths: Optional[Sequence[int]] = None, min_columns:
                 elif len(fields) != width:
                     raise DataFormatError(f"expected {width} columns like the first line, found {len(fields)}", name, lineno)
                 sentence.append(tuple(fields))
-            sentences.append(sentence)
-    if not sentences:
+            count += 1
+            yield sentence
+    if not count:
         raise DataFormatError("no sentences", name)
-    return sentences
 
 
 def read_conll2000(path, *, n_columns: int = 3) -> List[List[Token]]:

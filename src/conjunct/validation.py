@@ -732,6 +732,7 @@ def _tagger(meta: _Meta, arrays: Arrays, where: _Where, kind: str) -> None:
     unknown = sorted(set(params.d) - allowed)
     if unknown:
         where.meta_fail(f"params.{unknown[0]}", "unknown parameter")
+    meta.str("tag_field", optional=True)
     labels = meta.list("labels")
     if not labels or not all(isinstance(y, str) and y for y in labels) or len(set(labels)) != len(labels):
         where.meta_fail("labels", "expected distinct non-empty label strings")

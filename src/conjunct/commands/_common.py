@@ -14,29 +14,75 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from typing import Callable, Optional
+from typing import Callable, Iterable, Iterator, Optional
 
 from .._errors import ConjunctError
+from ..progress import bar
 
 METHODS = ["pkb", "pki", "pke", "split", "fstrie", "adaptive"]
+
+def at_least(low: int) -> Callable[[str], int]:
+    """An argparse type: an integer >= ``low`` (the error names the bound)."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+        if value < low:
+            raise argparse.ArgumentTypeError(f"must be an integer >= {low}, got {value}")
+        return value
+
+    parse.__name__ = f"integer >= {low}"
+    return parse
+
+
+def jobs_count(text: str) -> int:
+    """An argparse type for ``-j``: threads >= 1, or -1 for every core (-2 all but one, ...), never 0."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+    if value == 0:
+        raise argparse.ArgumentTypeError("must be >= 1 (threads) or negative (-1: every core, -2: all but one), not 0")
+    return value
+
+
+def memory_size(text: str) -> int:
+    """An argparse type for ``--memory-budget``: a size with a unit (8G, 512M) or a share (75%)."""
+    from ..budget import parse_size
+
+    if text.strip().replace(".", "", 1).isdigit():
+        raise argparse.ArgumentTypeError(f"give a unit: {text}G, {text}M or a share such as 50%")
+    try:
+        return parse_size(text)
+    except ConjunctError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
 
 # name -> (flags, argparse keywords, deprecated spellings)
 OPTIONS = {
     "output": (("-o", "--output"), dict(metavar="FILE"), ("--out",)),
-    "degree": (("-d", "--degree"), dict(type=int, metavar="D"), ()),
-    "iterations": (("-i", "--iterations"), dict(type=int, default=10, metavar="N", help="training epochs (default 10)"),
+    "degree": (("-d", "--degree"), dict(type=at_least(1), metavar="D"), ()),
+    "iterations": (("-i", "--iterations"), dict(type=at_least(1), default=10, metavar="N", help="training epochs (default 10)"),
                    ("--n-iter",)),
     "quiet": (("-q", "--quiet"), dict(action="store_true", help="no progress or summary on standard error"), ()),
     "verbose": (("-v", "--verbose"), dict(action="count", default=0,
                                          help="more progress on standard error (-vv: even more)"), ()),
-    "jobs": (("-j", "--jobs"), dict(type=int, default=1, metavar="N", help="threads (default 1)"), ("--n-jobs",)),
+    "jobs": (("-j", "--jobs"), dict(type=jobs_count, default=1, metavar="N",
+                                   help="threads (default 1; -1: every core)"), ("--n-jobs",)),
     "C": (("-C", "--C"), dict(dest="C", type=float, default=1.0, help="PA-I aggressiveness (default 1)"), ()),
     "method": (("--method",), dict(choices=METHODS, default=None), ()),
-    "seed": (("--seed",), dict(type=int, default=0, help="shuffling seed (default 0)"), ()),
+    "seed": (("--seed",), dict(type=at_least(0), default=0, help="shuffling seed (default 0)"), ()),
     "binarize": (("--binarize",), dict(action="store_true", help="treat non-zero feature values as 1 instead of failing"), ()),
     "scheduler": (("--scheduler",), dict(default=None, metavar="ADDRESS",
                                          help="run on a Dask cluster: a scheduler address (tcp://host:8786) or local:N "
                                               "for N local worker processes (needs the dask extra)"), ()),
+    "batch_size": (("--batch-size",), dict(type=at_least(1), default=1000, metavar="N",
+                                           help="sentences read, processed and written at a time (default 1000): "
+                                                "output starts at once and memory stays bounded"), ()),
+    "memory_budget": (("--memory-budget",), dict(type=memory_size, default=None, metavar="SIZE",
+                                                 help="refuse allocations past SIZE (8G, 512M, 50%%; default: half "
+                                                      "the memory, or $CONJUNCT_MEMORY_BUDGET)"), ()),
 }
 
 
@@ -96,6 +142,29 @@ def open_output(path: str):
     return _Output(path)
 
 
+def batched(items: Iterable, size: int, *, desc: str, unit: str = " sentences") -> Iterator[list]:
+    """Lists of up to ``size`` consecutive items, each yielded as soon as it
+    is read (streaming: the caller writes one before the next is read); a
+    progress bar counts the items done."""
+    with bar(desc=desc, unit=unit) as shown:
+        batch: list = []
+        for item in items:
+            batch.append(item)
+            if len(batch) == size:
+                yield batch
+                shown.update(len(batch))
+                batch = []
+        if batch:
+            yield batch
+            shown.update(len(batch))
+
+
+def needs_input_events(pipeline, method: Optional[str], events: Optional[str]) -> bool:
+    """Whether recompiling ``pipeline`` with ``method`` builds an fstrie on the
+    input itself (no ``--events``): then the whole input is read first."""
+    return bool(method == "fstrie" and not events and method != pipeline.classifiers_[pipeline.COMPONENTS[0]].method)
+
+
 class _Output:
     def __init__(self, path: str):
         self.path = path
@@ -132,7 +201,7 @@ def add_pipeline_train(sub, *, help: str, data_help: str, degree_help: str, extr
         extra(tr)
     option(tr, "method", default="fstrie", help="classification method of the saved model (default fstrie, "
                                                  "built on the training data)")
-    tr.add_argument("--max-sentences", type=int, default=None, help="train on the first N sentences only")
+    tr.add_argument("--max-sentences", type=at_least(1), default=None, help="train on the first N sentences only")
     option(tr, "seed")
     option(tr, "quiet")
     option(tr, "verbose", help="training progress on standard error (-vv: every 20,000 rounds)")
@@ -151,7 +220,7 @@ def pipeline_params(args) -> dict:
 def train_pipeline(args, pipeline, data) -> int:
     """Fit ``pipeline`` on ``data`` (the first ``--max-sentences``), save it to
     ``-o``, and unless ``-q`` say what was trained."""
-    if args.max_sentences:
+    if args.max_sentences is not None:
         data = data[:args.max_sentences]
     start = time.perf_counter()
     pipeline.fit(data)
@@ -175,8 +244,11 @@ def add_pipeline_use(sub, action: str, *, help: str, data_help: str, output: boo
     p.add_argument("data", help=data_help)
     if output:
         output_option(p, help="output file ('-' = standard output, the default)", required=False, default="-")
-    option(p, "method", help="recompile the classifiers with this method first")
+    option(p, "method", help="recompile the classifiers with this method first (fstrie without --events reads the "
+                             "whole input first: its events)")
     if action == "run":
+        option(p, "batch_size")
+        option(p, "quiet", help="no progress bar")
         option(p, "scheduler")
     return p
 
@@ -228,6 +300,9 @@ def on_cluster(args, unit: str = "block") -> int:
     worker that loaded the model once, the outputs joined in order."""
     from ..dask import run_action
 
+    if getattr(args, "method", None):  # checked here: a run action recompiles only after loading
+        raise ConjunctError(f"--method {args.method} with --scheduler: the workers share the saved pipeline; "
+                            f"save one compiled with {args.method} and run that")
     return run_action(args, unit=unit)
 
 

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from ..corpora import read_columns
-from ._common import (add_command_group, add_pipeline_train, add_pipeline_use, load_pipeline, on_cluster, open_output,
-                      pipeline_params, print_speed, train_pipeline)
+from ..corpora import iter_columns, read_columns
+from ._common import (add_command_group, add_pipeline_train, add_pipeline_use, at_least, batched, load_pipeline,
+                      needs_input_events, on_cluster, open_output, pipeline_params, print_speed, recompile, train_pipeline)
 
 
 def register(sub) -> None:
@@ -12,7 +12,7 @@ def register(sub) -> None:
     add_pipeline_train(
         csub, help="train a chunker on a CoNLL-2000 file (word POS chunk)",
         data_help="training corpus; '-' reads standard input", degree_help="polynomial kernel degree (default 2)",
-        extra=lambda p: p.add_argument("--window", type=int, default=2, help="word/POS window half-width (default 2)"),
+        extra=lambda p: p.add_argument("--window", type=at_least(0), default=2, help="word/POS window half-width (default 2)"),
     ).set_defaults(func=run_train)
     add_pipeline_use(csub, "run", output=True,
                      help="chunk a CoNLL-2000 file: 'word POS' lines get a chunk column; with a gold column the output "
@@ -33,13 +33,19 @@ def run_train(args) -> int:
 def run_run(args) -> int:
     if args.scheduler:
         return on_cluster(args)
-    sentences = read_columns(args.data, widths=(2, 3))
-    tags = load_pipeline(args, "conll2000-chunk", sentences).chunk(sentences)
+    method, args.method = args.method, None  # recompiled below, once the events are known
+    chunker = load_pipeline(args, "conll2000-chunk")
+    sentences = iter_columns(args.data, widths=(2, 3))
+    if needs_input_events(chunker, method, None):
+        sentences = list(sentences)  # the fstrie is built on the input
+    recompile(chunker, method, sentences)
     with open_output(args.output) as out:
-        for s, ts in zip(sentences, tags):
-            for tok, tag in zip(s, ts):
-                out.write(" ".join(tok) + " " + tag + "\n")
-            out.write("\n")
+        for batch in batched(sentences, args.batch_size, desc="chunking"):
+            for s, ts in zip(batch, chunker.chunk(batch)):
+                for tok, tag in zip(s, ts):
+                    out.write(" ".join(tok) + " " + tag + "\n")
+                out.write("\n")
+            out.flush()
     return 0
 
 

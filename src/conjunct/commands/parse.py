@@ -18,8 +18,8 @@ import json
 import os
 
 from .._errors import ConjunctError, DataFormatError
-from ._common import (add_command_group, add_pipeline_train, add_pipeline_use, load_pipeline, on_cluster, open_output,
-                      output_option, pipeline_params, print_speed, recompile, train_pipeline)
+from ._common import (add_command_group, add_pipeline_train, add_pipeline_use, batched, load_pipeline, needs_input_events,
+                      on_cluster, open_output, output_option, pipeline_params, print_speed, recompile, train_pipeline)
 
 TASK_NAMES = ("ud-english", "bunsetsu")
 
@@ -86,14 +86,11 @@ def _read(task: str, path: str, split):
     return read_ud_english(path)
 
 
-def _conllu_blocks(source):
-    """The sentence blocks of CoNLL-U input, and their words as sentences to parse."""
-    from ..corpora import iter_conllu
+def _words(blocks):
+    """The words of CoNLL-U sentence blocks as sentences to parse."""
     from ..tasks.english import DepSentence
 
-    blocks = list(iter_conllu(source))
-    sentences = [DepSentence(b.column("form"), b.column("upos"), b.column("xpos")) for b in blocks]
-    return blocks, sentences
+    return [DepSentence(b.column("form"), b.column("upos"), b.column("xpos")) for b in blocks]
 
 
 def _load(args):
@@ -129,15 +126,23 @@ def run_parse(args) -> int:
                     out.write(f"{k}\t{h}\t{b.surface}\n")
                 out.write("\n")
         return 0
-    blocks, data = _conllu_blocks(args.data)
-    _recompile(parser, args, data)
-    parses = parser.parse(data)
+    from ..corpora import iter_conllu
+
+    blocks = iter_conllu(args.data)
+    if needs_input_events(parser, args.method, args.events):
+        blocks = list(blocks)
+        _recompile(parser, args, _words(blocks))
+    else:
+        _recompile(parser, args, None)
     with open_output(args.output or "-") as out:
-        for block, (heads, labels) in zip(blocks, parses):
-            lines = list(block.lines)
-            for at, cols, h, lab in zip(block.at, block.words, heads, labels):
-                lines[at] = "\t".join(cols[:6] + [str(h), lab, "_"] + cols[9:])
-            out.write("\n".join(lines) + "\n\n")
+        # Batches: output starts at once and memory stays bounded on long input.
+        for batch in batched(blocks, args.batch_size, desc="parsing"):
+            for block, (heads, labels) in zip(batch, parser.parse(_words(batch))):
+                lines = list(block.lines)
+                for at, cols, h, lab in zip(block.at, block.words, heads, labels):
+                    lines[at] = "\t".join(cols[:6] + [str(h), lab, "_"] + cols[9:])
+                out.write("\n".join(lines) + "\n\n")
+            out.flush()
     return 0
 
 

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import io
+from typing import Iterator, List, Tuple
+
 import numpy as np
 
-from .._errors import ConjunctError
+from .._errors import ConjunctError, DataFormatError
+from ..data import sniff_format
+from ..progress import bar
 from ._common import as_classifier, load_model, open_output, option, output_option
 
 PRINTS = ("labels", "margins", "accuracy")
@@ -22,27 +27,77 @@ def register(sub) -> None:
     option(r, "binarize")
     r.add_argument("--mmap", action="store_true", help="memory-map a conjunct model file instead of reading it")
     option(r, "jobs", help="threads to classify with (default 1)")
+    option(r, "batch_size", default=10000, help="lines read, classified and written at a time (default 10000): output "
+                                                "starts at once and memory stays bounded")
+    option(r, "quiet", help="no progress bar")
     r.set_defaults(func=run)
 
 
 def run(args) -> int:
-    from ..data import read_data
-
     if args.output in PRINTS:
         # Earlier releases chose what to print with --output; it now names the file.
         raise ConjunctError(f"-o/--output names the output file; to print {args.output} use --print {args.output} "
                             f"(for a file of that name, write ./{args.output})")
     clf = as_classifier(load_model(args.model, binarize=args.binarize, mmap=args.mmap), args.method)
-    X, y = read_data(args.data, format=args.format, features=clf.features, binarize=args.binarize)
-    margins = clf.decision_function(X, n_jobs=args.jobs)
-    labels = clf.rule.predict(margins)
+    fmt = args.format
+    if fmt == "auto":
+        named = clf.features is not None and not clf.features.is_numeric
+        fmt = ("strings" if named else "svmlight") if args.data == "-" else sniff_format(args.data)
+    correct = total = 0
     with open_output(args.output) as out:
+        # Batches of lines: output starts at once and memory stays bounded on long input.
+        for X, y in _batches(args.data, args.batch_size, fmt, clf.features, args.binarize):
+            margins = clf.decision_function(X, n_jobs=args.jobs)
+            labels = clf.rule.predict(margins)
+            if args.print_ == "accuracy":
+                correct += int(np.sum(labels.astype(str) == y.astype(str)))
+                total += len(y)
+            elif args.print_ == "labels":
+                out.writelines(f"{v}\n" for v in labels)
+            else:
+                M = margins.reshape(len(labels), -1)
+                out.writelines(f"{labels[i]}\t" + " ".join(f"{v:.17g}" for v in M[i]) + "\n" for i in range(len(labels)))
+            out.flush()
         if args.print_ == "accuracy":
-            correct = int(np.sum(labels.astype(str) == y.astype(str)))
-            out.write(f"accuracy {correct / len(y):.6f} ({correct}/{len(y)})\n")
-        elif args.print_ == "labels":
-            out.writelines(f"{v}\n" for v in labels)
-        else:
-            M = margins.reshape(len(labels), -1)
-            out.writelines(f"{labels[i]}\t" + " ".join(f"{v:.17g}" for v in M[i]) + "\n" for i in range(len(labels)))
+            out.write(f"accuracy {correct / total:.6f} ({correct}/{total})\n")
     return 0
+
+
+def _batches(path: str, size: int, fmt: str, features, binarize: bool) -> Iterator[Tuple[object, np.ndarray]]:
+    """(X, y) of every ``size`` lines of a data file, read as they come; errors name the file's own line."""
+    from ..data import _numbered, _open_text, read_data
+
+    def parse(text: str, first: int):
+        stream = io.StringIO(text)
+        stream.name = name  # errors name the file
+        try:
+            return read_data(stream, format=fmt, features=features, binarize=binarize)
+        except DataFormatError as e:
+            if e.line is None:
+                raise
+            raise DataFormatError(e.problem, name, e.line + first - 1) from None
+
+    examples = 0
+    with _open_text(path) as (f, name), bar(desc="classifying", unit=" lines") as shown:
+        lines: List[str] = []
+        first = 1
+        for lineno, line in _numbered(f, name):
+            lines.append(line)
+            if len(lines) == size:
+                text, lines = "".join(lines), []
+                if _has_examples(text):
+                    X, y = parse(text, first)
+                    examples += len(y)
+                    yield X, y
+                shown.update(size)
+                first = lineno + 1
+        if lines and _has_examples("".join(lines)):
+            X, y = parse("".join(lines), first)
+            examples += len(y)
+            yield X, y
+    if not examples:
+        raise DataFormatError("no examples (the file is empty or only has comments)", name)
+
+
+def _has_examples(text: str) -> bool:
+    return any(line.strip() and not line.lstrip().startswith("#") for line in text.splitlines())

@@ -3,9 +3,9 @@ classification), segment raw text, or evaluate one."""
 
 from __future__ import annotations
 
-from ..data import _open_text
-from ._common import (add_command_group, add_pipeline_train, add_pipeline_use, load_pipeline, on_cluster, open_output,
-                      pipeline_params, print_speed, train_pipeline)
+from ..data import _numbered, _open_text
+from ._common import (add_command_group, add_pipeline_train, add_pipeline_use, batched, load_pipeline, needs_input_events,
+                      on_cluster, open_output, pipeline_params, print_speed, recompile, train_pipeline)
 
 
 def register(sub) -> None:
@@ -31,17 +31,30 @@ def run_train(args) -> int:
     return train_pipeline(args, seg, read_segmented_conllu(args.data))
 
 
+def _pieces(path: str):
+    """Per input line, its whitespace-separated pieces (whitespace is a word boundary already)."""
+    with _open_text(path) as (f, name):
+        for _, line in _numbered(f, name):
+            yield line.split()
+
+
 def run_run(args) -> int:
     if args.scheduler:
         return on_cluster(args, unit="line")  # one sentence per line
-    with _open_text(args.data) as (f, _):
-        lines = [line.rstrip("\r\n") for line in f]
-    pieces = [line.split() for line in lines]  # whitespace separates words already
-    flat = [p for ps in pieces for p in ps]
-    words = iter(load_pipeline(args, "ja-segment", flat).segment(flat))
+    method, args.method = args.method, None  # recompiled below, once the events are known
+    segmenter = load_pipeline(args, "ja-segment")
+    lines = _pieces(args.data)
+    if needs_input_events(segmenter, method, None):
+        lines = list(lines)  # the fstrie is built on the input
+        recompile(segmenter, method, [p for ps in lines for p in ps])
+    else:
+        recompile(segmenter, method, None)
     with open_output(args.output) as out:
-        for ps in pieces:
-            out.write(" ".join(w for _ in ps for w in next(words)) + "\n")
+        for batch in batched(lines, args.batch_size, desc="segmenting", unit=" lines"):
+            words = iter(segmenter.segment([p for ps in batch for p in ps]))
+            for ps in batch:
+                out.write(" ".join(w for _ in ps for w in next(words)) + "\n")
+            out.flush()
     return 0
 
 

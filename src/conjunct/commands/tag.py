@@ -6,7 +6,8 @@ import sys
 import time
 
 from .._errors import ConjunctError
-from ._common import add_command_group, fit, load_object, on_cluster, open_output, option, output_option
+from ..progress import bar, bars_enabled
+from ._common import add_command_group, at_least, fit, load_object, on_cluster, open_output, option, output_option
 
 
 def register(sub) -> None:
@@ -16,17 +17,18 @@ def register(sub) -> None:
     tsub = add_command_group(sub, "tag", help="sequence labeling: train a tagger, tag text, evaluate (staggered decoding)")
 
     def corpus_args(p, tags: bool = True):
-        p.add_argument("--format", choices=FORMATS, default="auto",
-                       help="corpus format (default: detect; .conllu files are CoNLL-U)")
+        p.add_argument("--format", choices=FORMATS if not tags else [f for f in FORMATS if f != "text"], default="auto",
+                       help="corpus format (default: detect; .conllu files are CoNLL-U" +
+                            ("; text: one sentence per line, words separated by spaces)" if not tags else ")"))
         if tags:
             p.add_argument("--tag-field", default="",
                            help="tags to learn: a CoNLL-U column (xpos [default], upos, upos|feats, ...) or, for "
-                                "CoNLL-2000, pos, chunk or joint [default]")
+                                "CoNLL-2000, pos, chunk or joint [default]; eval: the model's by default")
 
     def decoder_args(p, default=None):
         p.add_argument("--decoder", choices=DECODERS, default=default,
                        help="decoder (default: the model's, staggered-column for a new one)")
-        p.add_argument("--beam-width", type=int, default=None, help="beam width for --decoder beam")
+        p.add_argument("--beam-width", type=at_least(1), default=None, help="beam width for --decoder beam")
         option(p, "jobs", help="threads for decoding (default 1)")
 
     tr = tsub.add_parser("train", help="train a tagger on a tagged corpus")
@@ -39,7 +41,7 @@ def register(sub) -> None:
                                  "for N local workers; one shard per worker)")
     corpus_args(tr)
     tr.add_argument("--decoder", choices=DECODERS, default="staggered-column", help="decoder for training and tagging")
-    tr.add_argument("--beam-width", type=int, default=4, help="beam width for --decoder beam")
+    tr.add_argument("--beam-width", type=at_least(1), default=4, help="beam width for --decoder beam")
     tr.set_defaults(func=run_train)
 
     tg = tsub.add_parser("tag", help="tag a corpus: word<TAB>tag per line, a blank line between sentences")
@@ -71,11 +73,24 @@ def _load_tagger(args):
     return tagger
 
 
+def _tag_field(path: str, fmt: str, field: str) -> str:
+    """The tag field a corpus gives with ``--tag-field field`` ('' for plain columns)."""
+    from ..tagging.io import _sniff
+
+    fmt = _sniff(path) if fmt == "auto" else fmt
+    if fmt == "conllu":
+        return (field or "xpos").lower()
+    if fmt == "conll2000":
+        return field or "joint"
+    return ""
+
+
 def run_train(args) -> int:
     from ..tagging import HMMTagger, PerceptronTagger
     from ..tagging.io import read_tagged
 
     words, tags = read_tagged(args.data, format=args.format, tag_field=args.tag_field)
+    field = _tag_field(args.data, args.format, args.tag_field)
     if args.model == "hmm":
         tagger = HMMTagger(decoder=args.decoder, beam_width=args.beam_width)
     else:
@@ -86,6 +101,8 @@ def run_train(args) -> int:
         raise ConjunctError("--scheduler trains perceptron taggers (an HMM is counted in one pass)")
     fit(args, tagger, words, tags)
     elapsed = time.perf_counter() - t0
+    if field:
+        tagger.tag_field_ = field
     tagger.save(args.output)
     if not args.quiet:
         print(f"trained a {args.model} tagger on {len(words)} sentences, {len(tagger.labels_)} labels, "
@@ -108,15 +125,17 @@ def run_tag(args) -> int:
     # Batches keep memory bounded on large inputs; each is tagged and written
     # before the next is read.
     batch, done, t0 = [], 0, time.perf_counter()
-    with open_output(args.output) as out:
+    with open_output(args.output) as out, bar(desc="tagging", unit=" sentences") as shown:
 
         def flush() -> None:
             nonlocal done
             tags = tagger.predict(batch, decoder=args.decoder, beam_width=args.beam_width, n_jobs=args.jobs)
             write_tagged(out, batch, tags)
+            out.flush()
             done += len(batch)
+            shown.update(len(batch))
             batch.clear()
-            if not args.quiet:
+            if not args.quiet and not bars_enabled():
                 print(f"tagged {done:,} sentences ({done / (time.perf_counter() - t0):,.0f}/s)", file=sys.stderr)
 
         for words in iter_words(args.data, format=args.format):
@@ -132,7 +151,12 @@ def run_eval(args) -> int:
     from ..tagging.io import read_tagged
 
     tagger = _load_tagger(args)
-    words, gold = read_tagged(args.data, format=args.format, tag_field=args.tag_field)
+    trained_on = getattr(tagger, "tag_field_", None)
+    field = args.tag_field or trained_on or ""
+    if trained_on and args.tag_field and _tag_field(args.data, args.format, args.tag_field) != trained_on:
+        raise ConjunctError(f"{args.model} was trained on {trained_on!r} tags, not {args.tag_field!r}; "
+                            f"omit --tag-field to evaluate on {trained_on!r}")
+    words, gold = read_tagged(args.data, format=args.format, tag_field=field)
     t0 = time.perf_counter()
     result = tagger.decode(words, decoder=args.decoder, beam_width=args.beam_width, n_jobs=args.jobs)
     elapsed = time.perf_counter() - t0

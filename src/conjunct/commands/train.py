@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 import time
 
-from ._common import fit, option, output_option, verbosity
+from ._common import fit, memory_size, option, output_option, verbosity
 
 
 def register(sub) -> None:
@@ -26,8 +26,9 @@ def register(sub) -> None:
                    help="margin computation (all train the same model; default slicing)")
     t.add_argument("--common-features", type=int, default=None,
                    help="N: explicit weights for conjunctions of the N most frequent features (split, slicing)")
-    t.add_argument("--memory-budget", type=float, default=None, metavar="MB",
+    t.add_argument("--weight-budget", type=float, default=None, metavar="MB",
                    help="megabytes for explicit weights; N is halved when exceeded (split, slicing)")
+    option(t, "memory_budget", type=_size_or_megabytes)
     t.add_argument("--no-average", dest="average", action="store_false", help="keep the last model instead of the averaged one")
     for name, what in (("reuse", "reuse of partial margins (off: SL*)"), ("terminate", "early termination")):
         g = t.add_mutually_exclusive_group()
@@ -53,6 +54,16 @@ def register(sub) -> None:
     t.set_defaults(func=run)
 
 
+class _LegacyMegabytes(float):
+    """``--memory-budget`` given as a bare number: its meaning of earlier releases (--weight-budget MB)."""
+
+
+def _size_or_megabytes(text: str):
+    if text.strip().replace(".", "", 1).isdigit():
+        return _LegacyMegabytes(text)
+    return memory_size(text)
+
+
 def _read(path: str, fmt: str, binarize: bool):
     from ..data import read_strings, read_svmlight, sniff_format
 
@@ -67,12 +78,18 @@ def run(args) -> int:
     from .._errors import ConjunctError
     from ..training import L1LogLinearClassifier, PAClassifier
 
+    if isinstance(args.memory_budget, _LegacyMegabytes):
+        print(f"conjunct: warning: --memory-budget {args.memory_budget:g} (megabytes of explicit weights) is now "
+              f"--weight-budget {args.memory_budget:g}; --memory-budget takes a size with a unit (8G) and caps every "
+              f"allocation", file=sys.stderr)
+        if args.weight_budget is None:
+            args.weight_budget = float(args.memory_budget)
     X, y = _read(args.data, args.format, args.binarize)
     verbose = verbosity(args)
     if args.algorithm == "pa":
         est = PAClassifier(args.degree, C=args.C, learner=args.learner, margin=args.margin, n_iter=args.iterations,
                            average=args.average, common_features=args.common_features,
-                           memory_budget=args.memory_budget, reuse=args.reuse, terminate=args.terminate,
+                           memory_budget=args.weight_budget, reuse=args.reuse, terminate=args.terminate,
                            fit_intercept=args.fit_intercept, gamma=args.gamma, coef0=args.coef0, shuffle=args.shuffle,
                            random_state=args.seed, verbose=verbose)
     else:

@@ -16,6 +16,7 @@ import numpy as np
 
 from .. import _core
 from .._errors import ConjunctError
+from .._jobs import resolve_n_jobs
 
 __all__ = ["DECODERS", "EXACT_DECODERS", "ChainDecoder", "Decoded", "check_decoder"]
 
@@ -179,7 +180,7 @@ class LinearChainModel:
         """(paths, scores, iterations) of every sentence (token rows [sent_ptr[i], sent_ptr[i+1]))."""
         check_decoder(decoder, beam_width)
         return self._core.decode_batch(indptr, ids, sent_ptr, decoder, beam_width=int(beam_width),
-                                       n_threads=int(n_jobs))
+                                       n_threads=resolve_n_jobs(n_jobs))
 
     def emissions(self, indptr, ids) -> np.ndarray:
         """The emission table of one sentence (start and end scores folded in)."""

@@ -14,27 +14,47 @@ __all__ = ["FORMATS", "iter_words", "read_tagged", "write_tagged"]
 #: Corpus formats: ``conllu`` (tags from ``tag_field``, e.g. ``xpos``, ``upos``,
 #: ``upos|feats``), ``conll2000`` (``word POS chunk``; tags ``pos``, ``chunk`` or
 #: ``joint`` = ``POS|chunk``), ``columns`` (``word tag`` per line, or just the
-#: word when tagging).
-FORMATS = ("auto", "conllu", "conll2000", "columns")
+#: word when tagging), ``text`` (one sentence per line, words separated by
+#: spaces; for tagging only).
+FORMATS = ("auto", "conllu", "conll2000", "columns", "text")
+
+# Lines the format sniffer looks at.
+_SNIFF_LINES = 200
+
+
+def _format_of(lines: Sequence[str]) -> str:
+    """The format of a corpus's first non-comment, non-blank lines: 10 tab
+    columns is CoNLL-U; a varying number of fields per line is text (one
+    sentence per line); else 3 fields is CoNLL-2000 and others are columns."""
+    widths = {len(line.split()) for line in lines}
+    if len(lines[0].rstrip("\r\n").split("\t")) == 10:
+        return "conllu"
+    if len(widths) > 1:
+        return "text"
+    return "conll2000" if widths == {3} else "columns"
 
 
 def _sniff(path: str) -> str:
     if path.endswith(".conllu"):
         return "conllu"
+    lines: List[str] = []
     try:
-        with open(path, encoding="utf-8") as f:
+        with open(path, encoding="utf-8-sig") as f:
             for line in f:
                 if line.startswith("#") or not line.strip():
                     continue
-                n = len(line.rstrip("\n").split("\t"))
-                if n == 10:
-                    return "conllu"
-                return "conll2000" if len(line.split()) == 3 else "columns"
+                lines.append(line)
+                if len(lines) == _SNIFF_LINES:
+                    break
     except FileNotFoundError:
         raise DataFormatError("no such file", path) from None
+    except IsADirectoryError:
+        raise DataFormatError("is a directory, not a corpus file", path) from None
     except UnicodeDecodeError as e:
         raise DataFormatError(f"not UTF-8 text ({e.reason})", path) from None
-    raise DataFormatError("no sentences", path)
+    if not lines:
+        raise DataFormatError("no sentences", path)
+    return _format_of(lines)
 
 
 def _read_columns(path: str, with_tags: bool) -> Tuple[List[List[str]], List[List[str]]]:
@@ -70,6 +90,9 @@ def read_tagged(path, *, format: str = "auto", tag_field: str = "", with_tags: b
     if format not in FORMATS:
         raise DataFormatError(f"unknown corpus format {format!r} (choose from {', '.join(FORMATS)})", name)
     fmt = _sniff(name) if format == "auto" else format
+    if fmt == "text":
+        raise DataFormatError("text (one sentence per line) has no tags; give a tagged corpus (CoNLL-U, CoNLL-2000 "
+                              "or 'word tag' columns)", name)
     if fmt == "conllu":
         rows = read_conllu(name, fields=("form", tag_field or "xpos"))
         return [[r[0] for r in s] for s in rows], [[r[1] for r in s] for s in rows]
@@ -109,17 +132,32 @@ def iter_words(path, *, format: str = "auto") -> Iterator[List[str]]:
         raise DataFormatError(f"unknown corpus format {format!r} (choose from {', '.join(FORMATS)})", name)
     fmt = _sniff(name) if format == "auto" and name != "-" else format
     count = 0
+    width = width_line = None
     with _open_text(name) as (f, name):
         for block in _sentence_blocks(f, name):
             if fmt == "auto":
-                first = next((line for _, line in block if not line.startswith("#")), block[0][1])
-                fmt = "conllu" if len(first.split("\t")) == 10 else "columns"
+                fmt = _format_of([line for _, line in block if not line.startswith("#")] or [block[0][1]])
             if fmt == "conllu":
                 words = conllu_sentence(block, name).column("form")
                 if not words:
                     continue
+            elif fmt == "text":
+                for _, line in block:
+                    count += 1
+                    yield line.split()
+                continue
             else:
-                words = [line.split()[0] for _, line in block]
+                words = []
+                for lineno, line in block:
+                    fields = line.split()
+                    # Never drop words silently: a line of several words is text, not a token line.
+                    if width is None:
+                        width, width_line = len(fields), lineno
+                    elif len(fields) != width:
+                        raise DataFormatError(
+                            f"{len(fields)} columns where line {width_line} had {width}: a {fmt} corpus has one "
+                            f"token per line; for one sentence per line give --format text", name, lineno)
+                    words.append(fields[0])
             count += 1
             yield words
     if not count:

@@ -3,7 +3,6 @@ to a :class:`~conjunct.tagging.chain.LinearChainModel` and decoded in C++."""
 
 from __future__ import annotations
 
-import sys
 import threading
 import time
 from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple
@@ -13,6 +12,7 @@ import numpy as np
 from .._errors import ConjunctError, DataFormatError, ModelFormatError
 from .._params import Params
 from ..persistence import Saveable
+from ..progress import Slices, bar, say
 from .chain import LinearChainModel, check_decoder
 from .features import FEATURE_VERSION, LEGACY_TEMPLATES, EncodingCache, Featurizer, _encode_strings
 
@@ -143,6 +143,8 @@ class _ChainTagger(Saveable, Params):
         blob, offsets = _encode_strings(self.feature_names_)
         arrays = {**self.model_.arrays(), "names_blob": blob, "names_offsets": offsets}
         meta = {"params": self.get_params(), "labels": list(self.labels_), **self._extra_meta()}
+        if getattr(self, "tag_field_", None):
+            meta["tag_field"] = self.tag_field_
         return self.kind, meta, arrays
 
     @classmethod
@@ -152,6 +154,8 @@ class _ChainTagger(Saveable, Params):
             tagger.labels_ = [str(y) for y in meta["labels"]]
             tagger.feature_names_ = _decode_strings(arrays["names_blob"], arrays["names_offsets"])
             tagger._restore(meta)
+            if meta.get("tag_field"):
+                tagger.tag_field_ = str(meta["tag_field"])
             tagger.model_ = LinearChainModel(arrays["w_indptr"], arrays["w_labels"], arrays["w_values"],
                                              arrays["transitions"], arrays["start"], arrays["end"],
                                              tagger._base_feature())
@@ -181,7 +185,8 @@ class _ChainTagger(Saveable, Params):
         self._check_fitted()
         return {"kind": self.kind.replace("_", " "), "labels": len(self.labels_), "features": len(self.feature_names_),
                 "emission_weights": int(len(self.model_.w_values)), "decoder": self.decoder,
-                "most_frequent_labels": list(self.labels_[:10]), **self.get_params()}
+                "most_frequent_labels": list(self.labels_[:10]), "tag_field": getattr(self, "tag_field_", None),
+                **self.get_params()}
 
 
 class PerceptronTagger(_ChainTagger):
@@ -220,6 +225,10 @@ class PerceptronTagger(_ChainTagger):
         The compiled model.
     train_log_ : list of dict
         Per epoch: token errors, sentence errors, decoder search steps, seconds.
+    tag_field_ : str, optional
+        Which corpus tags it learned (``xpos``, ``upos|feats``, ``joint``, ...),
+        set by ``conjunct tag train`` and saved with the model; ``conjunct tag
+        eval`` reads the same field by default.
     """
 
     kind = "perceptron_tagger"
@@ -266,13 +275,22 @@ class PerceptronTagger(_ChainTagger):
         trainer = _core.PerceptronTrainer(len(self.feature_names_), len(self.labels_))
         rng = np.random.default_rng(self.random_state)
         order = np.arange(len(ptr) - 1, dtype=np.int64)
-        self.train_log_ = []
-        for epoch in range(1, int(self.n_iter) + 1):
-            if self.shuffle:
-                rng.shuffle(order)
-            t0 = time.perf_counter()
-            st = dict(trainer.epoch(indptr, ids, ptr, gold, order, self.decoder, beam_width=int(self.beam_width)))
-            self._log_epoch(st, epoch, time.perf_counter() - t0)
+        slices = Slices()
+        with bar(total=(len(ptr) - 1) * int(self.n_iter), desc=f"training {type(self).__name__}",
+                 unit=" sentences") as shown:
+            for epoch in range(1, int(self.n_iter) + 1):
+                if self.shuffle:
+                    rng.shuffle(order)
+                t0 = time.perf_counter()
+                st: dict = {}
+
+                def step(part):  # the trainer carries its state over: slices train as one pass
+                    stats = trainer.epoch(indptr, ids, ptr, gold, part, self.decoder, beam_width=int(self.beam_width))
+                    for key, value in stats.items():
+                        st[key] = st.get(key, 0) + value
+
+                slices.run(step, order, shown)  # Ctrl-C and the bar stay responsive
+                self._log_epoch(st, epoch, time.perf_counter() - t0)
         return self._finish(trainer)
 
     def _training_arrays(self, sentences, tags):
@@ -296,10 +314,10 @@ class PerceptronTagger(_ChainTagger):
         st["epoch"], st["seconds"] = epoch, seconds
         self.train_log_.append(st)
         if self.verbose:
-            print(f"epoch {epoch}/{self.n_iter}: token error {st['token_errors'] / max(1, st['tokens']):.4f}, "
-                  f"sentence error {st['sentence_errors'] / max(1, st['sentences']):.4f}, "
-                  f"{st['iterations'] / max(1, st['sentences']):.2f} search steps/sentence ({self.decoder}), "
-                  f"{st['seconds']:.2f} s", file=sys.stderr, flush=True)
+            say(f"epoch {epoch}/{self.n_iter}: token error {st['token_errors'] / max(1, st['tokens']):.4f}, "
+                f"sentence error {st['sentence_errors'] / max(1, st['sentences']):.4f}, "
+                f"{st['iterations'] / max(1, st['sentences']):.2f} search steps/sentence ({self.decoder}), "
+                f"{st['seconds']:.2f} s")
 
     def _finish(self, trainer) -> "PerceptronTagger":
         """The model of a trainer's state (averaged if ``average``)."""

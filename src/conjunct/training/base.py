@@ -4,7 +4,6 @@ fit / partial_fit lifecycle, prediction and pickling of the C++ trainer."""
 
 from __future__ import annotations
 
-import sys
 import time
 from typing import Callable
 
@@ -13,6 +12,7 @@ import numpy as np
 from .._errors import ConjunctError, DataFormatError
 from .._params import Params
 from ..labels import labels_array
+from ..progress import Slices, bar, say
 from .encoding import FeatureEncoder, labels_of
 
 __all__ = ["OnlineEstimator"]
@@ -41,9 +41,9 @@ class OnlineEstimator(_ClassifierMixin, _Base):
             mem = info.get("memory_bytes")
             mem_text = f", {mem / 1e6:.1f} MB" if mem is not None else ""
             extra = f", {info['support_vectors']:,} SVs" if "support_vectors" in info else ""
-            print(f"[{type(self).__name__}] epoch {info['epoch']}: {info['rounds']:,} rounds, "
-                  f"{info['examples_per_second']:,.0f} examples/s, {info['updates']:,} updates{extra}{mem_text}, "
-                  f"{info['elapsed']:.2f} s", file=sys.stderr, flush=True)
+            say(f"[{type(self).__name__}] epoch {info['epoch']}: {info['rounds']:,} rounds, "
+                f"{info['examples_per_second']:,.0f} examples/s, {info['updates']:,} updates{extra}{mem_text}, "
+                f"{info['elapsed']:.2f} s")
         if self.callback is not None and self.callback(info) is False:
             return False
         return True
@@ -53,22 +53,28 @@ class OnlineEstimator(_ClassifierMixin, _Base):
         often = self.verbose >= 2 or self.callback is not None
         every = _PROGRESS_EVERY if often else max(n, 1)
         start_time = time.perf_counter()
-        for _ in range(n_iter):
-            order = self._rng.permutation(n).astype(np.int64) if shuffle else np.arange(n, dtype=np.int64)
-            epoch_start, done, stop = time.perf_counter(), 0, False
-            for lo in range(0, max(n, 1), every):
-                chunk = order[lo:lo + every]
-                step(indptr, indices, labels, chunk)
-                done += chunk.size
-                now = time.perf_counter()
-                report = dict(epoch=self._epochs_done + 1, epoch_done=lo + every >= n, examples=done,
-                              elapsed=now - start_time, examples_per_second=done / max(now - epoch_start, 1e-12), **info())
-                if not self._report(report):
-                    stop = True
-                    break
-            self._epochs_done += 1
-            if stop:
-                return
+        slices = self.__dict__.setdefault("_slices", Slices())  # also for estimators pickled before slices
+        with bar(total=n * n_iter, desc=f"training {type(self).__name__}", unit="ex") as shown:
+            for _ in range(n_iter):
+                order = self._rng.permutation(n).astype(np.int64) if shuffle else np.arange(n, dtype=np.int64)
+                epoch_start, done, stop = time.perf_counter(), 0, False
+                for lo in range(0, max(n, 1), every):
+                    part = order[lo:lo + every]
+                    # Slices keep Ctrl-C and the bar responsive; the model is the same.
+                    slices.run(lambda p: step(indptr, indices, labels, p), part, shown)
+                    done += part.size
+                    now = time.perf_counter()
+                    report = dict(epoch=self._epochs_done + 1, epoch_done=lo + every >= n, examples=done,
+                                  elapsed=now - start_time, examples_per_second=done / max(now - epoch_start, 1e-12),
+                                  **info())
+                    shown.set_postfix_str(f"epoch {report['epoch']}/{n_iter}, {report['updates']:,} updates"
+                                          + (f", {report['support_vectors']:,} SVs" if "support_vectors" in report else ""))
+                    if not self._report(report):
+                        stop = True
+                        break
+                self._epochs_done += 1
+                if stop:
+                    return
 
     # -- lifecycle (the subclasses provide _new_trainer, _save_trainer, _load_trainer) -----------------
     def _reset(self) -> None:
@@ -81,6 +87,7 @@ class OnlineEstimator(_ClassifierMixin, _Base):
         self._epochs_done = 0
         self._rng = np.random.default_rng(self.random_state)
         self.history_ = []
+        self._slices = Slices()
 
     def _start(self, classes: np.ndarray, params: dict) -> None:
         self.classes_ = classes

@@ -14,7 +14,8 @@ from .._errors import ConjunctError
 from ..linear import ConjunctiveLinearModel
 from ..models import KernelModel
 from .base import OnlineEstimator
-from .checks import check_int, check_positive
+from ..validation import MAX_DEGREE
+from .checks import check_int, check_kernel_range, check_positive
 from .encoding import encode_labels
 from .expand import expand
 
@@ -173,9 +174,15 @@ class PAClassifier(OnlineEstimator):
         if N is None:
             # -2: the trainer's automatic N (dense tables); -1: all features (a budget then halves it).
             N = -1 if budget or self.margin not in ("split", "slicing") else -2
-        coef0 = float(self.coef0)
-        if not math.isfinite(coef0):
-            raise ConjunctError(f"coef0 must be finite, got {self.coef0!r}")
+        if degree > MAX_DEGREE:
+            raise ConjunctError(f"degree must be an integer in [1, {MAX_DEGREE}], got {self.degree!r}")
+        coef0 = self.coef0
+        if isinstance(coef0, bool) or not isinstance(coef0, (int, float, np.integer, np.floating)) \
+                or not (math.isfinite(coef0) and coef0 >= 0):
+            # Training needs k increasing in the overlap: the slicing bounds,
+            # early termination and the PA step's k(x, x) assume it.
+            raise ConjunctError(f"coef0 must be a finite number >= 0, got {self.coef0!r}")
+        coef0 = float(coef0)
         reuse = degree >= 3 if self.reuse is None else bool(self.reuse)
         terminate = degree >= 3 if self.terminate is None else bool(self.terminate)
         return dict(degree=degree, gamma=check_positive("gamma", self.gamma), coef0=coef0,
@@ -221,10 +228,15 @@ class PAClassifier(OnlineEstimator):
         self._encoder.learn(M)
         trainer.ensure_features(self._encoder.n_internal)
         indptr, indices = self._encoder.internal(M)
+        p = self._params
+        lengths = np.diff(indptr)
+        check_kernel_range(p["degree"], p["gamma"], p["coef0"],
+                           (int(lengths.max()) if lengths.size else 0) + bool(self.fit_intercept))
         return trainer, indptr, indices, encode_labels(y, self.classes_)
 
     def _train(self, M: sp.csr_matrix, y: np.ndarray, n_iter: int, shuffle: bool) -> None:
         trainer, indptr, indices, labels = self._training_rows(M, y)
+        p = self._params
         traces: List[dict] = []
 
         def step(ip, ix, lab, order):
@@ -243,6 +255,10 @@ class PAClassifier(OnlineEstimator):
         if self.trace:
             self._append_trace(traces)
         self._publish()
+        model = self.model_
+        if not (np.all(np.isfinite(model.dual_coef)) and np.all(np.isfinite(model.intercept))):
+            raise ConjunctError(f"training produced non-finite weights (degree={p['degree']}, gamma={p['gamma']:g}, "
+                                f"coef0={p['coef0']:g}, C={p['C']:g}): lower degree, gamma, coef0 or C")
 
     def _append_trace(self, traces: List[dict]) -> None:
         old = [self.trace_] if hasattr(self, "trace_") else []

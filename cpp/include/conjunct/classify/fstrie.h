@@ -17,6 +17,7 @@
 #include "conjunct/classify/classifier.h"
 #include "conjunct/classify/compile.h"
 #include "conjunct/classify/conjunctive_base.h"
+#include "conjunct/util/progress.h"
 #include "conjunct/util/trie.h"
 
 namespace conjunct {
@@ -56,8 +57,9 @@ struct FstrieArrays {
 // events: rows of internal ids (any order, duplicates allowed; negative ids
 // are features the model does not know and are dropped). degree: d of the
 // utility's computation reduction Delta_d. max_nodes < 0 keeps every prefix.
+// progress (null: current_progress(), may be null too) is ticked once per event and once per prefix weighed.
 FstrieArrays build_fstrie(const CsrView& events, const ConjunctiveBase& base, size_t n_outputs, int degree,
-                          int32_t n_features, int64_t max_nodes);
+                          int32_t n_features, int64_t max_nodes, Progress* progress = nullptr);
 
 // Arrays: col_map, trie.child_begin / label / root_map / weight (K margins
 // per stored prefix), base.* (the base's arrays). Meta: degree, base (its

@@ -16,6 +16,7 @@
 #include "conjunct/classify/alpha.h"
 #include "conjunct/classify/conjunction_store.h"
 #include "conjunct/kernel.h"
+#include "conjunct/util/progress.h"
 
 namespace conjunct {
 
@@ -30,6 +31,8 @@ struct ExpansionOptions {
   // > 1: grow the dense table afterwards, within this factor of the store's
   // bytes (ConjunctionStoreBuilder::grow_dense), up to max_feature features.
   double dense_growth = 1.0;
+  // Ticked once per conjunction visited (progress and Ctrl-C); null: current_progress().
+  Progress* progress = nullptr;
 };
 
 ConjunctionStoreArrays expand_kernel(const PolyKernel& kernel, const CsrView& support_vectors, const AlphaRows& alpha,

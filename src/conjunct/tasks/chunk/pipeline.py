@@ -43,6 +43,9 @@ class Chunker(TaskPipeline):
         self.window = window
 
     def training_examples(self, data):
+        from ...training.checks import check_int
+
+        check_int("window", self.window, 0)  # a negative window has no features: F1 0.00, silently
         _check_gold(data)
         return {self.COMPONENT: training_examples(data, self.window)}
 

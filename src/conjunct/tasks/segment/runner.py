@@ -9,6 +9,7 @@ from typing import List, Sequence
 
 import numpy as np
 
+from ..._jobs import resolve_n_jobs
 from ..runner import Runner, check_classifier, events_matrix
 from .features import SegmentEncoder, boundary_features
 from .oracle import words_from_boundaries
@@ -36,7 +37,7 @@ class BoundaryClassifier(Runner):
         indptr, cols, ptr = self.encoder.encode(texts)
         t1 = time.perf_counter()
         clf = self.classifier
-        index = clf._core.predict_batch(indptr=indptr, indices=cols, n_threads=int(self.n_jobs), early_exit=bool(self.early_exit))
+        index = clf._core.predict_batch(indptr=indptr, indices=cols, n_threads=resolve_n_jobs(self.n_jobs), early_exit=bool(self.early_exit))
         t2 = time.perf_counter()
         self.count(decisions=len(index), classifier_seconds=t2 - t1, encode_seconds=t1 - t0)
         cuts = np.asarray(index) == self.cut_class

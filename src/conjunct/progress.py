@@ -1,0 +1,145 @@
+"""Progress bars for long jobs (training epochs, tagging and parsing files).
+
+Bars are drawn by tqdm (the ``progress`` extra: ``pip install conjunct[progress]``)
+on standard error, and only inside :func:`progress_bars` — the command line
+turns them on unless ``-q`` is given — when standard error is a terminal.
+They never write to standard output. Library calls outside that block draw
+nothing, so scripts and tests see no bars.
+
+>>> from conjunct.progress import bar
+>>> with bar(total=3, desc="work") as b:   # outside progress_bars: draws nothing
+...     b.update(3)
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import os
+import sys
+import time
+from typing import Callable, Iterator, Optional
+
+import numpy as np
+
+__all__ = ["progress_bars", "bar", "bars_enabled", "say", "Slices"]
+
+_enabled: contextvars.ContextVar[bool] = contextvars.ContextVar("conjunct_progress_bars", default=False)
+
+
+def _tqdm():
+    try:
+        from tqdm import tqdm
+    except ImportError:
+        return None
+    return tqdm
+
+
+@contextlib.contextmanager
+def progress_bars(enabled: bool = True, *, force: bool = False) -> Iterator[bool]:
+    """Draw bars inside this block when ``enabled``, tqdm is installed and
+    standard error is a terminal (``force``: whatever standard error is).
+    Yields whether bars are drawn."""
+    on = bool(enabled) and _tqdm() is not None and (force or _isatty(sys.stderr))
+    token = _enabled.set(on)
+    try:
+        yield on
+    finally:
+        _enabled.reset(token)
+
+
+def bars_enabled() -> bool:
+    """Whether :func:`bar` draws (inside an enabled :func:`progress_bars`)."""
+    return _enabled.get()
+
+
+def _isatty(stream) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):
+        return False
+
+
+class _Silent:
+    """What :func:`bar` returns when bars are off: accepts the calls, draws nothing."""
+
+    n = 0
+
+    def update(self, n: float = 1) -> None:
+        self.n += n
+
+    def set_postfix_str(self, s: str = "", refresh: bool = True) -> None:
+        pass
+
+    def set_description_str(self, s: str = "", refresh: bool = True) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+def bar(total: Optional[float] = None, desc: str = "", unit: str = "it", **kwargs):
+    """A tqdm bar on standard error with rate and ETA (``total`` None: a
+    counter with its rate), or a silent stand-in when bars are off."""
+    tqdm = _tqdm() if _enabled.get() else None
+    if tqdm is None:
+        return _Silent()
+    # A terminal that reports no width (a bare pty) gets 80 columns, not an empty bar.
+    width = _columns(sys.stderr)
+    size = {} if width > 0 else dict(ncols=80, nrows=24)
+    return tqdm(total=total, desc=desc, unit=unit, file=sys.stderr, dynamic_ncols=width > 0, leave=True,
+                unit_scale=True, mininterval=0.2, **size, **kwargs)
+
+
+def _columns(stream) -> int:
+    try:
+        return os.get_terminal_size(stream.fileno()).columns
+    except (AttributeError, ValueError, OSError):
+        return 0
+
+
+def say(line: str) -> None:
+    """Print a line on standard error without breaking a bar being drawn."""
+    tqdm = _tqdm() if _enabled.get() else None
+    if tqdm is None:
+        print(line, file=sys.stderr, flush=True)
+    else:
+        tqdm.write(line, file=sys.stderr)
+
+
+# Long C++ passes run in slices of about SLICE_SECONDS (the number of items
+# adapts to the speed), so Ctrl-C acts and bars move within a fraction of a second.
+SLICE_SECONDS = 0.05
+FIRST_SLICE, MIN_SLICE, MAX_SLICE = 1024, 64, 1 << 20
+
+
+class Slices:
+    """Runs a pass over ``order`` as calls on consecutive slices of it, each
+    about :data:`SLICE_SECONDS` long. The caller's ``step`` must carry its
+    state from one call to the next (the trainers do), so the result is the
+    same as one call's; Python handles Ctrl-C between slices."""
+
+    def __init__(self):
+        self.size = FIRST_SLICE
+
+    def run(self, step: Callable[[np.ndarray], None], order: np.ndarray, shown=None) -> None:
+        """Call ``step(part)`` on consecutive parts of ``order``; ``shown`` (a bar) counts them."""
+        lo = 0
+        while lo < order.size:
+            size = self.size
+            part = order[lo:lo + size]
+            t0 = time.perf_counter()
+            step(part)
+            took = time.perf_counter() - t0
+            lo += part.size
+            if shown is not None:
+                shown.update(part.size)
+            if part.size == size:  # adapt to the current speed, at most doubling or halving
+                scale = min(max(SLICE_SECONDS / max(took, 1e-6), 0.5), 2.0)
+                self.size = int(min(max(size * scale, MIN_SLICE), MAX_SLICE))
