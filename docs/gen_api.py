@@ -37,7 +37,9 @@ MODULES: Sequence[Tuple[str, Optional[Sequence[str]], str]] = (
     ("conjunct.tasks.english", ["EnglishDependencyParser", "read_ud_english"], "The English arc-eager dependency parser."),
     ("conjunct.tasks.chunk", ["Chunker"], "The CoNLL-2000 chunker."),
     ("conjunct.tasks.segment", ["WordSegmenter"], "The Japanese word segmenter."),
+    ("conjunct.analysis", None, "Text in, analysis out: the English and Japanese text pipelines."),
     ("conjunct.plot", None, "Figures (needs matplotlib: `pip install 'conjunct[plot]'`)."),
+    ("conjunct.dask", None, "Processing and training on a Dask cluster (needs dask: `pip install 'conjunct[dask]'`)."),
 )
 # The persistence protocol: every saved object has them; save / load / pickle are the API.
 SKIPPED_METHODS = {"to_container", "from_container", "to_meta", "from_meta", "from_arrays"}

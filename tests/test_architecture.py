@@ -181,7 +181,7 @@ def test_every_saveable_kind_is_known_to_the_file_layer():
     from conjunct.persistence import KINDS, Saveable
     from conjunct.tasks.base import TASKS, TaskPipeline
 
-    for module in ("conjunct.tagging", *TASKS.modules.values()):  # importing them registers their classes
+    for module in ("conjunct.tagging", "conjunct.analysis", *TASKS.modules.values()):  # importing them registers their classes
         importlib.import_module(module)
 
     def subclasses(cls):

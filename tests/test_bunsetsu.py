@@ -119,5 +119,95 @@ def test_pa_trained_pipeline_degrees_methods_and_python_reference(shared_data):
         heads[method] = p.parse(dev)
     assert all(h == heads["pkb"] for h in heads.values())
     clf = p.classifier_
-    python = [sassano_parse(len(s), lambda i, j, f=SentenceFeatures(s): clf.predict_one(f.pair(i, j)) == 1) for s in dev]
+    python = []
+    for s in dev:
+        f, h = SentenceFeatures(s), [-1] * len(s)
+        python.append(sassano_parse(len(s), lambda i, j: clf.predict_one(f.pair(i, j, h)) == 1, h))
     assert python == heads["pkb"]
+
+
+def _cxx_oracle(sentences, groups, index):
+    from conjunct.tasks.bunsetsu.runner import bunsetsu_features, token_arrays
+
+    fields, bunsetsu_ptr, sentence_ptr = token_arrays(sentences)
+    gold = np.asarray([h for s in sentences for h in s.heads], dtype=np.int32)
+    heads, decisions, _, _, (ptr, ids), labels = bunsetsu_features(index, groups).oracle(
+        fields=fields, bunsetsu_ptr=bunsetsu_ptr, sentence_ptr=sentence_ptr, gold=gold)
+    return heads, ptr, ids, labels
+
+
+GROUP_SETS = [("core",), ("core", "siblings", "coord"), ("core", "edge", "context"), ("core", "particles", "brackets"), None]
+
+
+@pytest.mark.realdata
+@pytest.mark.parametrize("groups", GROUP_SETS)
+def test_cxx_features_equal_python_reference(shared_data, groups):
+    """The C++ templates give exactly the columns of the Python reference
+    templates for every oracle decision of real sentences (features the model
+    does not know are dropped on both sides)."""
+    from conjunct.features import FeatureIndex
+    from conjunct.tasks.bunsetsu import FEATURE_GROUPS
+
+    groups = FEATURE_GROUPS if groups is None else groups
+    data = shared_data / "ud_japanese_gsd"
+    train = [s for s in load_gsd_bunsetsu(data, "train")[:1500] if is_head_final_projective(s.heads)]
+    dev = [s for s in load_gsd_bunsetsu(data, "dev") if is_head_final_projective(s.heads)]
+    feats, labels, _ = training_examples(train, groups)
+    index = FeatureIndex.from_data(feats)
+    for sents in (train, dev):  # dev: many features unknown to the index
+        feats, labels, _ = training_examples(sents, groups)
+        heads, ptr, ids, cxx_labels = _cxx_oracle(sents, groups, index)
+        assert cxx_labels.tolist() == labels
+        assert heads.tolist() == [h for s in sents for h in s.heads]
+        for r, f in enumerate(feats):
+            expected = sorted({i for i in map(index.get, f) if i >= 0})
+            assert ids[ptr[r]:ptr[r + 1]].tolist() == expected, (r, f)
+
+
+def test_cxx_features_reject_bad_input():
+    from conjunct.features import FeatureIndex
+    from conjunct.tasks.bunsetsu.runner import bunsetsu_features
+
+    index = FeatureIndex(names=["dist=1", "m.h.w=犬"])
+    bf = bunsetsu_features(index, ("core",))
+    ptr = np.array([0, 1, 2], dtype=np.int64)
+    sp = np.array([0, 2], dtype=np.int64)
+    gold = np.array([1, -1], dtype=np.int32)
+    ok = "犬\n犬\n名詞-普通名詞-一般\nが\nが\n助詞-格助詞".encode()
+    assert bf.oracle(fields=ok, bunsetsu_ptr=ptr, sentence_ptr=sp, gold=gold)[0].tolist() == [1, -1]
+    with pytest.raises(ValueError, match="holds 7 values where 6 are expected"):
+        bf.oracle(fields=ok + b"\nx", bunsetsu_ptr=ptr, sentence_ptr=sp, gold=gold)
+    with pytest.raises(ValueError, match="no tokens"):
+        bf.oracle(fields=ok, bunsetsu_ptr=np.array([0, 2, 2], dtype=np.int64), sentence_ptr=sp, gold=gold)
+    with pytest.raises(ValueError, match="sentence offsets"):
+        bf.oracle(fields=ok, bunsetsu_ptr=ptr, sentence_ptr=np.array([0, 3], dtype=np.int64), gold=gold)
+    with pytest.raises(ValueError, match="core"):
+        bunsetsu_features(index, ("edge",))
+    with pytest.raises(ValueError, match="twice"):
+        FeatureIndex(names=["a", "a"])
+
+
+def test_token_with_newline_is_rejected():
+    from conjunct.tasks.bunsetsu import Bunsetsu, BunsetsuSentence
+    from conjunct.tasks.bunsetsu.runner import token_arrays
+
+    bad = BunsetsuSentence([Bunsetsu([Token(1, "a\nb", "a", "NOUN", "名詞", 0, "root")])])
+    with pytest.raises(ValueError, match="newline"):
+        token_arrays([bad])
+
+
+def test_model_file_names_its_feature_groups(tmp_path):
+    """A bunsetsu model names the templates it was trained with; files without
+    them (older templates) or with unknown ones are refused, naming the field."""
+    from conjunct import validation
+    from conjunct._errors import ModelFormatError
+    from conjunct.tasks.bunsetsu import FEATURE_GROUPS, BunsetsuDependencyParser
+
+    assert validation.BUNSETSU_GROUPS == FEATURE_GROUPS
+    p = BunsetsuDependencyParser()
+    base = {"task": "bunsetsu", "params": {}, "components": {}}
+    for config, message in (({}, "older conjunct"), ({"groups": ["edge"]}, "including 'core'"),
+                            ({"groups": ["core", "nope"]}, "including 'core'"), (None, "config")):
+        meta = dict(base) if config is None else {**base, "config": config}
+        with pytest.raises(ModelFormatError, match=message):
+            validation.validate("task_pipeline", meta, {}, "x.cjt", owner=type(p))

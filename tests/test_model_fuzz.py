@@ -13,7 +13,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
 import fuzz_models  # noqa: E402
 
 KINDS = {"kernel_model", "conjunctive_linear_model", "feature_index", "classifier", "perceptron_tagger", "hmm_tagger",
-         "task_pipeline"}
+         "task_pipeline", "text_pipeline"}
 
 
 @pytest.fixture(scope="module")
@@ -87,11 +87,37 @@ def _edited(sample, edit):
      "named features|features"),
     ("english_parser", lambda m: m["components"]["transition"]["classifier"]["meta"]["rule"].update(kind="ovo"),
      "rule.kind"),
+    ("text_pipeline_en", lambda m: m.update(lang="xx"), "header field 'lang'"),
+    ("text_pipeline_en", lambda m: m["params"].update(folds=1), "params.folds"),
+    ("text_pipeline_en", lambda m: m["params"].update(surprise=1), "params.surprise"),
+    ("text_pipeline_en", lambda m: m["stages"].pop("parser"), "stages"),
+    ("text_pipeline_en", lambda m: m["stages"].update(parser=m["stages"]["chunker"]), "stages.parser.meta.task"),
+    ("text_pipeline_en", lambda m: m["stages"].update(tagger=None), "stages.tagger"),
+    ("text_pipeline_en", lambda m: m["stages"]["tagger"]["meta"].update(labels=["NOUN", "VERB"]), "joint UPOS|XPOS"),
+    ("text_pipeline_en", lambda m: m["stages"]["tagger"].update(kind="kernel_model"), "stages.tagger.kind"),
 ])
 def test_pipeline_settings_and_components_are_checked(samples, name, edit, match):
     from conjunct import ModelFormatError
 
     sample = next(s for s in samples if s.name == name)
+    with pytest.raises(ModelFormatError, match=match):
+        _edited(sample, edit)()
+
+
+@pytest.mark.parametrize("name,edit,match", [
+    ("perceptron_tagger", lambda m: m.update(feature_version=3), "feature_version"),
+    ("perceptron_tagger", lambda m: m.update(feature_version="2"), "feature_version"),
+    ("hmm_tagger", lambda m: m.pop("smoothing"), "'smoothing': missing"),
+    ("hmm_tagger", lambda m: m.update(smoothing=[1.0, 0.0]), "'smoothing'"),
+    ("hmm_tagger", lambda m: m.update(smoothing=[1.0]), "'smoothing'"),
+    ("hmm_tagger", lambda m: m["params"].update(emission_smoothing="more"), "params.emission_smoothing"),
+    ("hmm_tagger", lambda m: m["smoothing_scores"][0].update(accuracy=2.0), r"smoothing_scores\[0\].accuracy"),
+])
+def test_tagger_header_fields_are_checked(samples, name, edit, match):
+    from conjunct import ModelFormatError
+
+    sample = next(s for s in samples if s.name == name)
+    assert fuzz_models.ModelFile(sample.data).meta.get("smoothing_scores", [None]), "the HMM sample chose its smoothing"
     with pytest.raises(ModelFormatError, match=match):
         _edited(sample, edit)()
 

@@ -113,4 +113,28 @@ void PerceptronTrainer::export_weights(bool averaged, std::vector<int64_t>& indp
   for (size_t y = 0; y < L_; ++y) start[y] = value(start_[y], start_u_[y]), end[y] = value(end_[y], end_u_[y]);
 }
 
+PerceptronTrainer::State PerceptronTrainer::state() const {
+  State s;
+  s.indptr.assign(1, 0);
+  for (const auto& r : rows_) {
+    for (const Entry& e : r) s.labels.push_back(e.label), s.w.push_back(e.w), s.u.push_back(e.u);
+    s.indptr.push_back(static_cast<int64_t>(s.labels.size()));
+  }
+  s.trans.resize(L_ * L_);
+  for (size_t i = 0; i < L_; ++i)
+    for (size_t j = 0; j < L_; ++j) s.trans[i * L_ + j] = T_(i, j);
+  s.trans_u = trans_u_, s.start = start_, s.start_u = start_u_, s.end = end_, s.end_u = end_u_, s.c = c_;
+  return s;
+}
+
+void PerceptronTrainer::set_state(const State& s) {
+  for (size_t f = 0; f < rows_.size(); ++f) {
+    auto& row = rows_[f];
+    row.clear();
+    for (int64_t j = s.indptr[f]; j < s.indptr[f + 1]; ++j) row.push_back({s.labels[j], s.w[j], s.u[j]});
+  }
+  T_ = Transitions(L_, s.trans.data());
+  trans_u_ = s.trans_u, start_ = s.start, start_u_ = s.start_u, end_ = s.end, end_u_ = s.end_u, c_ = s.c;
+}
+
 }  // namespace conjunct

@@ -1,43 +1,46 @@
-#include "conjunct/scratch.h"
 #include "conjunct/tasks/sassano.h"
 
 #include <chrono>
+
+#include "conjunct/scratch.h"
 
 namespace conjunct {
 
 namespace {
 struct SassanoScratch {
+  BunsetsuFeaturizer::Sentence sentence;
   std::vector<int32_t> x, stack;
 };
 }  // namespace
 
-void sassano_parse(const Classifier& clf, const Decision& decision, int64_t depends, bool early_exit,
-                   const BunsetsuSentenceView& s, int32_t* heads, ParseStats& stats, bool timing,
-                   std::vector<int64_t>* events_ptr, std::vector<int32_t>* events) {
-  const size_t n = s.size();
+void sassano_parse(const BunsetsuFeaturizer& features, const SassanoJudge& judge, const BunsetsuTokens& tokens,
+                   int64_t b, int64_t e, int32_t* heads, ParseStats& stats, bool timing,
+                   std::vector<int64_t>* events_ptr, std::vector<int32_t>* events, std::vector<int8_t>* labels) {
+  const size_t n = static_cast<size_t>(e - b);
   for (size_t k = 0; k < n; ++k) heads[k] = -1;
   if (n < 2) return;
   SassanoScratch& sc = thread_scratch<SassanoScratch>();
   std::vector<int32_t>&x = sc.x, &stack = sc.stack;
+  features.prepare(tokens, b, e, sc.sentence);
   stack.clear();
   auto ask = [&](size_t i, size_t j) {
-    x.clear();
-    for (int32_t c : s.modifier.row(i)) x.push_back(c);
-    for (int32_t c : s.head.row(j)) x.push_back(c);
-    const size_t d = j - i;
-    const int32_t dist = s.distance[d == 1 ? 0 : (d <= 5 ? 1 : 2)];
-    if (dist >= 0) x.push_back(dist);
-    for (size_t k = i + 1; k < j; ++k)
-      for (int32_t c : s.between.row(k)) x.push_back(c);
+    features.pair(sc.sentence, i, j, heads, x);
     if (events != nullptr) {
       events->insert(events->end(), x.begin(), x.end());
       events_ptr->push_back(static_cast<int64_t>(events->size()));
     }
     ++stats.decisions;
-    if (!timing) return clf.predict(Span<int32_t>(x), decision, early_exit) == depends;
-    const auto start = std::chrono::steady_clock::now();
-    const bool answer = clf.predict(Span<int32_t>(x), decision, early_exit) == depends;
-    stats.classifier_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    bool answer;
+    if (judge.gold != nullptr) {
+      answer = judge.gold[i] == static_cast<int32_t>(j);
+    } else if (!timing) {
+      answer = decide(*judge.clf, judge.decision, judge.depends, judge.early_exit, x);
+    } else {
+      const auto start = std::chrono::steady_clock::now();
+      answer = decide(*judge.clf, judge.decision, judge.depends, judge.early_exit, x);
+      stats.classifier_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    }
+    if (labels != nullptr) labels->push_back(answer ? 1 : -1);
     return answer;
   };
   for (size_t j = 1; j < n; ++j) {

@@ -4,7 +4,8 @@ Polynomial-kernel and conjunctive-linear classifiers (PKB, PKI, PKE, split,
 the feature sequence trie), training (passive-aggressive learning with kernel
 slicing, the l1-regularised log-linear baseline), model import from LIBSVM /
 SVMlight / TinySVM / opal / scikit-learn, sequence taggers with staggered
-decoding, task pipelines (parsers, a chunker, a word segmenter), and one
+decoding, task pipelines (parsers, a chunker, a word segmenter), text
+pipelines that chain them from raw text to analysis, and one
 memory-mappable model file format.
 
 The names below are the user-facing API. The models, the compiled
@@ -43,6 +44,9 @@ _LAZY = {
     "EnglishDependencyParser": "conjunct.tasks.english",
     "Chunker": "conjunct.tasks.chunk",
     "WordSegmenter": "conjunct.tasks.segment",
+    "EnglishTextPipeline": "conjunct.analysis",
+    "JapaneseTextPipeline": "conjunct.analysis",
+    "TextPipeline": "conjunct.analysis",
     "read_conllu": "conjunct.corpora",
     "read_conll2000": "conjunct.corpora",
 }
@@ -71,6 +75,10 @@ __all__ = [
     "EnglishDependencyParser",
     "Chunker",
     "WordSegmenter",
+    # text in, analysis out
+    "TextPipeline",
+    "EnglishTextPipeline",
+    "JapaneseTextPipeline",
     # data
     "read_data",
     "read_svmlight",

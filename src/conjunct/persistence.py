@@ -72,6 +72,7 @@ KINDS = Registry("model kind", {
     "task_pipeline": "conjunct.tasks.base",
     "perceptron_tagger": "conjunct.tagging.taggers",
     "hmm_tagger": "conjunct.tagging.taggers",
+    "text_pipeline": "conjunct.analysis.stages",
 })
 
 

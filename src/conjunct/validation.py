@@ -25,6 +25,7 @@ from typing import Any, Callable, Dict, Mapping, Optional, Sequence, Tuple
 import numpy as np
 
 from ._errors import ModelFormatError
+from .labels import labels_array
 
 __all__ = ["validate", "MethodSpec", "METHOD_SPECS", "MAX_DEGREE", "MAX_COLUMNS"]
 
@@ -723,10 +724,10 @@ def _tagger(meta: _Meta, arrays: Arrays, where: _Where, kind: str) -> None:
         params.int("random_state", -(1 << 63), (1 << 63) - 1, optional=True, none=True)
         params.raw("verbose", optional=True)
         meta.list("train_log", optional=True)
+        meta.int("feature_version", 1, 2, optional=True)  # absent before version 2
         allowed = {"decoder", "beam_width", "n_iter", "templates", "average", "shuffle", "random_state", "verbose"}
     else:
-        params.float("transition_smoothing", 0.0, lo_open=True)
-        params.float("emission_smoothing", 0.0, lo_open=True)
+        _hmm_smoothing(meta, params, where)
         allowed = {"decoder", "beam_width", "transition_smoothing", "emission_smoothing"}
     unknown = sorted(set(params.d) - allowed)
     if unknown:
@@ -749,12 +750,50 @@ def _tagger(meta: _Meta, arrays: Arrays, where: _Where, kind: str) -> None:
         _check_finite(_section(arrays, where, key, "<f8", shape), where, key)
 
 
+def _hmm_smoothing(meta: _Meta, params: _Meta, where: _Where) -> None:
+    """Each smoothing parameter is a positive number or "auto"; the amounts used
+    (``smoothing``, with the held-out table that chose them) are in files since
+    "auto" and must be there when a parameter says "auto"."""
+    auto = False
+    for key in ("transition_smoothing", "emission_smoothing"):
+        if params.raw(key) == "auto":
+            auto = True
+        else:
+            params.float(key, 0.0, lo_open=True)
+    used = meta.list("smoothing", optional=not auto)
+    if used is not None and (len(used) != 2 or not all(_is_number(v) and math.isfinite(v) and v > 0 for v in used)):
+        where.meta_fail("smoothing", f"expected two positive numbers, got {_describe(used)}")
+    for i, row in enumerate(meta.list("smoothing_scores", optional=True) or []):
+        entry = _Meta(row, f"smoothing_scores[{i}]", where)
+        entry.float("transition_smoothing", 0.0, lo_open=True)
+        entry.float("emission_smoothing", 0.0, lo_open=True)
+        entry.float("accuracy", 0.0, 1.0)
+
+
 # Task pipelines: what their runners need beyond the generic checks (see conjunct.tasks).
 _TASK_RULES = {"ud-english": ("sign", "argmax"), "ja-segment": ("sign",), "bunsetsu": ("sign",)}
 _TASK_CLASS = {"ja-segment": "1"}  # the segmenter's "a word ends here" class
 _TASK_MAX_CLASSES = {("ud-english", "transition"): 8}  # the arc-eager loop's table of transitions
 _TASK_CONFIG = {"conll2000-chunk": {"window": (0, 32)}, "ja-segment": {"ngram": (1, 3)}}
 _PIPELINE_PARAMS = ("degree", "C", "n_iter", "margin", "common_features", "method", "random_state", "verbose")
+
+
+# The bunsetsu parser's feature groups (conjunct.tasks.bunsetsu.features.FEATURE_GROUPS;
+# a test keeps the two equal, this module does not import the task layer).
+BUNSETSU_GROUPS = ("core", "edge", "context", "particles", "siblings", "coord", "brackets")
+
+
+def _bunsetsu_groups(config: _Meta) -> None:
+    """The bunsetsu parser's feature groups: the templates its C++ extractor
+    builds (files from before the groups existed used other templates)."""
+    groups = config.raw("groups", optional=True)
+    if groups is _MISSING:
+        config.where.meta_fail(config._p("groups"), "missing: the model was saved with the bunsetsu feature templates of an "
+                               "older conjunct, which this version does not build; retrain it")
+    if (not isinstance(groups, list) or "core" not in groups or len(set(groups)) != len(groups)
+            or any(g not in BUNSETSU_GROUPS for g in groups)):
+        config.where.meta_fail(config._p("groups"), f"expected distinct names of {list(BUNSETSU_GROUPS)} including 'core', "
+                               f"got {_describe(groups)}")
 
 
 def _pipeline(meta: _Meta, arrays: Arrays, where: _Where, tasks) -> None:
@@ -783,6 +822,10 @@ def _pipeline(meta: _Meta, arrays: Arrays, where: _Where, tasks) -> None:
         for key, (lo, hi) in _TASK_CONFIG.get(task, {}).items():
             config.int(key, lo, hi, optional=True)
         config.int("skipped_sentences", 0, 1 << 62, optional=True, none=True)
+        if task == "bunsetsu":
+            _bunsetsu_groups(config)
+    elif task == "bunsetsu":
+        where.meta_fail("config", "missing (a bunsetsu parser names its feature groups there)")
     components = meta.obj("components")
     expected = tuple(getattr(cls, "COMPONENTS", None) or (cls.COMPONENT,))
     if sorted(components.d) != sorted(expected):
@@ -802,12 +845,54 @@ def _pipeline(meta: _Meta, arrays: Arrays, where: _Where, tasks) -> None:
             if part == "classifier":
                 classes = inner.obj("rule").list("classes")
                 needed = _TASK_CLASS.get(task)
-                if needed is not None and needed not in [str(c) for c in classes]:
+                # As the decision rule will hold them: [-0.5, 1] becomes floats, and "1.0" is not "1".
+                if needed is not None and needed not in [str(c) for c in labels_array(classes)]:
                     where.meta_fail(f"{inner.path}.rule.classes", f"the {task} task needs a class {needed!r}")
                 most = _TASK_MAX_CLASSES.get((task, name))
                 if most is not None and len(classes) > most:
                     where.meta_fail(f"{inner.path}.rule.classes", f"the {task} task's {name} component has at most "
                                                                   f"{most} classes, got {len(classes)}")
+
+
+# Text pipelines: per language, each stage's kinds, its task (for a task pipeline) and whether it may be absent.
+_TAGGER_KINDS = ("perceptron_tagger", "hmm_tagger")
+_TEXT_STAGES = {
+    "en": {"tagger": (_TAGGER_KINDS, None, False), "parser": (("task_pipeline",), "ud-english", False),
+           "chunker": (("task_pipeline",), "conll2000-chunk", True)},
+    "ja": {"segmenter": (("task_pipeline",), "ja-segment", False), "tagger": (_TAGGER_KINDS, None, False),
+           "bunsetsu": (("task_pipeline",), "conll2000-chunk", False), "parser": (("task_pipeline",), "bunsetsu", False)},
+}
+_TEXT_PARAMS = ("folds", "random_state", "verbose")
+
+
+def _text_pipeline(meta: _Meta, arrays: Arrays, where: _Where, languages) -> None:
+    lang = meta.str("lang", sorted(set(languages) & set(_TEXT_STAGES)))
+    params = meta.obj("params")
+    unknown = sorted(set(params.d) - set(_TEXT_PARAMS))
+    if unknown:
+        where.meta_fail(f"params.{unknown[0]}", "unknown parameter")
+    params.int("folds", 2, 1 << 20)
+    params.int("random_state", -(1 << 63), (1 << 63) - 1, optional=True, none=True)
+    params.raw("verbose", optional=True)
+    stages = meta.obj("stages")
+    spec = _TEXT_STAGES[lang]
+    if sorted(stages.d) != sorted(spec):
+        where.meta_fail("stages", f"has {sorted(stages.d)}, a {lang} text pipeline needs {sorted(spec)}")
+    for name, (kinds, task, optional) in spec.items():
+        if optional and stages.raw(name) is None:
+            continue
+        entry = stages.obj(name)
+        entry.str("kind", kinds)
+        inner = entry.obj("meta")
+        if task is not None:
+            inner.str("task", (task,))
+        else:
+            labels = inner.list("labels")
+            if not all(isinstance(y, str) and "|" in y for y in labels):
+                where.meta_fail(f"{inner.path}.labels", "a text pipeline's tagger has joint UPOS|XPOS labels")
+        prefix = f"stage.{name}."
+        if not any(k.startswith(prefix) for k in arrays):
+            where.meta_fail(f"stages.{name}", f"no sections under {prefix!r}")
 
 
 _VALIDATORS: Dict[str, Callable[[_Meta, Arrays, _Where], None]] = {
@@ -818,6 +903,9 @@ _VALIDATORS: Dict[str, Callable[[_Meta, Arrays, _Where], None]] = {
     "perceptron_tagger": lambda m, a, w: _tagger(m, a, w, "perceptron_tagger"),
     "hmm_tagger": lambda m, a, w: _tagger(m, a, w, "hmm_tagger"),
 }
+
+# Kinds whose valid names live in a registry of their owner class: (its attribute, the check).
+_REGISTRY_VALIDATORS = {"task_pipeline": ("tasks", _pipeline), "text_pipeline": ("languages", _text_pipeline)}
 
 
 def validate(kind: str, meta: dict, arrays: Arrays, name: str = "<model>", owner: Optional[type] = None) -> None:
@@ -833,12 +921,14 @@ def validate(kind: str, meta: dict, arrays: Arrays, name: str = "<model>", owner
         Naming the file (``name``), the section or header field, and the problem.
     """
     check = _VALIDATORS.get(kind)
-    if check is None and kind != "task_pipeline":
+    registered = _REGISTRY_VALIDATORS.get(kind)
+    if check is None and registered is None:
         raise ModelFormatError(f"unknown model kind {kind!r} (written by a newer conjunct?)", name)
-    if kind == "task_pipeline":
-        tasks = getattr(owner, "tasks", None)
-        if tasks is None:
-            raise ModelFormatError("a task pipeline needs its class's task registry to be checked", name)
-        _pipeline(_Meta(meta, "", _Where(name)), arrays, _Where(name), tasks)
+    if registered is not None:
+        attribute, check_with = registered
+        registry = getattr(owner, attribute, None)
+        if registry is None:
+            raise ModelFormatError(f"a {kind.replace('_', ' ')} needs its class's {attribute} registry to be checked", name)
+        check_with(_Meta(meta, "", _Where(name)), arrays, _Where(name), registry)
         return
     check(_Meta(meta, "", _Where(name)), arrays, _Where(name))

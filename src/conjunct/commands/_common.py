@@ -34,6 +34,9 @@ OPTIONS = {
     "method": (("--method",), dict(choices=METHODS, default=None), ()),
     "seed": (("--seed",), dict(type=int, default=0, help="shuffling seed (default 0)"), ()),
     "binarize": (("--binarize",), dict(action="store_true", help="treat non-zero feature values as 1 instead of failing"), ()),
+    "scheduler": (("--scheduler",), dict(default=None, metavar="ADDRESS",
+                                         help="run on a Dask cluster: a scheduler address (tcp://host:8786) or local:N "
+                                              "for N local worker processes (needs the dask extra)"), ()),
 }
 
 
@@ -166,28 +169,66 @@ def train_pipeline(args, pipeline, data) -> int:
 
 def add_pipeline_use(sub, action: str, *, help: str, data_help: str, output: bool = False):
     """A ``run`` or ``eval`` action: the model, the data, ``-o`` (for run),
-    ``--method`` (recompile first)."""
+    ``--method`` (recompile first), ``--scheduler`` (for run)."""
     p = sub.add_parser(action, help=help)
     p.add_argument("model", help="model file")
     p.add_argument("data", help=data_help)
     if output:
         output_option(p, help="output file ('-' = standard output, the default)", required=False, default="-")
     option(p, "method", help="recompile the classifiers with this method first")
+    if action == "run":
+        option(p, "scheduler")
     return p
+
+
+def load_object(args):
+    """What ``args.model`` holds: the object a Dask worker loaded once for every
+    task (``args.preloaded``, shared, never modified), or the file read now."""
+    preloaded = getattr(args, "preloaded", None)
+    if preloaded is not None:
+        return preloaded
+    from ..persistence import load
+
+    return load(args.model)
 
 
 def load_pipeline(args, tasks, events=None):
     """The pipeline saved in ``args.model``, checked to be one of ``tasks``
     (task names), and recompiled with ``args.method`` (see :func:`recompile`)."""
-    from ..persistence import load
     from ..tasks.base import TaskPipeline
 
     tasks = (tasks,) if isinstance(tasks, str) else tuple(tasks)
-    pipeline = load(args.model)
+    pipeline = load_object(args)
     if not isinstance(pipeline, TaskPipeline) or pipeline.task not in tasks:
         what = f"a {pipeline.task} pipeline" if isinstance(pipeline, TaskPipeline) else f"a {type(pipeline).__name__}"
         raise ConjunctError(f"{args.model}: holds {what}, not a {' or '.join(tasks)} pipeline")
+    if getattr(args, "preloaded", None) is not None and args.method \
+            and args.method != pipeline.classifiers_[pipeline.COMPONENTS[0]].method:
+        raise ConjunctError(f"--method {args.method} with --scheduler: the workers share the saved pipeline; "
+                            f"save one compiled with {args.method} and run that")
     return recompile(pipeline, args.method, events)
+
+
+def fit(args, estimator, *data) -> None:
+    """``estimator.fit(*data)``, or by iterative parameter mixing on the Dask
+    cluster ``args.scheduler`` when one is given."""
+    if not getattr(args, "scheduler", None):
+        estimator.fit(*data)
+        return
+    from ..dask import connect, train
+
+    with connect(args.scheduler) as client:
+        train(estimator, *data, client=client)
+
+
+def on_cluster(args, unit: str = "block") -> int:
+    """Run the action ``args.func`` on the Dask cluster ``args.scheduler``:
+    the input split into pieces of whole sentences (``unit``: ``"block"``,
+    blank-line separated, or ``"line"``), each run by the same action on a
+    worker that loaded the model once, the outputs joined in order."""
+    from ..dask import run_action
+
+    return run_action(args, unit=unit)
 
 
 def recompile(pipeline, method: Optional[str], events):

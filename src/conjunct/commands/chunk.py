@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from ..corpora import read_columns
-from ._common import (add_command_group, add_pipeline_train, add_pipeline_use, load_pipeline, open_output, pipeline_params,
-                      print_speed, train_pipeline)
+from ._common import (add_command_group, add_pipeline_train, add_pipeline_use, load_pipeline, on_cluster, open_output,
+                      pipeline_params, print_speed, train_pipeline)
 
 
 def register(sub) -> None:
@@ -31,6 +31,8 @@ def run_train(args) -> int:
 
 
 def run_run(args) -> int:
+    if args.scheduler:
+        return on_cluster(args)
     sentences = read_columns(args.data, widths=(2, 3))
     tags = load_pipeline(args, "conll2000-chunk", sentences).chunk(sentences)
     with open_output(args.output) as out:

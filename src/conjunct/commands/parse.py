@@ -18,8 +18,8 @@ import json
 import os
 
 from .._errors import ConjunctError, DataFormatError
-from ._common import (add_command_group, add_pipeline_train, add_pipeline_use, load_pipeline, open_output, output_option,
-                      pipeline_params, print_speed, recompile, train_pipeline)
+from ._common import (add_command_group, add_pipeline_train, add_pipeline_use, load_pipeline, on_cluster, open_output,
+                      output_option, pipeline_params, print_speed, recompile, train_pipeline)
 
 TASK_NAMES = ("ud-english", "bunsetsu")
 
@@ -114,6 +114,8 @@ def run_train(args) -> int:
 
 
 def run_parse(args) -> int:
+    if args.scheduler:
+        return on_cluster(args)
     parser = _load(args)
     if parser.task == "bunsetsu":
         if args.data == "-":

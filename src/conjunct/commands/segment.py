@@ -4,8 +4,8 @@ classification), segment raw text, or evaluate one."""
 from __future__ import annotations
 
 from ..data import _open_text
-from ._common import (add_command_group, add_pipeline_train, add_pipeline_use, load_pipeline, open_output, pipeline_params,
-                      print_speed, train_pipeline)
+from ._common import (add_command_group, add_pipeline_train, add_pipeline_use, load_pipeline, on_cluster, open_output,
+                      pipeline_params, print_speed, train_pipeline)
 
 
 def register(sub) -> None:
@@ -32,6 +32,8 @@ def run_train(args) -> int:
 
 
 def run_run(args) -> int:
+    if args.scheduler:
+        return on_cluster(args, unit="line")  # one sentence per line
     with _open_text(args.data) as (f, _):
         lines = [line.rstrip("\r\n") for line in f]
     pieces = [line.split() for line in lines]  # whitespace separates words already

@@ -6,7 +6,7 @@ import sys
 import time
 
 from .._errors import ConjunctError
-from ._common import add_command_group, open_output, option, output_option
+from ._common import add_command_group, fit, load_object, on_cluster, open_output, option, output_option
 
 
 def register(sub) -> None:
@@ -35,6 +35,8 @@ def register(sub) -> None:
     tr.add_argument("--model", choices=["perceptron", "hmm"], default="perceptron", help="tagger (default perceptron)")
     option(tr, "iterations", help="perceptron epochs (default 10)")
     option(tr, "quiet")
+    option(tr, "scheduler", help="train by iterative parameter mixing on a Dask cluster (an address, or local:N "
+                                 "for N local workers; one shard per worker)")
     corpus_args(tr)
     tr.add_argument("--decoder", choices=DECODERS, default="staggered-column", help="decoder for training and tagging")
     tr.add_argument("--beam-width", type=int, default=4, help="beam width for --decoder beam")
@@ -49,6 +51,7 @@ def register(sub) -> None:
     tg.add_argument("--batch-size", type=int, default=10000,
                     help="sentences read, tagged and written at a time (default 10000; memory stays bounded)")
     option(tg, "quiet")
+    option(tg, "scheduler")
     tg.set_defaults(func=run_tag)
 
     ev = tsub.add_parser("eval", help="accuracy, speed and search steps of a tagger on a tagged corpus")
@@ -59,13 +62,12 @@ def register(sub) -> None:
     ev.set_defaults(func=run_eval)
 
 
-def _load_tagger(path: str):
-    from ..persistence import load
+def _load_tagger(args):
     from ..tagging.taggers import _ChainTagger
 
-    tagger = load(path)
+    tagger = load_object(args)
     if not isinstance(tagger, _ChainTagger):
-        raise ConjunctError(f"{path}: holds a {type(tagger).__name__}, not a tagger")
+        raise ConjunctError(f"{args.model}: holds a {type(tagger).__name__}, not a tagger")
     return tagger
 
 
@@ -80,7 +82,9 @@ def run_train(args) -> int:
         tagger = PerceptronTagger(decoder=args.decoder, beam_width=args.beam_width, n_iter=args.iterations,
                                   verbose=not args.quiet)
     t0 = time.perf_counter()
-    tagger.fit(words, tags)
+    if args.scheduler and args.model != "perceptron":
+        raise ConjunctError("--scheduler trains perceptron taggers (an HMM is counted in one pass)")
+    fit(args, tagger, words, tags)
     elapsed = time.perf_counter() - t0
     tagger.save(args.output)
     if not args.quiet:
@@ -94,7 +98,13 @@ def run_tag(args) -> int:
 
     if args.batch_size < 1:
         raise ConjunctError(f"--batch-size must be at least 1, got {args.batch_size}")
-    tagger = _load_tagger(args.model)
+    if args.scheduler:
+        if args.format == "auto" and args.data != "-":
+            from ..tagging.io import _sniff
+
+            args.format = _sniff(args.data)  # once for the file, not per piece
+        return on_cluster(args)
+    tagger = _load_tagger(args)
     # Batches keep memory bounded on large inputs; each is tagged and written
     # before the next is read.
     batch, done, t0 = [], 0, time.perf_counter()
@@ -121,7 +131,7 @@ def run_tag(args) -> int:
 def run_eval(args) -> int:
     from ..tagging.io import read_tagged
 
-    tagger = _load_tagger(args.model)
+    tagger = _load_tagger(args)
     words, gold = read_tagged(args.data, format=args.format, tag_field=args.tag_field)
     t0 = time.perf_counter()
     result = tagger.decode(words, decoder=args.decoder, beam_width=args.beam_width, n_jobs=args.jobs)

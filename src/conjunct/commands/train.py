@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 import time
 
-from ._common import option, output_option, verbosity
+from ._common import fit, option, output_option, verbosity
 
 
 def register(sub) -> None:
@@ -48,6 +48,8 @@ def register(sub) -> None:
                    help="pa: also write the model's explicit conjunction weights (a conjunctive linear model)")
     option(t, "verbose", help="more progress output (-v: every 20,000 rounds)")
     option(t, "quiet")
+    option(t, "scheduler", help="pa: train by iterative parameter mixing on a Dask cluster (an address, or local:N "
+                                 "for N local workers; one shard per worker)")
     t.set_defaults(func=run)
 
 
@@ -79,7 +81,9 @@ def run(args) -> int:
         est = L1LogLinearClassifier(args.degree, C=args.C, n_iter=args.iterations, eta0=args.eta0, decay=args.decay,
                                     shuffle=args.shuffle, random_state=args.seed, verbose=verbose)
     start = time.perf_counter()
-    est.fit(X, y)
+    if args.scheduler and args.algorithm != "pa":
+        raise ConjunctError("--scheduler trains --algorithm pa (by iterative parameter mixing)")
+    fit(args, est, X, y)
     seconds = time.perf_counter() - start
     est.model_.save(args.output)
     if not args.quiet:

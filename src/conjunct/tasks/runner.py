@@ -39,7 +39,8 @@ def check_classifier(classifier, what: str, rules: Sequence[str] = ("sign",)) ->
 
 def per_sentence(values: np.ndarray, ptr: np.ndarray) -> list:
     """Per-token values (a C++ loop's output) as one list per sentence, cut at the offsets ``ptr``."""
-    return [values[ptr[k]:ptr[k + 1]].tolist() for k in range(len(ptr) - 1)]
+    flat, cuts = values.tolist(), ptr.tolist()
+    return [flat[a:b] for a, b in zip(cuts, cuts[1:])]
 
 
 class Runner:

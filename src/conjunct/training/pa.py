@@ -214,12 +214,17 @@ class PAClassifier(OnlineEstimator):
                                reuse=p["reuse"], terminate=p["terminate"], fit_intercept=bool(self.fit_intercept),
                                weight_budget=p["budget"], trace=bool(self.trace))
 
-    def _train(self, M: sp.csr_matrix, y: np.ndarray, n_iter: int, shuffle: bool) -> None:
+    def _training_rows(self, M: sp.csr_matrix, y: np.ndarray):
+        """The live trainer, sized for ``M``'s features, and (indptr, internal
+        feature ids, label ids) of the rows to train on."""
         trainer = self._live_trainer()
         self._encoder.learn(M)
         trainer.ensure_features(self._encoder.n_internal)
         indptr, indices = self._encoder.internal(M)
-        labels = encode_labels(y, self.classes_)
+        return trainer, indptr, indices, encode_labels(y, self.classes_)
+
+    def _train(self, M: sp.csr_matrix, y: np.ndarray, n_iter: int, shuffle: bool) -> None:
+        trainer, indptr, indices, labels = self._training_rows(M, y)
         traces: List[dict] = []
 
         def step(ip, ix, lab, order):

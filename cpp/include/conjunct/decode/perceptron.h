@@ -32,6 +32,19 @@ class PerceptronTrainer {
                       std::vector<double>& values, std::vector<double>& trans, std::vector<double>& start,
                       std::vector<double>& end) const;
 
+  // The whole training state, for resuming or mixing (iterative parameter
+  // mixing): per feature its entries (label, w, u) in stored order, then the
+  // transitions, start and end scores with their u, and c.
+  struct State {
+    std::vector<int64_t> indptr;
+    std::vector<int32_t> labels;
+    std::vector<double> w, u, trans, trans_u, start, start_u, end, end_u;
+    double c = 1;
+  };
+  State state() const;
+  // Replaces the state; the sizes must match this trainer's (checked by the caller).
+  void set_state(const State& s);
+
   size_t n_features() const { return rows_.size(); }
   size_t n_labels() const { return L_; }
 

@@ -1,32 +1,43 @@
 // Sassano's (2004) linear-time shift-reduce bunsetsu dependency parser, run in
-// C++ so that a parser's time is the classifier's plus little else.
+// C++ from the sentence's tokens: features built by a BunsetsuFeaturizer, one
+// classifier call per decision.
 #pragma once
 #include <cstdint>
 #include <vector>
 
 #include "conjunct/classify/classifier.h"
+#include "conjunct/tasks/bunsetsu_features.h"
 
 namespace conjunct {
-
-// One sentence's features, as the caller's column ids: per bunsetsu its
-// modifier-side, head-side and "between" features; the pair (i, j) is
-// modifier[i] + head[j] + distance(j - i) + every between[k], i < k < j.
-struct BunsetsuSentenceView {
-  CsrView modifier, head, between;  // one row per bunsetsu
-  int32_t distance[3];              // columns of distance 1, 2-5, 6+ (-1: unknown)
-  size_t size() const { return modifier.rows(); }
-};
 
 struct ParseStats {
   int64_t decisions = 0;
   double classifier_seconds = 0.0;  // measured only when timing is asked for
 };
 
-// Heads (bunsetsu index, -1 = root) of one sentence; `depends` is the class
-// index meaning "modifies". With `events`, the column ids of every decision
-// are appended (row pointers in events_ptr).
-void sassano_parse(const Classifier& clf, const Decision& decision, int64_t depends, bool early_exit,
-                   const BunsetsuSentenceView& s, int32_t* heads, ParseStats& stats, bool timing,
-                   std::vector<int64_t>* events_ptr, std::vector<int32_t>* events);
+// The classifier behind every decision of the loop ("does i depend on j"):
+// the one call to change when the classifier interface changes.
+inline bool decide(const Classifier& clf, const Decision& decision, int64_t depends, bool early_exit,
+                   const std::vector<int32_t>& x) {
+  return clf.predict(Span<int32_t>(x), decision, early_exit) == depends;
+}
+
+// Who answers the decisions: a classifier (`depends` is the class index that
+// means "modifies"), or, when gold is set, the gold heads (the oracle: the
+// training decisions).
+struct SassanoJudge {
+  const Classifier* clf = nullptr;
+  Decision decision;
+  int64_t depends = 1;
+  bool early_exit = true;
+  const int32_t* gold = nullptr;  // gold heads of the sentence's bunsetsu
+};
+
+// Heads (bunsetsu index within the sentence, -1 = root) of bunsetsu [b, e)
+// of the tokens. With `events`, the columns of every decision are appended
+// (row pointers in events_ptr) and, with `labels`, the answers (+1 / -1).
+void sassano_parse(const BunsetsuFeaturizer& features, const SassanoJudge& judge, const BunsetsuTokens& tokens,
+                   int64_t b, int64_t e, int32_t* heads, ParseStats& stats, bool timing,
+                   std::vector<int64_t>* events_ptr, std::vector<int32_t>* events, std::vector<int8_t>* labels);
 
 }  // namespace conjunct

@@ -20,14 +20,14 @@ and skipped for training (counted in the corpus statistics).
 Modules
 -------
 ``sentence`` (tokens, bunsetsu, sentences), ``reader`` (CoNLL-U, GSD splits,
-CaboCha), ``segmenter`` (the learned boundaries), ``features`` (pair
-features; ids for the C++ loop), ``oracle`` (Sassano's algorithm and its
+CaboCha), ``segmenter`` (the learned boundaries), ``features`` (the pair
+features' Python reference), ``oracle`` (Sassano's algorithm and its
 training examples), ``runner`` (the C++ decision loop), ``metrics`` and
 ``pipeline`` (:class:`BunsetsuDependencyParser`).
 """
 
 
-from .features import BunsetsuEncoder, SentenceFeatures, encode_sentences, pair_features
+from .features import DEFAULT_GROUPS, FEATURE_GROUPS, SentenceFeatures, pair_features
 from .metrics import dependency_accuracy
 from .oracle import is_head_final_projective, sassano_oracle, sassano_parse, training_examples
 from .pipeline import BunsetsuDependencyParser
@@ -53,8 +53,8 @@ __all__ = [
     "is_head_final_projective",
     "BunsetsuParser",
     "BunsetsuDependencyParser",
-    "encode_sentences",
-    "BunsetsuEncoder",
+    "FEATURE_GROUPS",
+    "DEFAULT_GROUPS",
     "dependency_accuracy",
     "training_examples",
 ]

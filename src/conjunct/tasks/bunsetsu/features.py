@@ -1,170 +1,201 @@
-"""The features of a bunsetsu pair (Yoshinaga & Kitsuregawa 2009, Table 1) as
-strings, for training, and as ids of a model's feature index, cached per
-bunsetsu, for the C++ parser (:class:`BunsetsuEncoder`)."""
+"""The features of a bunsetsu pair, as strings: the Python reference of the
+templates the C++ parser extracts (``cpp/src/bunsetsu_features.cpp``).
+
+A decision asks "does bunsetsu i depend on bunsetsu j" (i < j) while Sassano's
+algorithm parses: every bunsetsu between them already has its head. The
+features come in groups (:data:`FEATURE_GROUPS`); a parser's model names the
+groups it was trained with.
+
+``core``
+    Seed 000 Table 1: for i and j, the head word (rightmost content word) and
+    the function word (rightmost particle or auxiliary), each with surface,
+    POS, POS subcategory, full POS and inflection stand-in; their symbols
+    (punctuation, brackets); whether i begins or j ends the sentence; the
+    distance bucket (1 / 2-5 / 6+); the case particles and symbols between.
+``edge``
+    Whether i and j end in their head word or their function word (symbols
+    aside), the last token of i, the first and last token of j.
+``context``
+    The bunsetsu around the pair: the last token of i - 1; the first, head and
+    last token of j + 1.
+``particles``
+    Every particle inside i and inside j.
+``siblings``
+    The particles of the bunsetsu between i and j that already depend on j
+    (the competitors of i for j), known from the parse so far.
+``coord``
+    Whether the head word of j has the surface of the head word of i - 1, i,
+    or j + 1 the surface of i's (coordination).
+``brackets``
+    Whether i, j and the span between them open more brackets than they
+    close, close more, or hold none.
+"""
 
 from __future__ import annotations
 
-from functools import lru_cache
-from typing import Dict, List, Optional, Sequence, Tuple
-
-import numpy as np
+from typing import Iterable, List, Optional, Sequence, Tuple
 
 from .sentence import Bunsetsu, BunsetsuSentence, Token
 
-__all__ = ["SentenceFeatures", "pair_features", "BunsetsuEncoder", "encode_sentences", "DISTANCE_FEATURES"]
+__all__ = ["SentenceFeatures", "pair_features", "FEATURE_GROUPS", "DEFAULT_GROUPS", "check_groups", "SYMBOL_POS",
+           "PARTICLE_POS", "CASE_POS2"]
 
-OPEN_BRACKETS = set("「『（(［[【〈《〔｛{")
-CLOSE_BRACKETS = set("」』）)］]】〉》〕｝}")
-QUOTES = set("\"'“”‘’")
-PUNCTUATION = set("、。，．,.！？!?・…")
+#: Every feature group, in the order the C++ extractor numbers them (bit k = group k).
+FEATURE_GROUPS: Tuple[str, ...] = ("core", "edge", "context", "particles", "siblings", "coord", "brackets")
+#: The groups a parser uses unless told otherwise, chosen on dev (docs/bunsetsu.md):
+#: every group but "siblings", which did not help at d = 2 or 3.
+DEFAULT_GROUPS: Tuple[str, ...] = tuple(g for g in FEATURE_GROUPS if g != "siblings")
+
+# UniDic POS (level 1) of symbols and of particles; case-marking particle subcategories.
+SYMBOL_POS = frozenset({"補助記号", "記号", "絵文字・記号等"})
+PARTICLE_POS = "助詞"
+FUNCTION_POS = frozenset({"助詞", "助動詞"})
+CASE_POS2 = frozenset({"助詞-格助詞", "助詞-係助詞"})
+OPEN_BRACKET_POS2 = "補助記号-括弧開"
+CLOSE_BRACKET_POS2 = "補助記号-括弧閉"
 
 
-@lru_cache(maxsize=1 << 16)
-def _word_strings(prefix: str, form: str, lemma: str, xpos: str) -> Tuple[str, ...]:
-    pos = xpos.split("-", 1)[0]
-    pos2 = "-".join(xpos.split("-")[:2])
-    infl = form[-1] if form != lemma and form else "-"
-    return (f"{prefix}.w={form}", f"{prefix}.p={pos}", f"{prefix}.s={pos2}", f"{prefix}.x={xpos}", f"{prefix}.i={infl}")
+def check_groups(groups: Iterable[str]) -> Tuple[str, ...]:
+    """``groups`` in canonical order, checked: "core" and known names only."""
+    groups = tuple(groups)
+    unknown = sorted(set(groups) - set(FEATURE_GROUPS))
+    if unknown:
+        raise ValueError(f"unknown bunsetsu feature groups {unknown}; known: {list(FEATURE_GROUPS)}")
+    if "core" not in groups:
+        raise ValueError("the bunsetsu feature groups must include 'core'")
+    return tuple(g for g in FEATURE_GROUPS if g in groups)
 
 
-def _word_features(prefix: str, t: Optional[Token]) -> Tuple[str, ...]:
+def _pos(t: Token) -> str:
+    return t.xpos.split("-", 1)[0]
+
+
+def _pos2(t: Token) -> str:
+    return "-".join(t.xpos.split("-")[:2])
+
+
+def _infl(t: Token) -> str:
+    # GSD has no conjugation forms: the last character of an inflected form stands in.
+    return t.form[-1] if t.form != t.lemma and t.form else "-"
+
+
+def _word(prefix: str, t: Optional[Token]) -> List[str]:
+    """Surface, POS levels and inflection of a word; a finer POS level that
+    equals the coarser one is left out (it would only repeat it)."""
     if t is None:
-        return (f"{prefix}=NONE",)
-    return _word_strings(prefix, t.form, t.lemma, t.xpos)
-
-
-@lru_cache(maxsize=1 << 12)
-def _symbol_strings(prefix: str, chars: str) -> Tuple[str, ...]:
-    """Bracket, quote and punctuation features of a bunsetsu's symbol characters."""
-    c = set(chars)
-    return (tuple(f"{prefix}.ob={ch}" for ch in sorted(c & OPEN_BRACKETS)) + tuple(f"{prefix}.cb={ch}" for ch in sorted(c & CLOSE_BRACKETS))
-            + tuple(f"{prefix}.q={ch}" for ch in sorted(c & QUOTES)) + tuple(f"{prefix}.pu={ch}" for ch in sorted(c & PUNCTUATION)))
-
-
-def _symbol_chars(b: Bunsetsu) -> str:
-    return b.symbol_chars()
-
-
-def _bunsetsu_features(prefix: str, b: Bunsetsu, index: int, n: int) -> List[str]:
-    feats = list(_word_features(f"{prefix}.h", b.head_word()) + _word_features(f"{prefix}.f", b.function_word()))
-    feats += _symbol_strings(prefix, _symbol_chars(b))
-    if index == 0:
-        feats.append(f"{prefix}.pos=begin")
-    if index == n - 1:
-        feats.append(f"{prefix}.pos=end")
+        return [f"{prefix}=NONE"]
+    pos, pos2 = _pos(t), _pos2(t)
+    feats = [f"{prefix}.w={t.form}", f"{prefix}.p={pos}"]
+    if pos2 != pos:
+        feats.append(f"{prefix}.s={pos2}")
+    if t.xpos != pos2:
+        feats.append(f"{prefix}.x={t.xpos}")
+    feats.append(f"{prefix}.i={_infl(t)}")
     return feats
 
 
-def _between_strings(b: Bunsetsu) -> Tuple[str, ...]:
-    """What a bunsetsu contributes to the pairs spanning it: its case particle,
-    brackets, quotes and punctuation."""
-    f = b.function_word()
-    case = (f"b.case={f.form}",) if f is not None and f.pos2 in ("助詞-格助詞", "助詞-係助詞") else ()
-    return case + _between_symbols(_symbol_chars(b))
+def _ending(prefix: str, p: "_Parts") -> str:
+    # The tail word is the head word or the function word: say which.
+    return f"{prefix}.t=" + ("none" if p.tail is None else ("f" if p.tail is p.func else "h"))
 
 
-@lru_cache(maxsize=1 << 12)
-def _between_symbols(chars: str) -> Tuple[str, ...]:
-    c = set(chars)
-    return (tuple(f"b.br={ch}" for ch in sorted(c & (OPEN_BRACKETS | CLOSE_BRACKETS))) + tuple(f"b.q={ch}" for ch in sorted(c & QUOTES))
-            + tuple(f"b.pu={ch}" for ch in sorted(c & PUNCTUATION)))
+class _Parts:
+    """The words of one bunsetsu the templates read."""
+
+    def __init__(self, b: Bunsetsu):
+        toks = b.tokens
+        content = [t for t in toks if _pos(t) not in SYMBOL_POS]
+        self.first = toks[0] if toks else None
+        self.last = toks[-1] if toks else None
+        self.tail = content[-1] if content else None
+        self.head = next((t for t in reversed(content) if _pos(t) not in FUNCTION_POS), None)
+        self.func = next((t for t in reversed(content) if _pos(t) in FUNCTION_POS), None)
+        self.symbols = sorted({t.form for t in toks if _pos(t) in SYMBOL_POS})
+        self.particles = sorted({t.form for t in toks if _pos(t) == PARTICLE_POS})
+        self.case = self.func.form if self.func is not None and _pos2(self.func) in CASE_POS2 else None
+        self.opens = sum(_pos2(t) == OPEN_BRACKET_POS2 for t in toks)
+        self.closes = sum(_pos2(t) == CLOSE_BRACKET_POS2 for t in toks)
+
+
+def _balance(opens: int, closes: int) -> str:
+    return "open" if opens > closes else ("close" if opens < closes else ("none" if opens == 0 else "even"))
 
 
 def _distance(d: int) -> str:
     return "1" if d == 1 else ("2-5" if d <= 5 else "6+")
 
 
-class SentenceFeatures:
-    """Features of every bunsetsu pair of one sentence, computed once per bunsetsu.
+def _side(prefix: str, parts: Sequence[_Parts], k: int, groups: Tuple[str, ...]) -> List[str]:
+    """The features of bunsetsu k as modifier ("m") or head candidate ("h")."""
+    p = parts[k]
+    n = len(parts)
+    feats = _word(f"{prefix}.h", p.head) + _word(f"{prefix}.f", p.func) + [f"{prefix}.sym={s}" for s in p.symbols]
+    if prefix == "m" and k == 0:
+        feats.append("m.pos=begin")
+    if prefix == "h" and k == n - 1:
+        feats.append("h.pos=end")
+    if "edge" in groups:
+        if prefix == "m":
+            feats += [_ending("m", p), f"m.l.w={p.last.form}"]
+        else:
+            feats += [f"h.0.w={p.first.form}", f"h.0.x={p.first.xpos}", _ending("h", p), f"h.l.x={p.last.xpos}"]
+    if "context" in groups:
+        if prefix == "m":
+            feats.append(f"m-1.l.w={parts[k - 1].last.form}" if k > 0 else "m-1=NONE")
+        elif k + 1 < n:
+            nxt = parts[k + 1]
+            feats += [f"h+1.0.w={nxt.first.form}", f"h+1.h.w={nxt.head.form if nxt.head else '-'}", f"h+1.l.w={nxt.last.form}"]
+        else:
+            feats.append("h+1=NONE")
+    if "particles" in groups:
+        feats += [f"{prefix}.pt={s}" for s in p.particles]
+    if "brackets" in groups:
+        feats.append(f"{prefix}.br={_balance(p.opens, p.closes)}")
+    return feats
 
-    ``pair(i, j)`` is the feature list of "does bunsetsu i depend on bunsetsu j"
-    (i < j): modifier and head-candidate features, the distance bucket, and the
-    case particles, brackets, quotes and punctuation between them.
+
+class SentenceFeatures:
+    """Features of the bunsetsu pairs of one sentence.
+
+    ``pair(i, j, heads)`` is the feature list of "does bunsetsu i depend on
+    bunsetsu j" (i < j) given the heads found so far (``heads[k]`` for every k
+    between i and j; the "siblings" group reads them).
     """
 
-    def __init__(self, sentence: BunsetsuSentence):
-        bs = sentence.bunsetsu
-        n = len(bs)
-        self.n = n
-        self.modifier = [_bunsetsu_features("m", b, k, n) for k, b in enumerate(bs)]
-        self.head = [_bunsetsu_features("h", b, k, n) for k, b in enumerate(bs)]
-        self._between = [set(_between_strings(b)) for b in bs]
+    def __init__(self, sentence: BunsetsuSentence, groups: Iterable[str] = DEFAULT_GROUPS):
+        self.groups = check_groups(groups)
+        parts = [_Parts(b) for b in sentence.bunsetsu]
+        self.n = len(parts)
+        self.parts = parts
+        self.modifier = [_side("m", parts, k, self.groups) for k in range(self.n)]
+        self.head = [_side("h", parts, k, self.groups) for k in range(self.n)]
 
-    @property
-    def between(self) -> List[set]:
-        """Per bunsetsu, the features it contributes to pairs that span it."""
-        return self._between
-
-    def pair(self, i: int, j: int) -> List[str]:
-        inside = set()
+    def pair(self, i: int, j: int, heads: Optional[Sequence[int]] = None) -> List[str]:
+        parts, groups = self.parts, self.groups
+        between = set()
+        opens = closes = 0
         for k in range(i + 1, j):
-            inside |= self._between[k]
-        return self.modifier[i] + self.head[j] + [f"dist={_distance(j - i)}"] + sorted(inside)
+            p = parts[k]
+            if p.case is not None:
+                between.add(f"b.case={p.case}")
+            between.update(f"b.sym={s}" for s in p.symbols)
+            opens += p.opens
+            closes += p.closes
+            if "siblings" in groups and heads is not None and heads[k] == j:
+                between.update(f"sib.pt={s}" for s in p.particles)
+        feats = self.modifier[i] + self.head[j] + [f"dist={_distance(j - i)}"] + sorted(between)
+        if "brackets" in groups:
+            feats.append(f"b.br={_balance(opens, closes)}")
+        if "coord" in groups:
+            hj = parts[j].head
+            for name, k, other in (("m-1", i - 1, hj), ("m", i, hj), ("h+1", j + 1, parts[i].head)):
+                hk = parts[k].head if 0 <= k < self.n else None
+                if hk is not None and other is not None and hk.form == other.form:
+                    feats.append(f"coord.{name}")
+        return feats
 
 
-def pair_features(sentence: BunsetsuSentence, i: int, j: int) -> List[str]:
+def pair_features(sentence: BunsetsuSentence, i: int, j: int, heads: Optional[Sequence[int]] = None,
+                  groups: Iterable[str] = DEFAULT_GROUPS) -> List[str]:
     """Features of the pair (modifier i, head candidate j); see :class:`SentenceFeatures`."""
-    return SentenceFeatures(sentence).pair(i, j)
-
-
-DISTANCE_FEATURES = ("dist=1", "dist=2-5", "dist=6+")
-
-
-class BunsetsuEncoder:
-    """Feature ids of bunsetsu. A bunsetsu's ids depend only on its head and
-    function words, its symbol characters and whether it starts or ends the
-    sentence, so they are computed once per such key and cached (a corpus
-    repeats them); the cache is cleared when it reaches ``max_cache`` keys."""
-
-    def __init__(self, index, max_cache: int = 1 << 20):
-        self.index = index
-        self.max_cache = max_cache
-        self._cache: Dict[tuple, Tuple[List[int], List[int], List[int]]] = {}
-        self.distance = np.asarray([index.get(d) for d in DISTANCE_FEATURES], dtype=np.int32)
-
-    def _ids(self, strings) -> List[int]:
-        get = self.index.get
-        return [i for i in map(get, strings) if i >= 0]
-
-    def _entry(self, b: Bunsetsu, k: int, n: int) -> Tuple[List[int], List[int], List[int]]:
-        return (self._ids(_bunsetsu_features("m", b, k, n)), self._ids(_bunsetsu_features("h", b, k, n)),
-                self._ids(_between_strings(b)))
-
-    def encode(self, sentences: Sequence[BunsetsuSentence]) -> dict:
-        """The arrays the C++ parser reads: per bunsetsu its modifier-side,
-        head-side and between feature ids (CSR), sentence offsets, distance ids."""
-        cache = self._cache
-        sentence_ptr = [0]
-        mod, head, btw = [], [], []
-        mod_ptr, head_ptr, btw_ptr = [0], [0], [0]
-        for s in sentences:
-            bs = s.bunsetsu
-            n = len(bs)
-            last = n - 1
-            for k, b in enumerate(bs):
-                h, f = b.head_word(), b.function_word()
-                key = (h.form if h else None, h.lemma if h else None, h.xpos if h else None,
-                       f.form if f else None, f.lemma if f else None, f.xpos if f else None,
-                       b.symbol_chars(), k == 0, k == last)
-                entry = cache.get(key)
-                if entry is None:
-                    if len(cache) >= self.max_cache:
-                        cache.clear()
-                    entry = cache[key] = self._entry(b, k, n)
-                mod += entry[0]
-                mod_ptr.append(len(mod))
-                head += entry[1]
-                head_ptr.append(len(head))
-                btw += entry[2]
-                btw_ptr.append(len(btw))
-            sentence_ptr.append(sentence_ptr[-1] + n)
-        i64, i32 = np.int64, np.int32
-        return {"sentence_ptr": np.asarray(sentence_ptr, dtype=i64), "distance": self.distance,
-                "mod_ptr": np.asarray(mod_ptr, dtype=i64), "mod_ids": np.asarray(mod, dtype=i32),
-                "head_ptr": np.asarray(head_ptr, dtype=i64), "head_ids": np.asarray(head, dtype=i32),
-                "btw_ptr": np.asarray(btw_ptr, dtype=i64), "btw_ids": np.asarray(btw, dtype=i32)}
-
-
-def encode_sentences(sentences: Sequence[BunsetsuSentence], index) -> dict:
-    """Per-bunsetsu feature ids of many sentences (see :class:`BunsetsuEncoder`)."""
-    return BunsetsuEncoder(index).encode(sentences)
+    return SentenceFeatures(sentence, groups).pair(i, j, heads)

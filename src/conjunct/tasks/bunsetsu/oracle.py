@@ -3,9 +3,9 @@ trees, and the training examples it yields."""
 
 from __future__ import annotations
 
-from typing import Callable, Iterable, List, Sequence, Tuple
+from typing import Callable, Iterable, List, Optional, Sequence, Tuple
 
-from .features import SentenceFeatures
+from .features import DEFAULT_GROUPS, SentenceFeatures
 from .sentence import BunsetsuSentence
 
 __all__ = ["sassano_parse", "sassano_oracle", "is_head_final_projective", "training_examples"]
@@ -27,14 +27,21 @@ def is_head_final_projective(heads: Sequence[int]) -> bool:
     return True
 
 
-def sassano_parse(n: int, depends: Callable[[int, int], bool]) -> List[int]:
+def sassano_parse(n: int, depends: Callable[[int, int], bool], heads: Optional[List[int]] = None) -> List[int]:
     """Heads of n bunsetsu by Sassano's (2004) linear-time shift-reduce algorithm.
 
     ``depends(i, j)`` answers whether bunsetsu i modifies bunsetsu j (i < j).
     Every bunsetsu left when the last one is reached depends on it, unasked.
     The result is head-final and projective; the last bunsetsu is the root (-1).
+    ``heads``, when given, is the list of n heads filled in place, so that
+    ``depends`` can read the parse so far.
     """
-    heads = [-1] * n
+    if heads is None:
+        heads = [-1] * n
+    elif len(heads) != n:
+        raise ValueError(f"heads has {len(heads)} entries for {n} bunsetsu")
+    else:
+        heads[:] = [-1] * n
     stack: List[int] = []
     for j in range(1, n):
         i = j - 1
@@ -65,10 +72,12 @@ def sassano_oracle(heads: Sequence[int]) -> List[Tuple[int, int, bool]]:
     return asked
 
 
-def training_examples(sentences: Iterable[BunsetsuSentence]) -> Tuple[List[List[str]], List[int], int]:
+def training_examples(sentences: Iterable[BunsetsuSentence], groups: Iterable[str] = DEFAULT_GROUPS
+                      ) -> Tuple[List[List[str]], List[int], int]:
     """(pair features, labels +1/-1, skipped sentences) of the decisions Sassano's
-    algorithm asks on the gold trees; sentences that are not head-final and
-    projective are skipped."""
+    algorithm asks on the gold trees (features of the feature ``groups``);
+    sentences that are not head-final and projective are skipped. When (i, j)
+    is asked, every bunsetsu between them has its gold head already."""
     feats: List[List[str]] = []
     labels: List[int] = []
     skipped = 0
@@ -76,8 +85,9 @@ def training_examples(sentences: Iterable[BunsetsuSentence]) -> Tuple[List[List[
         if not is_head_final_projective(s.heads):
             skipped += 1
             continue
-        f = SentenceFeatures(s)
-        for i, j, dep in sassano_oracle(s.heads):
-            feats.append(f.pair(i, j))
+        f = SentenceFeatures(s, groups)
+        heads = s.heads
+        for i, j, dep in sassano_oracle(heads):
+            feats.append(f.pair(i, j, heads))
             labels.append(1 if dep else -1)
     return feats, labels, skipped

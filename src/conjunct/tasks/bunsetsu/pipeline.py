@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from typing import List, Sequence
+from typing import Iterable, List, Sequence
 
 from ..base import TaskPipeline
 from .metrics import dependency_accuracy
+from .features import DEFAULT_GROUPS, check_groups
 from .oracle import training_examples
 from .runner import BunsetsuParser
 from .sentence import BunsetsuSentence
@@ -15,28 +16,46 @@ __all__ = ["BunsetsuDependencyParser"]
 
 class BunsetsuDependencyParser(TaskPipeline):
     """Japanese bunsetsu dependency parser: Sassano's (2004) shift-reduce
-    algorithm with a binary polynomial-kernel classifier over the features of
-    seed 000 Table 1, trained with PA-I (kernel slicing).
+    algorithm with a binary polynomial-kernel classifier over the pair features
+    of :mod:`conjunct.tasks.bunsetsu.features` (seed 000 Table 1 and more),
+    trained with PA-I (kernel slicing).
 
     >>> parser = BunsetsuDependencyParser(degree=3).fit(train_sentences)   # doctest: +SKIP
     >>> parser.parse(sentences)                                            # doctest: +SKIP
+
+    Parameters
+    ----------
+    degree : int
+        Polynomial kernel degree.
+    groups : sequence of str
+        The feature groups (:data:`~conjunct.tasks.bunsetsu.features.FEATURE_GROUPS`;
+        "core" is required). By default
+        :data:`~conjunct.tasks.bunsetsu.features.DEFAULT_GROUPS`: all but "siblings".
+    **params
+        :class:`~conjunct.tasks.base.TaskPipeline`'s (C, n_iter, margin, method, ...).
     """
 
     task = "bunsetsu"
     COMPONENT = "depends"
     COMPONENTS = (COMPONENT,)
 
+    def __init__(self, *, degree: int = 3, groups: Iterable[str] = DEFAULT_GROUPS, **params):
+        super().__init__(degree=degree, **params)
+        self.groups = groups
+
     def training_examples(self, data):
-        feats, labels, skipped = training_examples(data)
+        feats, labels, skipped = training_examples(data, check_groups(self.groups))
         self.skipped_sentences_ = skipped
         return {self.COMPONENT: (feats, labels)}
 
     def _make_runner(self) -> BunsetsuParser:
-        return BunsetsuParser(self.classifiers_[self.COMPONENT])
+        return BunsetsuParser(self.classifiers_[self.COMPONENT], groups=self.groups)
 
     def parse(self, sentences: Sequence[BunsetsuSentence], *, timing: bool = False) -> List[List[int]]:
         """Heads of each sentence (bunsetsu indices, -1 for the root)."""
         return self.runner().parse_many(sentences, timing=timing)
+
+    run = parse
 
     def _scores(self, data, output) -> dict:
         """Dependency and sentence accuracy."""

@@ -74,6 +74,8 @@ class EnglishDependencyParser(TaskPipeline):
         """(heads, labels) of each sentence; heads are 1-based word indices, 0 = root."""
         return self.runner().parse_many(sentences, timing=timing)
 
+    run = parse
+
     def reference_parse(self, sentence: DepSentence) -> Tuple[List[int], List[str]]:
         """The same parse by the Python reference loop (slow; for tests)."""
         heads, labels, _ = reference_parse(sentence, self.classifiers_["transition"], self.classifiers_["label"])

@@ -1,0 +1,191 @@
+"""English text to analysis: tokens -> POS tagger (UPOS and XPOS as one joint
+tag) -> arc-eager dependency parser and YamCha chunker, both reading the
+predicted tags.
+
+The parser is trained on UD English EWT with jackknifed tags (each fold of the
+training sentences tagged by a tagger trained on the other folds), so it learns
+from tags as noisy as the ones it reads on new text. The chunker is trained on
+CoNLL-2000 (WSJ) when chunk data is given: the pipeline's tagger never saw
+those sentences, so its predictions on them are already held-out tags (EWT
+has no chunk annotation; the chunker's XPOS input is the PTB tag set both
+corpora share).
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from typing import List, Optional, Sequence
+
+from .._errors import ConjunctError, DataFormatError
+from ..tagging import HMMTagger, PerceptronTagger
+from ..tasks.chunk import Chunker
+from ..tasks.english import DepSentence, EnglishDependencyParser
+from .jackknife import jackknife_tags
+from .result import JOINT, Analysis, split_joint_tag
+from .stages import TextPipeline, check_stage, clone_stage
+
+__all__ = ["EnglishTextPipeline"]
+
+
+class EnglishTextPipeline(TextPipeline):
+    """Tokenized English -> UPOS/XPOS tags, dependency trees and chunks.
+
+    >>> nlp = EnglishTextPipeline(folds=5).fit(read_ud_english("en_ewt-ud-train.conllu"),
+    ...                                        chunk_data=read_conll2000("train.txt"))   # doctest: +SKIP
+    >>> nlp.analyze([["The", "dog", "barked", "."]])[0].heads                           # doctest: +SKIP
+
+    Parameters
+    ----------
+    tagger : PerceptronTagger or HMMTagger, optional
+        The POS tagger; it is trained on joint ``UPOS|XPOS`` tags. Default
+        ``PerceptronTagger()``.
+    parser : EnglishDependencyParser, optional
+        Default ``EnglishDependencyParser()`` (degree 2).
+    chunker : Chunker, optional
+        Default ``Chunker()``; trained only when :meth:`fit` gets chunk data,
+        else the fitted pipeline has no chunker.
+    folds : int
+        k of the jackknifed training tags (at least 2).
+    random_state : int
+        Seed of the assignment of sentences to folds.
+    verbose : int
+        Progress on standard error.
+    """
+
+    lang = "en"
+    STAGES = ("tagger", "parser", "chunker")
+    OPTIONAL = ("chunker",)
+
+    def __init__(self, tagger=None, parser=None, chunker=None, *, folds: int = 5, random_state: int = 0,
+                 verbose: int = 0):
+        self.tagger = tagger
+        self.parser = parser
+        self.chunker = chunker
+        self.folds = folds
+        self.random_state = random_state
+        self.verbose = verbose
+
+    # -- training -------------------------------------------------------------------------------
+    def fit(self, sentences: Sequence[DepSentence], *, chunk_data: Optional[Sequence] = None) -> "EnglishTextPipeline":
+        """Train every stage: the tagger on gold ``UPOS|XPOS`` of ``sentences``,
+        the parser on their trees with jackknifed tags, and (with ``chunk_data``,
+        CoNLL-2000 ``(word, POS, chunk)`` sentences) the chunker on the
+        tagger's XPOS for those words.
+
+        Parameters
+        ----------
+        sentences : sequence of DepSentence
+            Gold treebank sentences (:func:`conjunct.tasks.english.read_ud_english`).
+        chunk_data : sequence of token tuples, optional
+            Chunk-annotated sentences (:func:`conjunct.read_conll2000`).
+        """
+        sentences = list(sentences)
+        if not sentences:
+            raise DataFormatError("no training sentences")
+        for k, s in enumerate(sentences):
+            if s.heads is None:
+                raise DataFormatError(f"sentence {k + 1}: training needs gold HEAD and DEPREL")
+        tagger = self.tagger if self.tagger is not None else PerceptronTagger()
+        parser = self.parser if self.parser is not None else EnglishDependencyParser()
+        chunker = self.chunker if self.chunker is not None else Chunker()
+        check_stage(tagger, "tagger", (PerceptronTagger, HMMTagger))
+        check_stage(parser, "parser", (EnglishDependencyParser,), "ud-english")
+        check_stage(chunker, "chunker", (Chunker,), "conll2000-chunk")
+        words = [s.forms for s in sentences]
+        gold = [[u + JOINT + x for u, x in zip(s.upos, s.xpos)] for s in sentences]
+        self.stats_ = {}
+        t0 = time.perf_counter()
+        predicted, self.folds_ = jackknife_tags(lambda: clone_stage(tagger), words, gold, self.folds,
+                                                random_state=self.random_state, verbose=self.verbose)
+        self.stats_["jackknife_accuracy"] = _accuracy(predicted, gold)
+        self.stats_["jackknife_seconds"] = time.perf_counter() - t0
+        self._say(f"jackknifed tags: accuracy {self.stats_['jackknife_accuracy']:.4f} "
+                  f"({self.folds} folds, {self.stats_['jackknife_seconds']:.1f} s)")
+        t0 = time.perf_counter()
+        self.tagger = tagger.fit(words, gold)
+        self.stats_["tagger_seconds"] = time.perf_counter() - t0
+        jack = [DepSentence(s.forms, *map(list, zip(*map(split_joint_tag, p))), s.heads, s.labels)
+                for s, p in zip(sentences, predicted)]
+        t0 = time.perf_counter()
+        self.parser = parser.fit(jack)
+        self.stats_["parser_seconds"] = time.perf_counter() - t0
+        self._say(f"parser trained on jackknifed tags in {self.stats_['parser_seconds']:.1f} s")
+        if chunk_data is not None:
+            chunk_data = list(chunk_data)
+            t0 = time.perf_counter()
+            xpos = self._xpos([[t[0] for t in s] for s in chunk_data])
+            self.stats_["chunk_tag_accuracy"] = _accuracy(xpos, [[t[1] for t in s] for s in chunk_data])
+            self.chunker = chunker.fit([[(t[0], x, t[2]) for t, x in zip(s, xs)] for s, xs in zip(chunk_data, xpos)])
+            self.stats_["chunker_seconds"] = time.perf_counter() - t0
+            self._say(f"chunker trained on predicted XPOS (accuracy {self.stats_['chunk_tag_accuracy']:.4f} on its "
+                      f"sentences) in {self.stats_['chunker_seconds']:.1f} s")
+        else:
+            self.chunker = None
+        return self
+
+    def _say(self, text: str) -> None:
+        if self.verbose:
+            print(text, file=sys.stderr, flush=True)
+
+    # -- analysis ---------------------------------------------------------------------------------
+    def tag(self, sentences: Sequence[Sequence[str]]) -> List[List[str]]:
+        """Joint ``UPOS|XPOS`` tags of tokenized sentences."""
+        self._check_fitted()
+        sentences = _check_tokens(sentences)
+        return self.tagger.predict(sentences)
+
+    def _xpos(self, sentences) -> List[List[str]]:
+        return [[split_joint_tag(t)[1] for t in tags] for tags in self.tagger.predict(sentences)]
+
+    def analyze(self, sentences: Sequence[Sequence[str]]) -> List[Analysis]:
+        """Tags, dependency trees and (with a chunker) chunks of tokenized sentences.
+
+        Parameters
+        ----------
+        sentences : sequence of list of str
+            Tokenized sentences.
+
+        Returns
+        -------
+        list of Analysis
+        """
+        self._check_fitted()
+        sentences = _check_tokens(sentences)
+        joint = self.tagger.predict(sentences)
+        out = []
+        for forms, tags in zip(sentences, joint):
+            upos, xpos = (list(c) for c in zip(*map(split_joint_tag, tags))) if tags else ([], [])
+            out.append(Analysis(list(forms), upos, xpos))
+        parses = self.parser.parse([DepSentence(a.forms, a.upos, a.xpos) for a in out])
+        for a, (heads, labels) in zip(out, parses):
+            a.heads, a.deprels = list(heads), list(labels)
+        if self.chunker is not None:
+            for a, chunks in zip(out, self.chunker.chunk([list(zip(a.forms, a.xpos)) for a in out])):
+                a.chunks = list(chunks)
+        return out
+
+
+def _check_tokens(sentences) -> list:
+    if isinstance(sentences, str):
+        raise TypeError("analyze() takes a sequence of tokenized sentences (lists of str)")
+    sentences = [list(s) for s in sentences]
+    for k, s in enumerate(sentences):
+        if not s:
+            raise DataFormatError(f"sentence {k + 1} is empty")
+        try:
+            ok = " ".join(s).split() == s  # one C pass: no empty token, none with whitespace
+        except TypeError:
+            ok = False
+        if not ok:
+            i, w = next((i, w) for i, w in enumerate(s) if not isinstance(w, str) or w.split() != [w])
+            raise DataFormatError(f"sentence {k + 1}, token {i + 1}: tokens are non-empty strings without "
+                                  f"whitespace, got {w!r}")
+    return sentences
+
+
+def _accuracy(predicted, gold) -> float:
+    total = sum(len(g) for g in gold)
+    if not total:
+        raise ConjunctError("no tokens to score")
+    return sum(p == g for ps, gs in zip(predicted, gold) for p, g in zip(ps, gs)) / total

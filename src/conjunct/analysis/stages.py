@@ -1,0 +1,128 @@
+"""What the text pipelines share: named stages (each a saveable tagger or task
+pipeline), swapping a stage, and one model file whose sections are the stages'
+sections under ``stage.<name>.`` prefixes.
+
+A language's pipeline subclasses :class:`TextPipeline`, names its ``lang`` and
+``STAGES`` (which may be absent: ``OPTIONAL``), and implements ``fit`` and
+``analyze``. The per-sentence work stays in the stages' own C++ loops
+(staggered decoding, the parsers' and the chunker's runners); a text pipeline
+only hands one stage's output to the next.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Dict, Optional, Tuple
+
+from .._errors import ConjunctError, ModelFormatError
+from .._params import Params
+from ..persistence import Registry, Saveable, pack, unpack
+
+__all__ = ["TextPipeline", "LANGUAGES", "clone_stage"]
+
+# Where each language's pipeline is defined (the class registers itself on import).
+LANGUAGES = Registry("text pipeline language", {
+    "en": "conjunct.analysis.english",
+    "ja": "conjunct.analysis.japanese",
+})
+
+
+def clone_stage(stage):
+    """An unfitted copy of ``stage`` with the same parameters (scikit-learn's ``clone``)."""
+    return type(stage)(**stage.get_params())
+
+
+class TextPipeline(Saveable, Params):
+    """Base of the text-to-analysis pipelines: a chain of stages saved as one file.
+
+    Subclasses name ``lang`` and ``STAGES``; their ``__init__`` takes each stage
+    object (``None``: the stage's default) plus ``folds`` (the k of the
+    jackknifed training tags), ``random_state`` and ``verbose``.
+    """
+
+    kind = "text_pipeline"
+    languages = LANGUAGES  # for loading and validation
+    lang: str = ""
+    STAGES: Tuple[str, ...] = ()
+    OPTIONAL: Tuple[str, ...] = ()
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if cls.__dict__.get("lang"):
+            LANGUAGES.register(cls.lang, cls)
+
+    # -- stages -------------------------------------------------------------------------------
+    def stages(self) -> Dict[str, object]:
+        """The stage objects by name (``None`` for an absent optional stage)."""
+        return {name: getattr(self, name) for name in self.STAGES}
+
+    def replace(self, **stages) -> "TextPipeline":
+        """A copy of this pipeline with the named stages swapped for the given
+        objects (fitted ones are used as they are; the others keep theirs)."""
+        unknown = sorted(set(stages) - set(self.STAGES))
+        if unknown:
+            raise ConjunctError(f"{type(self).__name__} has no stage {unknown[0]!r} (stages: {', '.join(self.STAGES)})")
+        out = copy.copy(self)
+        for name, stage in stages.items():
+            setattr(out, name, stage)
+        return out
+
+    def _check_fitted(self) -> None:
+        for name in self.STAGES:
+            stage = getattr(self, name)
+            if stage is None:
+                if name in self.OPTIONAL:
+                    continue
+                raise ConjunctError(f"this {type(self).__name__} is not trained (it has no {name} stage); call fit() or load a model")
+            if not _is_fitted(stage):
+                raise ConjunctError(f"the {name} stage of this {type(self).__name__} is not trained; call fit() or load a model")
+
+    # -- persistence ------------------------------------------------------------------------------
+    def to_container(self):
+        self._check_fitted()
+        params = {k: v for k, v in self.get_params().items() if k not in self.STAGES}
+        meta: dict = {"lang": self.lang, "params": params, "stages": {}}
+        arrays = {}
+        for name, stage in self.stages().items():
+            if stage is None:
+                meta["stages"][name] = None
+                continue
+            entry, stage_arrays = pack(stage, f"stage.{name}")
+            meta["stages"][name] = entry
+            arrays.update(stage_arrays)
+        return self.kind, meta, arrays
+
+    @classmethod
+    def from_container(cls, meta: dict, arrays, name: str = "<model>") -> "TextPipeline":
+        lang_cls = LANGUAGES.get(meta.get("lang"), name)
+        try:
+            stages = {s: (None if e is None else unpack(e, arrays, f"stage.{s}", name)) for s, e in meta["stages"].items()}
+            return lang_cls(**stages, **meta["params"])
+        except (KeyError, TypeError) as e:
+            raise ModelFormatError(f"corrupt text pipeline ({e})", name) from None
+
+    def info(self) -> dict:
+        """A summary of the pipeline (what ``conjunct info`` prints)."""
+        self._check_fitted()
+        out = {"kind": f"text pipeline ({self.lang})", "folds": self.folds}
+        for name, stage in self.stages().items():
+            out[name] = "none" if stage is None else _describe(stage)
+        return out
+
+
+def _is_fitted(stage) -> bool:
+    return bool(getattr(stage, "classifiers_", None)) or hasattr(stage, "model_") and not hasattr(stage, "models_")
+
+
+def _describe(stage) -> str:
+    task = getattr(stage, "task", None)
+    return f"{type(stage).__name__}" + (f" ({task}, degree {stage.degree})" if task else "")
+
+
+def check_stage(stage, name: str, types: tuple, task: Optional[str] = None) -> None:
+    """``stage`` is one of ``types`` (and, for a task pipeline, of ``task``)."""
+    if not isinstance(stage, types):
+        raise ConjunctError(f"the {name} stage must be a {' or '.join(t.__name__ for t in types)}, "
+                            f"not a {type(stage).__name__}")
+    if task is not None and getattr(stage, "task", None) != task:
+        raise ConjunctError(f"the {name} stage must be a {task} pipeline, not {getattr(stage, 'task', None)!r}")
