@@ -17,29 +17,11 @@
 #include "conjunct/classify/kernel_expansion.h"
 #include "conjunct/kernel.h"
 
+#include "check.h"
+
 using namespace conjunct;
 
-static int failures = 0;
-#define CHECK(cond)                                                                 \
-  do {                                                                              \
-    if (!(cond)) {                                                                  \
-      std::fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-      ++failures;                                                                   \
-    }                                                                               \
-  } while (0)
-
 static bool close(double a, double b, double scale) { return std::fabs(a - b) <= 1e-9 * (1.0 + scale); }
-
-template <class F>
-static bool throws(F&& f, const char* needle) {
-  try {
-    f();
-  } catch (const std::exception& e) {
-    if (std::string(e.what()).find(needle) != std::string::npos) return true;
-    std::fprintf(stderr, "  unexpected message: %s (wanted \"%s\")\n", e.what(), needle);
-  }
-  return false;
-}
 
 using Weights = std::map<std::vector<int32_t>, std::vector<double>>;  // ascending conjunction -> K weights
 
@@ -242,7 +224,5 @@ int main() {
   for (uint32_t seed = 0; seed < 150; ++seed) test_kernel_expansion(seed);
   test_store_checks();
   test_dense_sizes();
-  if (failures) std::fprintf(stderr, "test_conjunction_store: %d checks failed\n", failures);
-  else std::printf("test_conjunction_store: ok\n");
-  return failures ? 1 : 0;
+  return report("test_conjunction_store");
 }

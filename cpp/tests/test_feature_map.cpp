@@ -9,16 +9,9 @@
 
 #include "conjunct/features.h"
 
-using namespace conjunct;
+#include "check.h"
 
-static int failures = 0;
-#define CHECK(cond)                                                                 \
-  do {                                                                              \
-    if (!(cond)) {                                                                  \
-      std::fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-      ++failures;                                                                   \
-    }                                                                               \
-  } while (0)
+using namespace conjunct;
 
 int main() {
   std::mt19937 rng(7);
@@ -46,7 +39,5 @@ int main() {
     CHECK(got == std::vector<int32_t>(want.begin(), want.end()));
     CHECK(std::all_of(std::begin(scratch.small), std::end(scratch.small), [](uint64_t w) { return w == 0; }));
   }
-  if (failures) std::fprintf(stderr, "test_feature_map: %d checks failed\n", failures);
-  else std::printf("test_feature_map: ok\n");
-  return failures ? 1 : 0;
+  return report("test_feature_map");
 }

@@ -11,28 +11,9 @@
 #include "conjunct/classify/checks.h"
 #include "conjunct/util/trie.h"
 
+#include "check.h"
+
 using namespace conjunct;
-
-static int failures = 0;
-#define CHECK(cond)                                                          \
-  do {                                                                       \
-    if (!(cond)) {                                                           \
-      std::fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-      ++failures;                                                            \
-    }                                                                        \
-  } while (0)
-
-template <class F>
-static bool throws(F&& f, const char* needle) {
-  try {
-    f();
-  } catch (const std::invalid_argument& e) {
-    if (std::string(e.what()).find(needle) != std::string::npos) return true;
-    std::fprintf(stderr, "  unexpected message: %s (wanted \"%s\")\n", e.what(), needle);
-    return false;
-  }
-  return false;
-}
 
 // A random trie of paths over n_features labels: node -> (label -> child).
 struct Reference {
@@ -143,7 +124,5 @@ static void test_checks_reject_malformed() {
 int main() {
   for (uint32_t seed = 0; seed < 200; ++seed) test_layout_and_lookups(seed);
   test_checks_reject_malformed();
-  if (failures) std::fprintf(stderr, "test_trie: %d checks failed\n", failures);
-  else std::printf("test_trie: ok\n");
-  return failures ? 1 : 0;
+  return report("test_trie");
 }
