@@ -35,7 +35,7 @@ def _dense_rows(rows) -> bool:
     than feature lists (strings or integer ids, the documented list input)."""
     for r in rows:
         if isinstance(r, np.ndarray):
-            return True
+            return r.dtype.kind == "f"  # an int array lists feature ids
         if isinstance(r, (str, bytes)) or not hasattr(r, "__len__"):
             return False
         for v in r:
