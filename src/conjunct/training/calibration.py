@@ -29,7 +29,8 @@ def _folds(y: np.ndarray, n_folds: int, rng: np.random.Generator) -> np.ndarray:
 
 def held_out_margins(estimator, M: sp.csr_matrix, y: np.ndarray, weights: Optional[np.ndarray], n_iter: int) -> np.ndarray:
     """Margins of every row of M from a copy of ``estimator`` trained on the other folds
-    (same parameters, ``n_iter`` passes of ``partial_fit`` with every class)."""
+    (same parameters and ``n_iter`` epochs; ``partial_fit`` with every class
+    declared when a class is missing from those folds)."""
     params = {**estimator.get_params(), "probability": False, "verbose": 0, "callback": None, "trace": False}
     rng = np.random.default_rng(estimator.random_state if isinstance(estimator.random_state, (int, np.integer)) else None)
     fold = _folds(y, FOLDS, rng)
@@ -41,8 +42,11 @@ def held_out_margins(estimator, M: sp.csr_matrix, y: np.ndarray, weights: Option
             continue
         sub = type(estimator)(**{**params, "random_state": int(rng.integers(2**31))})
         w = None if weights is None else weights[train]
-        for _ in range(n_iter):
-            sub.partial_fit(M[train], y[train], classes=estimator.classes_, sample_weight=w)
+        if np.unique(y[train]).size == len(estimator.classes_):
+            sub.fit(M[train], y[train], sample_weight=w)
+        else:  # a class missing from these folds: declare every class
+            for _ in range(n_iter):
+                sub.partial_fit(M[train], y[train], classes=estimator.classes_, sample_weight=w)
         held[test] = sub.decision_function(M[test]).reshape(test.size, K)
     return held
 
