@@ -10,8 +10,7 @@ import scipy.sparse as sp
 from hypothesis import given, strategies as st
 
 import conjunct
-from conjunct._dense_growth import grow_dense
-from conjunct.classifiers import Classifier, _store_arrays, _store_of, approximation_report
+from conjunct.classifiers import approximation_report
 from conjunct.linear import brute_force_margins
 from helpers import assert_margins_close, kernel_models, linear_models, linear_scale, random_binary_csr, reference_margins
 
@@ -36,17 +35,15 @@ def test_grown_dense_table_exact(case, n_dense, growth):
     # Moving trie subtrees into a larger dense table keeps every margin.
     model, X = case
     base = model.compile("pke", dense_features=n_dense)
-    meta, arrays = dict(base.meta), dict(base.arrays)
-    store, grown = grow_dense(_store_of(arrays), meta["degree"], base.n_outputs, meta["n_dense"], meta["n_features"],
-                              growth)
+    clf = model.compile("pke", dense_features=n_dense, dense_growth=growth)
+    meta = base.meta
+    grown = clf.meta["n_dense"]
     if meta["degree"] < 3:
         assert grown == meta["n_dense"]
     elif growth == 1e9:
         # Unbounded: every feature becomes dense and the trie keeps only its root.
-        assert grown == meta["n_features"] and store["label"].size == 1
-    meta["n_dense"] = grown
-    arrays.update(_store_arrays(store))
-    clf = Classifier("pke", meta, arrays, base.rule, base.features, base.n_columns)
+        assert grown == meta["n_features"] and clf.arrays["store.label"].size == 1
+    assert clf.meta["n_conjunctions"] == meta["n_conjunctions"]  # moved, none lost or added
     np.testing.assert_allclose(clf.decision_function(X), base.decision_function(X), rtol=1e-9, atol=1e-9)
 
 

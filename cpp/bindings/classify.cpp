@@ -1,38 +1,131 @@
+// Compiled classifiers: compile a model into named arrays, open named arrays
+// (fresh or memory-mapped) into an immutable classifier, and classify.
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/unique_ptr.h>
 
-#include <limits>
-
 #include "common.h"
-#include "conjunct/classify/decision.h"
+#include "conjunct/classify/compile.h"
+#include "conjunct/classify/conjunction_store.h"
+#include "conjunct/classify/conjunctive_base.h"
 #include "conjunct/classify/fstrie.h"
-#include "conjunct/classify/kernel_expansion.h"
-#include "conjunct/classify/pkb.h"
-#include "conjunct/classify/pke.h"
-#include "conjunct/classify/split.h"
-#include "conjunct/classify/pki.h"
 
 namespace conjunct::py {
 
 namespace {
 
-// The Python-facing handle of any compiled classifier.
+// The Python-facing handle of any compiled classifier: the classifier, the
+// arrays it views, and its decision rule.
 struct CompiledClassifier {
   std::unique_ptr<Classifier> impl;
   KeepAlive arrays;
   std::string method;
+  std::string rule;
+  Decision decision;
 };
 
-CsrView csr_of(const Array1<int64_t>& indptr, const Array1<int32_t>& indices) {
-  if (indptr.size() == 0) throw nb::value_error("indptr must have at least one entry");
-  if (indptr.data()[indptr.size() - 1] > static_cast<int64_t>(indices.size()) || indptr.data()[0] != 0)
-    throw nb::value_error("indptr does not match indices");
+using AnyArray = nb::ndarray<nb::ro, nb::c_contig, nb::device::cpu>;
+
+// Views of a dict of numpy arrays (int32, int64 or float64), kept alive by `keep`.
+Sections sections_from(const nb::dict& arrays, KeepAlive& keep) {
+  Sections out;
+  for (auto [key, value] : arrays) {
+    const std::string name = nb::cast<std::string>(key);
+    AnyArray a;
+    if (!nb::try_cast(value, a)) throw nb::value_error(("array '" + name + "' is not a contiguous numeric array").c_str());
+    Array view;
+    if (a.dtype() == nb::dtype<int32_t>()) view.dtype = DType::Int32;
+    else if (a.dtype() == nb::dtype<int64_t>()) view.dtype = DType::Int64;
+    else if (a.dtype() == nb::dtype<double>()) view.dtype = DType::Float64;
+    else throw nb::value_error(("array '" + name + "' has an unsupported dtype").c_str());
+    view.data = a.data();
+    for (size_t d = 0; d < a.ndim(); ++d) view.shape.push_back(a.shape(d));
+    if (a.ndim() == 0) view.shape.push_back(1);
+    keep.hold(a);
+    out.add(name, std::move(view));
+  }
+  return out;
+}
+
+// Numbers, strings, None, lists of integers and nested dicts.
+Meta meta_from(const nb::dict& d) {
+  Meta meta;
+  for (auto [key, value] : d) {
+    const std::string k = nb::cast<std::string>(key);
+    if (value.is_none()) meta.set(k, Meta::Value());
+    else if (nb::isinstance<nb::bool_>(value)) meta.set(k, nb::cast<bool>(value));
+    else if (nb::isinstance<nb::str>(value)) meta.set(k, nb::cast<std::string>(value));
+    else if (nb::isinstance<nb::dict>(value)) meta.set(k, std::make_shared<const Meta>(meta_from(nb::borrow<nb::dict>(value))));
+    else if (nb::isinstance<nb::list>(value) || nb::isinstance<nb::tuple>(value)) {
+      std::vector<int64_t> v;
+      for (nb::handle item : value) v.push_back(nb::cast<int64_t>(nb::int_(item)));
+      meta.set(k, std::move(v));
+    } else if (nb::hasattr(value, "__index__")) meta.set(k, nb::cast<int64_t>(nb::int_(value)));
+    else if (nb::isinstance<nb::float_>(value) || nb::hasattr(value, "__float__")) meta.set(k, nb::cast<double>(nb::float_(value)));
+    else throw nb::value_error(("parameter '" + k + "' has an unsupported type").c_str());
+  }
+  return meta;
+}
+
+nb::dict meta_dict(const Meta& meta) {
+  nb::dict d;
+  for (const auto& [key, value] : meta.values()) {
+    const char* k = key.c_str();
+    if (std::holds_alternative<std::monostate>(value)) d[k] = nb::none();
+    else if (const auto* b = std::get_if<bool>(&value)) d[k] = *b;
+    else if (const auto* i = std::get_if<int64_t>(&value)) d[k] = *i;
+    else if (const auto* x = std::get_if<double>(&value)) d[k] = *x;
+    else if (const auto* s = std::get_if<std::string>(&value)) d[k] = *s;
+    else if (const auto* v = std::get_if<std::vector<int64_t>>(&value)) {
+      nb::list l;
+      for (int64_t e : *v) l.append(e);
+      d[k] = l;
+    } else if (const auto* m = std::get_if<std::shared_ptr<const Meta>>(&value)) d[k] = meta_dict(**m);
+  }
+  return d;
+}
+
+template <class T>
+nb::object owned_numpy(const Array& a) {
+  static const T empty{};
+  auto* owner = new std::shared_ptr<const void>(a.owner);
+  nb::capsule capsule(owner, [](void* p) noexcept { delete static_cast<std::shared_ptr<const void>*>(p); });
+  const T* data = a.size() == 0 ? &empty : static_cast<const T*>(a.data);
+  return nb::cast(nb::ndarray<nb::numpy, T>(const_cast<T*>(data), a.shape.size(), a.shape.data(), capsule));
+}
+
+// Compiled arrays as numpy arrays: new ones take their storage along, the
+// ones passed through are the very input arrays.
+nb::dict arrays_dict(const Sections& arrays, const nb::dict& inputs) {
+  nb::dict d;
+  for (const auto& [name, a] : arrays.items()) {
+    if (!a.source.empty()) {
+      d[name.c_str()] = inputs[a.source.c_str()];
+      continue;
+    }
+    switch (a.dtype) {
+      case DType::Int32: d[name.c_str()] = owned_numpy<int32_t>(a); break;
+      case DType::Int64: d[name.c_str()] = owned_numpy<int64_t>(a); break;
+      case DType::Float64: d[name.c_str()] = owned_numpy<double>(a); break;
+    }
+  }
+  return d;
+}
+
+// Rows of the caller's CSR input (column ids), checked so that no row reads
+// outside `indices`.
+CsrView input_rows(const Array1<int64_t>& indptr, const Array1<int32_t>& indices) {
+  const size_t n = indptr.size();
+  const int64_t* p = indptr.data();
+  if (n == 0) throw nb::value_error("indptr must have at least one entry");
+  if (p[0] != 0 || static_cast<uint64_t>(p[n - 1]) > indices.size()) throw nb::value_error("indptr does not match indices");
+  for (size_t r = 1; r < n; ++r)
+    if (p[r] < p[r - 1]) throw nb::value_error("indptr decreases");
   return CsrView{span_of(indptr), span_of(indices)};
 }
 
-OutArray margins_batch(const CompiledClassifier& c, const Array1<int64_t>& indptr,
-                       const Array1<int32_t>& indices, int n_threads) {
-  const CsrView X = csr_of(indptr, indices);
+OutArray margins_batch(const CompiledClassifier& c, const Array1<int64_t>& indptr, const Array1<int32_t>& indices,
+                       int n_threads) {
+  const CsrView X = input_rows(indptr, indices);
   const size_t K = c.impl->n_outputs();
   std::vector<double> out(X.rows() * K);
   {
@@ -42,111 +135,98 @@ OutArray margins_batch(const CompiledClassifier& c, const Array1<int64_t>& indpt
   return owned_array(std::move(out), X.rows(), K);
 }
 
-OutArray margins_one(const CompiledClassifier& c, const Array1<int32_t>& columns) {
+// The column ids of one vector. A contiguous int32 buffer (numpy array,
+// array.array('i'), ...) is read through the buffer protocol, a few times
+// faster than a general array conversion; anything else goes through one.
+class Columns {
+ public:
+  explicit Columns(nb::handle obj) {
+    if (PyObject_GetBuffer(obj.ptr(), &view_, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) == 0) {
+      const char* f = view_.format;
+      if (f != nullptr && (f[0] == '<' || f[0] == '=' || f[0] == '@')) ++f;
+      if (view_.ndim <= 1 && view_.itemsize == 4 && f != nullptr && (f[0] == 'i' || f[0] == 'l') && f[1] == 0) {
+        span_ = Span<int32_t>(static_cast<const int32_t*>(view_.buf), static_cast<size_t>(view_.len / 4));
+        return;
+      }
+      PyBuffer_Release(&view_);
+      view_.obj = nullptr;
+    } else {
+      PyErr_Clear();
+    }
+    view_.obj = nullptr;
+    array_ = nb::cast<Array1<int32_t>>(obj);  // raises for what is not a vector of integer ids
+    span_ = span_of(array_);
+  }
+  ~Columns() {
+    if (view_.obj != nullptr) PyBuffer_Release(&view_);
+  }
+  Columns(const Columns&) = delete;
+  Columns& operator=(const Columns&) = delete;
+  Span<int32_t> span() const { return span_; }
+
+ private:
+  Py_buffer view_{};
+  Array1<int32_t> array_;
+  Span<int32_t> span_;
+};
+
+OutArray margins_one(const CompiledClassifier& c, nb::handle columns) {
+  const Columns x(columns);
   std::vector<double> out(c.impl->n_outputs());
   {
     nb::gil_scoped_release release;
-    c.impl->margins(span_of(columns), out.data());
+    c.impl->margins(x.span(), out.data());
   }
   return owned_array(std::move(out), out.size(), 0);
 }
 
-Decision decision_of(const CompiledClassifier& c, const std::string& kind, size_t n_classes) {
-  return checked_decision(kind, n_classes, c.impl->n_outputs());
-}
-
 nb::ndarray<nb::numpy, int64_t> predict_batch(const CompiledClassifier& c, const Array1<int64_t>& indptr,
-                                                const Array1<int32_t>& indices, const std::string& kind,
-                                                size_t n_classes, int n_threads, bool early_exit) {
-  const Decision d = decision_of(c, kind, n_classes);
-  const CsrView X = csr_of(indptr, indices);
-  auto* labels = new std::vector<int64_t>(X.rows());
+                                                const Array1<int32_t>& indices, int n_threads, bool early_exit) {
+  const CsrView X = input_rows(indptr, indices);
+  std::vector<int64_t> labels(X.rows());
   {
     nb::gil_scoped_release release;
-    c.impl->predict_batch(X, d, early_exit, labels->data(), n_threads);
+    c.impl->predict_batch(X, c.decision, early_exit, labels.data(), n_threads);
   }
-  nb::capsule owner(labels, [](void* p) noexcept { delete static_cast<std::vector<int64_t>*>(p); });
-  size_t shape[1] = {labels->size()};
-  return nb::ndarray<nb::numpy, int64_t>(labels->data(), 1, shape, owner);
+  return owned(std::move(labels), X.rows());
 }
 
-int64_t predict_one(const CompiledClassifier& c, const Array1<int32_t>& columns, const std::string& kind,
-                    size_t n_classes, bool early_exit) {
-  const Decision d = decision_of(c, kind, n_classes);
+int64_t predict_one(const CompiledClassifier& c, nb::handle columns, bool early_exit) {
+  const Columns x(columns);
   nb::gil_scoped_release release;
-  return c.impl->predict(span_of(columns), d, early_exit);
+  return c.impl->predict(x.span(), c.decision, early_exit);
 }
 
-// A store's view from a dict of its arrays (kept alive by `keep`).
-ConjunctionStoreView store_view(const nb::dict& d, size_t K, int degree, int32_t n_dense, KeepAlive& keep) {
-  auto dense = array_from<double>(d, "dense");
-  auto child_begin = array_from<int32_t>(d, "child_begin");
-  auto label = array_from<int32_t>(d, "label");
-  auto root_map = array_from<int32_t>(d, "root_map");
-  auto weight = array_from<double>(d, "weight");
-  keep.hold(dense), keep.hold(child_begin), keep.hold(label), keep.hold(root_map), keep.hold(weight);
-  ConjunctionStoreView v;
-  v.n_outputs = K;
-  v.degree = degree;
-  v.n_dense = n_dense;
-  v.dense = span_of(dense);
-  v.trie = TrieView{span_of(child_begin), span_of(label), span_of(root_map)};
-  v.weight = span_of(weight);
-  for (int32_t c : v.trie.child_begin)
-    if (c < 0 || static_cast<size_t>(c) > v.trie.n_nodes()) throw nb::value_error("malformed trie");
-  for (int32_t n : v.trie.root_map)
-    if (n < -1 || (n >= 0 && static_cast<size_t>(n) >= v.trie.n_nodes())) throw nb::value_error("malformed trie root map");
-  return v;
-}
-
-nb::dict store_dict(ConjunctionStoreArrays&& a) {
-  nb::dict d;
-  d["dense"] = to_numpy(std::move(a.dense));
-  d["child_begin"] = to_numpy(std::move(a.trie.child_begin));
-  d["label"] = to_numpy(std::move(a.trie.label));
-  d["root_map"] = to_numpy(std::move(a.trie.root_map));
-  d["weight"] = to_numpy(std::move(a.weight));
-  d["count_by_size"] = to_numpy(std::move(a.count_by_size));
-  return d;
-}
-
-template <class F>
-auto translating(F&& f) {
-  try {
-    return f();
-  } catch (const std::invalid_argument& e) {
-    throw nb::value_error(e.what());
-  } catch (const std::length_error& e) {
-    throw nb::value_error(e.what());
+nb::tuple compile_classifier_py(const std::string& method, const nb::dict& arrays, const nb::dict& model,
+                                const nb::dict& options) {
+  KeepAlive keep;
+  const Sections inputs = sections_from(arrays, keep);
+  const Meta model_meta = meta_from(model), option_meta = meta_from(options);
+  Compiled compiled;
+  {
+    nb::gil_scoped_release release;
+    compiled = compile_classifier(method, inputs, model_meta, option_meta);
   }
+  return nb::make_tuple(meta_dict(compiled.meta), arrays_dict(compiled.arrays, arrays));
 }
 
-// Dense alpha (n_sv x K) when `dense` is non-empty, else the sparse CSR triplet.
-AlphaRows alpha_rows(size_t n_sv, size_t K, const ArrayN<double>& dense, const Array1<int64_t>& ptr,
-                     const Array1<int32_t>& output, const Array1<double>& value, KeepAlive& keep) {
-  keep.hold(dense), keep.hold(ptr), keep.hold(output), keep.hold(value);
-  AlphaRows a;
-  a.n_rows = n_sv;
-  a.n_outputs = K;
-  if (dense.size() > 0 || ptr.size() == 0) a.dense = span_of(dense);
-  else a.ptr = span_of(ptr), a.output = span_of(output), a.value = span_of(value);
-  try {
-    a.validate();
-  } catch (const std::invalid_argument& e) {
-    throw nb::value_error(e.what());
+std::unique_ptr<CompiledClassifier> open_classifier_py(const std::string& method, const nb::dict& meta,
+                                                       const nb::dict& arrays, const std::string& rule,
+                                                       size_t n_classes) {
+  auto c = std::make_unique<CompiledClassifier>();
+  const Sections views = sections_from(arrays, c->arrays);
+  const Meta m = meta_from(meta);
+  {
+    nb::gil_scoped_release release;
+    c->impl = open_classifier(method, m, views);
   }
-  return a;
+  c->decision = checked_decision(rule, n_classes, c->impl->n_outputs());
+  c->method = method;
+  c->rule = rule;
+  return c;
 }
 
 }  // namespace
-
-nb::object wrap_classifier(std::unique_ptr<Classifier> impl, KeepAlive&& arrays, const std::string& method) {
-  auto c = std::make_unique<CompiledClassifier>();
-  c->impl = std::move(impl);
-  c->arrays = std::move(arrays);
-  c->method = method;
-  return nb::cast(std::move(c));
-}
 
 const Classifier& classifier_of(nb::handle compiled) {
   try {
@@ -157,193 +237,44 @@ const Classifier& classifier_of(nb::handle compiled) {
 }
 
 void bind_classify(nb::module_& m) {
-  nb::class_<CompiledClassifier>(m, "CompiledClassifier", "An immutable compiled classifier (thread-safe).")
+  nb::class_<CompiledClassifier>(m, "CompiledClassifier",
+                                 "An immutable compiled classifier with its decision rule (thread-safe).")
       .def_prop_ro("n_outputs", [](const CompiledClassifier& c) { return c.impl->n_outputs(); })
       .def_ro("method", &CompiledClassifier::method)
-      .def("margins_batch", &margins_batch, nb::arg("indptr"), nb::arg("indices"), nb::arg("n_threads") = 1,
-           "Margins of every CSR row (column ids), shape (rows, n_outputs).")
-      .def("margins_one", &margins_one, nb::arg("columns"), "Margins of one vector of column ids, shape (n_outputs,).")
-      .def("predict_batch", &predict_batch, nb::arg("indptr"), nb::arg("indices"), nb::arg("rule"), nb::arg("n_classes"),
-           nb::arg("n_threads") = 1, nb::arg("early_exit") = false,
-           "Class index of every CSR row under a decision rule (sign, argmax, ovo).")
-      .def("predict_one", &predict_one, nb::arg("columns"), nb::arg("rule"), nb::arg("n_classes"),
-           nb::arg("early_exit") = false, "Class index of one vector of column ids under a decision rule.");
+      .def_ro("rule", &CompiledClassifier::rule)
+      .def_prop_ro("n_classes", [](const CompiledClassifier& c) { return c.decision.n_classes; })
+      .def("margins_batch", &margins_batch, nb::kw_only(), nb::arg("indptr"), nb::arg("indices"),
+           nb::arg("n_threads") = 1, "Margins of every CSR row (column ids), shape (rows, n_outputs).")
+      .def("margins_one", &margins_one, nb::arg("columns"),
+           "Margins of one vector of column ids, shape (n_outputs,).")
+      .def("predict_batch", &predict_batch, nb::kw_only(), nb::arg("indptr"), nb::arg("indices"),
+           nb::arg("n_threads") = 1, nb::arg("early_exit") = true,
+           "Class index of every CSR row under the classifier's decision rule.")
+      .def("predict_one", &predict_one, nb::arg("columns"), nb::arg("early_exit") = true,
+           "Class index of one vector of column ids.")
+      .def(
+          "prefix_lengths",
+          [](const CompiledClassifier& c, const Array1<int64_t>& indptr, const Array1<int32_t>& indices) {
+            const auto* f = dynamic_cast<const Fstrie*>(c.impl.get());
+            if (f == nullptr) throw nb::value_error("not an fstrie classifier");
+            const CsrView X = input_rows(indptr, indices);
+            std::vector<int64_t> out(X.rows());
+            MappedIds mapped;
+            for (size_t i = 0; i < X.rows(); ++i) {
+              const size_t n = f->feature_map().apply(X.row(i), mapped);
+              out[i] = static_cast<int64_t>(f->prefix_length(Span<int32_t>(mapped.ids.data(), n)));
+            }
+            return to_numpy(std::move(out));
+          },
+          nb::kw_only(), nb::arg("indptr"), nb::arg("indices"), "Length of each row's longest stored fstrie prefix.");
 
-  m.def(
-      "make_pkb",
-      [](const Array1<int32_t>& col_map, double gamma, double coef0, int degree, const Array1<int64_t>& sv_indptr,
-         const Array1<int32_t>& sv_indices, const ArrayN<double>& alpha, const Array1<int64_t>& alpha_ptr,
-         const Array1<int32_t>& alpha_out, const Array1<double>& alpha_val, const Array1<double>& bias) {
-        auto c = std::make_unique<CompiledClassifier>();
-        const CsrView svs = csr_of(sv_indptr, sv_indices);
-        const AlphaRows rows = alpha_rows(svs.rows(), bias.size(), alpha, alpha_ptr, alpha_out, alpha_val, c->arrays);
-        const KernelModelView view{PolyKernel(gamma, coef0, degree), svs, rows, span_of(bias)};
-        c->impl = std::make_unique<Pkb>(FeatureMap{span_of(col_map)}, view);
-        c->arrays.hold(col_map), c->arrays.hold(sv_indptr), c->arrays.hold(sv_indices), c->arrays.hold(bias);
-        c->method = "pkb";
-        return c;
-      },
-      nb::arg("col_map"), nb::arg("gamma"), nb::arg("coef0"), nb::arg("degree"), nb::arg("sv_indptr"),
-      nb::arg("sv_indices"), nb::arg("alpha"), nb::arg("alpha_ptr"), nb::arg("alpha_out"), nb::arg("alpha_val"),
-      nb::arg("bias"));
-
-  m.def(
-      "make_pki",
-      [](const Array1<int32_t>& col_map, double gamma, double coef0, int degree, const Array1<int64_t>& inv_indptr,
-         const Array1<int32_t>& inv_indices, size_t n_sv, int64_t max_sv_length, const ArrayN<double>& alpha,
-         const Array1<int64_t>& alpha_ptr, const Array1<int32_t>& alpha_out, const Array1<double>& alpha_val,
-         const Array1<double>& bias) {
-        auto c = std::make_unique<CompiledClassifier>();
-        InvertedIndexView index{csr_of(inv_indptr, inv_indices), n_sv, max_sv_length};
-        for (int32_t s : span_of(inv_indices))
-          if (s < 0 || static_cast<size_t>(s) >= n_sv) throw nb::value_error("inverted index names an unknown support vector");
-        const AlphaRows rows = alpha_rows(n_sv, bias.size(), alpha, alpha_ptr, alpha_out, alpha_val, c->arrays);
-        c->impl = std::make_unique<Pki>(FeatureMap{span_of(col_map)}, PolyKernel(gamma, coef0, degree), index, rows,
-                                        span_of(bias));
-        c->arrays.hold(col_map), c->arrays.hold(inv_indptr), c->arrays.hold(inv_indices), c->arrays.hold(bias);
-        c->method = "pki";
-        return c;
-      },
-      nb::arg("col_map"), nb::arg("gamma"), nb::arg("coef0"), nb::arg("degree"), nb::arg("inv_indptr"),
-      nb::arg("inv_indices"), nb::arg("n_sv"), nb::arg("max_sv_length"), nb::arg("alpha"), nb::arg("alpha_ptr"),
-      nb::arg("alpha_out"), nb::arg("alpha_val"), nb::arg("bias"));
-
-  m.def(
-      "expand_kernel",
-      [](double gamma, double coef0, int degree, const Array1<int64_t>& sv_indptr, const Array1<int32_t>& sv_indices,
-         const ArrayN<double>& alpha, const Array1<int64_t>& alpha_ptr, const Array1<int32_t>& alpha_out,
-         const Array1<double>& alpha_val, size_t n_outputs, int32_t n_features, double sigma, int64_t min_support,
-         int32_t n_dense, int32_t max_feature, int64_t max_nodes) {
-        KeepAlive keep;
-        const CsrView svs = csr_of(sv_indptr, sv_indices);
-        const AlphaRows rows = alpha_rows(svs.rows(), n_outputs, alpha, alpha_ptr, alpha_out, alpha_val, keep);
-        ExpansionOptions opt;
-        opt.sigma = sigma;
-        opt.min_support = min_support;
-        opt.n_dense = n_dense;
-        opt.max_feature = max_feature;
-        opt.max_nodes = max_nodes < 0 ? std::numeric_limits<int64_t>::max() : max_nodes;
-        ConjunctionStoreArrays arrays;
-        {
-          nb::gil_scoped_release release;
-          arrays = translating([&] { return expand_kernel(PolyKernel(gamma, coef0, degree), svs, rows, n_features, opt); });
-        }
-        return store_dict(std::move(arrays));
-      },
-      nb::arg("gamma"), nb::arg("coef0"), nb::arg("degree"), nb::arg("sv_indptr"), nb::arg("sv_indices"),
-      nb::arg("alpha"), nb::arg("alpha_ptr"), nb::arg("alpha_out"), nb::arg("alpha_val"), nb::arg("n_outputs"),
-      nb::arg("n_features"), nb::arg("sigma"), nb::arg("min_support"), nb::arg("n_dense"), nb::arg("max_feature"),
-      nb::arg("max_nodes") = -1, "Mine the conjunction weights of a kernel model (support vectors in internal ids).");
-
-  m.def(
-      "build_conjunction_store",
-      [](const Array1<int64_t>& indptr, const Array1<int32_t>& indices, const ArrayN<double>& weights, size_t n_outputs,
-         int32_t n_features, int32_t n_dense) {
-        const CsrView conj = csr_of(indptr, indices);
-        ConjunctionStoreArrays arrays;
-        {
-          nb::gil_scoped_release release;
-          arrays = translating([&] { return build_conjunction_store(conj, span_of(weights), n_outputs, n_features, n_dense); });
-        }
-        return store_dict(std::move(arrays));
-      },
-      nb::arg("indptr"), nb::arg("indices"), nb::arg("weights"), nb::arg("n_outputs"), nb::arg("n_features"),
-      nb::arg("n_dense"), "Store explicit conjunctions (internal ids, ascending rows).");
-
-  m.def(
-      "make_pke",
-      [](const Array1<int32_t>& col_map, const nb::dict& store, int degree, int32_t n_dense, const Array1<double>& bias) {
-        auto c = std::make_unique<CompiledClassifier>();
-        const ConjunctionStoreView view = store_view(store, bias.size(), degree, n_dense, c->arrays);
-        c->impl = translating([&] { return std::make_unique<Pke>(FeatureMap{span_of(col_map)}, view, span_of(bias)); });
-        c->arrays.hold(col_map), c->arrays.hold(bias);
-        c->method = "pke";
-        return c;
-      },
-      nb::arg("col_map"), nb::arg("store"), nb::arg("degree"), nb::arg("n_dense"), nb::arg("bias"));
-
-  m.def(
-      "make_split",
-      [](const Array1<int32_t>& col_map, const nb::dict& store, int32_t n_dense, int32_t n_common, double gamma,
-         double coef0, int degree, const Array1<int64_t>& sv_indptr, const Array1<int32_t>& sv_indices,
-         const Array1<int64_t>& rare_indptr, const Array1<int32_t>& rare_indices, const ArrayN<double>& alpha,
-         const Array1<int64_t>& alpha_ptr, const Array1<int32_t>& alpha_out, const Array1<double>& alpha_val,
-         int64_t max_sv_length, const Array1<double>& bias) {
-        auto c = std::make_unique<CompiledClassifier>();
-        SplitView v;
-        v.common = store_view(store, bias.size(), degree, n_dense, c->arrays);
-        v.n_common = n_common;
-        v.kernel = PolyKernel(gamma, coef0, degree);
-        v.support_vectors = csr_of(sv_indptr, sv_indices);
-        v.rare_postings = csr_of(rare_indptr, rare_indices);
-        v.alpha = alpha_rows(v.support_vectors.rows(), bias.size(), alpha, alpha_ptr, alpha_out, alpha_val, c->arrays);
-        v.max_sv_length = max_sv_length;
-        for (size_t i = 0; i < v.support_vectors.rows(); ++i)
-          if (static_cast<int64_t>(v.support_vectors.row(i).size) > max_sv_length) throw nb::value_error("max_sv_length is too small");
-        c->impl = translating([&] { return std::make_unique<Split>(FeatureMap{span_of(col_map)}, v, span_of(bias)); });
-        c->arrays.hold(col_map), c->arrays.hold(sv_indptr), c->arrays.hold(sv_indices), c->arrays.hold(rare_indptr);
-        c->arrays.hold(rare_indices), c->arrays.hold(bias);
-        c->method = "split";
-        return c;
-      },
-      nb::arg("col_map"), nb::arg("store"), nb::arg("n_dense"), nb::arg("n_common"), nb::arg("gamma"), nb::arg("coef0"),
-      nb::arg("degree"), nb::arg("sv_indptr"), nb::arg("sv_indices"), nb::arg("rare_indptr"), nb::arg("rare_indices"),
-      nb::arg("alpha"), nb::arg("alpha_ptr"), nb::arg("alpha_out"), nb::arg("alpha_val"), nb::arg("max_sv_length"),
-      nb::arg("bias"));
-
-  m.def(
-      "build_fstrie",
-      [](const CompiledClassifier& base, const Array1<int64_t>& indptr, const Array1<int32_t>& indices, int degree,
-         int32_t n_features, int64_t max_nodes) {
-        const auto* b = dynamic_cast<const ConjunctiveBase*>(base.impl.get());
-        if (b == nullptr) throw nb::value_error("the fstrie's base must be a pke or split classifier");
-        const CsrView events = csr_of(indptr, indices);
-        FstrieArrays arrays;
-        {
-          nb::gil_scoped_release release;
-          arrays = translating(
-              [&] { return build_fstrie(events, *b, base.impl->n_outputs(), degree, n_features, max_nodes); });
-        }
-        nb::dict d;
-        d["child_begin"] = to_numpy(std::move(arrays.trie.child_begin));
-        d["label"] = to_numpy(std::move(arrays.trie.label));
-        d["root_map"] = to_numpy(std::move(arrays.trie.root_map));
-        d["weight"] = to_numpy(std::move(arrays.weight));
-        d["events"] = arrays.stats.events;
-        d["distinct_events"] = arrays.stats.distinct_events;
-        d["nodes_before_pruning"] = arrays.stats.nodes_before;
-        d["nodes"] = arrays.stats.nodes;
-        return d;
-      },
-      nb::arg("base"), nb::arg("indptr"), nb::arg("indices"), nb::arg("degree"), nb::arg("n_features"),
-      nb::arg("max_nodes"), "Build an fstrie from events (rows of internal ids; -1 = unknown feature).");
-
-  m.def(
-      "make_fstrie",
-      [](const Array1<int32_t>& col_map, const nb::dict& trie, nb::object base_obj) {
-        const auto& base = nb::cast<const CompiledClassifier&>(base_obj);
-        const auto* b = dynamic_cast<const ConjunctiveBase*>(base.impl.get());
-        if (b == nullptr) throw nb::value_error("the fstrie's base must be a pke or split classifier");
-        auto c = std::make_unique<CompiledClassifier>();
-        auto child_begin = array_from<int32_t>(trie, "child_begin");
-        auto label = array_from<int32_t>(trie, "label");
-        auto root_map = array_from<int32_t>(trie, "root_map");
-        auto weight = array_from<double>(trie, "weight");
-        c->arrays.hold(col_map), c->arrays.hold(child_begin), c->arrays.hold(label), c->arrays.hold(root_map);
-        c->arrays.hold(weight);
-        c->arrays.objects.push_back(base_obj);
-        TrieView view{span_of(child_begin), span_of(label), span_of(root_map)};
-        for (int32_t x : view.child_begin)
-          if (x < 0 || static_cast<size_t>(x) > view.n_nodes()) throw nb::value_error("malformed fstrie");
-        for (int32_t n : view.root_map)
-          if (n < -1 || (n >= 0 && static_cast<size_t>(n) >= view.n_nodes())) throw nb::value_error("malformed fstrie root map");
-        c->impl = translating([&] {
-          return std::make_unique<Fstrie>(FeatureMap{span_of(col_map)}, view, span_of(weight), *b, base.impl->n_outputs());
-        });
-        c->method = "fstrie";
-        return c;
-      },
-      nb::arg("col_map"), nb::arg("trie"), nb::arg("base"));
+  m.def("compile_classifier", &compile_classifier_py, nb::kw_only(), nb::arg("method"), nb::arg("arrays"),
+        nb::arg("model"), nb::arg("options"),
+        "Compile a model's arrays (internal feature ids) with a method: (meta, arrays) of the classifier.");
+  m.def("open_classifier", &open_classifier_py, nb::kw_only(), nb::arg("method"), nb::arg("meta"), nb::arg("arrays"),
+        nb::arg("rule"), nb::arg("n_classes"),
+        "Check a classifier's arrays and open them (no copy) with a decision rule (sign, argmax, ovo).");
+  m.attr("DEFAULT_DENSE_BYTES") = kDefaultDenseBytes;
 
   m.def(
       "early_exit_counters",
@@ -352,22 +283,6 @@ void bind_classify(nb::module_& m) {
         return nb::make_tuple(c.stops, c.positions_skipped);
       },
       nb::arg("reset") = false, "(decisions settled early, remainder positions skipped) since the last reset.");
-
-  m.def(
-      "prefix_lengths",
-      [](const CompiledClassifier& c, const Array1<int64_t>& indptr, const Array1<int32_t>& indices) {
-        const auto* f = dynamic_cast<const Fstrie*>(c.impl.get());
-        if (f == nullptr) throw nb::value_error("not an fstrie classifier");
-        const CsrView X = csr_of(indptr, indices);
-        std::vector<int64_t> out(X.rows());
-        std::vector<int32_t> mapped;
-        for (size_t i = 0; i < X.rows(); ++i) {
-          f->feature_map().apply(X.row(i), mapped);
-          out[i] = static_cast<int64_t>(f->prefix_length(Span<int32_t>(mapped)));
-        }
-        return to_numpy(std::move(out));
-      },
-      nb::arg("classifier"), nb::arg("indptr"), nb::arg("indices"), "Length of each row's longest stored fstrie prefix.");
 }
 
 }  // namespace conjunct::py

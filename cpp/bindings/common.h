@@ -123,9 +123,6 @@ inline Decision checked_decision(const std::string& rule, size_t n_classes, size
   return d;
 }
 
-// The Python handle (a CompiledClassifier) of a classifier built outside classify.cpp.
-nb::object wrap_classifier(std::unique_ptr<Classifier> impl, KeepAlive&& arrays, const std::string& method);
-
 void bind_kernel(nb::module_& m);
 void bind_classify(nb::module_& m);
 void bind_tasks(nb::module_& m);

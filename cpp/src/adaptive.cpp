@@ -1,5 +1,6 @@
 #include "conjunct/scratch.h"
 #include "conjunct/classify/adaptive.h"
+#include "conjunct/classify/fstrie.h"
 #include "conjunct/util/mix.h"
 
 #include <algorithm>
@@ -255,15 +256,17 @@ class PrefixCache {
 
 // -- the classifier ---------------------------------------------------------------------------
 
-Adaptive::Adaptive(FeatureMap map, const ConjunctiveBase& base, size_t n_outputs, const TrieView* warm,
-                   Span<double> warm_weight, const AdaptiveOptions& options)
-    : Classifier(map, n_outputs),
-      base_(base),
+Adaptive::Adaptive(FeatureMap map, std::unique_ptr<Classifier> base, const TrieView* warm, Span<double> warm_weight,
+                   const AdaptiveOptions& options)
+    : Classifier(map, base->n_outputs()),
+      base_owner_(std::move(base)),
+      base_(conjunctive(base_owner_.get(), "adaptive")),
       has_warm_(warm != nullptr),
       warm_weight_(warm_weight),
       opt_(options),
       serial_(g_serial.fetch_add(1)) {
-  if (base.base_outputs() != n_outputs) throw std::invalid_argument("adaptive: the base's outputs do not match");
+  const size_t n_outputs = Classifier::n_outputs();
+  if (base_.base_outputs() != n_outputs) throw std::invalid_argument("adaptive: the base's outputs do not match");
   if (opt_.cache_rows < 0) throw std::invalid_argument("adaptive: cache_rows must be >= 0");
   if (opt_.shards < 1 || opt_.shards > 4096) throw std::invalid_argument("adaptive: shards must be in 1..4096");
   if (warm != nullptr) {
@@ -373,7 +376,7 @@ int64_t Adaptive::run(Span<int32_t> x, double* out, const Decision* decision, bo
   if (lock.owns_lock()) lock.unlock();
 
   if (decision != nullptr) {
-    if (early_exit) return decide_with_bounds(base_, x, j, out, *decision);
+    if (early_exit) return base_.decide_remainder(x, j, out, *decision);
     if (j < L) base_.add_remainder(x, j, out);
     return decision->decide(out);
   }
@@ -428,6 +431,75 @@ void Adaptive::clear() const {
     epoch_.fetch_add(1, std::memory_order_acq_rel);
   }
   bypassed_.store(0, std::memory_order_relaxed);
+}
+
+namespace {
+
+constexpr const char* kAdaptiveOptions = "cache_rows eviction doorkeeper sharing shards";
+
+// The cache's parameters from a compile's options (defaults for those not
+// given) or from a classifier's meta (every one required).
+AdaptiveOptions adaptive_options(const Meta& m, bool defaults) {
+  AdaptiveOptions opt;
+  if (!defaults || m.has("cache_rows")) {
+    opt.cache_rows = m.integer("cache_rows");
+    if (opt.cache_rows < 0) throw std::invalid_argument("cache_rows must be an integer >= 0");
+  }
+  if (!defaults || m.has("eviction")) {
+    const std::string& e = m.text("eviction");
+    if (e == "lru") opt.eviction = Eviction::Lru;
+    else if (e == "lfu") opt.eviction = Eviction::Lfu;
+    else throw std::invalid_argument("eviction must be 'lru' or 'lfu', got '" + e + "'");
+  }
+  if (!defaults || m.has("doorkeeper")) opt.doorkeeper = m.flag("doorkeeper");
+  if (!defaults || m.has("sharing")) {
+    const std::string& s = m.text("sharing");
+    if (s == "thread") opt.sharing = Sharing::Thread;
+    else if (s == "shared") opt.sharing = Sharing::Shared;
+    else throw std::invalid_argument("sharing must be 'thread' (a cache per thread) or 'shared', got '" + s + "'");
+  }
+  if (!defaults || m.has("shards")) {
+    const int64_t shards = m.integer("shards");
+    if (shards < 1 || shards > 4096) throw std::invalid_argument("shards must be an integer in 1..4096");
+    opt.shards = static_cast<int>(shards);
+  }
+  return opt;
+}
+
+}  // namespace
+
+Compiled compile_adaptive(const Sections& inputs, const Meta& model, const Meta& options) {
+  const AdaptiveOptions opt = adaptive_options(options, true);
+  Meta rest;  // the warm-start trie's and the base's options
+  for (const auto& [key, value] : options.values())
+    if (!is_named(kAdaptiveOptions, key)) rest.set(key, value);
+  Compiled c;
+  const bool warm = inputs.has("events_indptr");
+  if (warm) {
+    c = compile_fstrie(inputs, model, rest);
+  } else {
+    if (rest.has("max_nodes") || rest.has("max_bytes"))
+      throw std::invalid_argument("max_nodes / max_bytes size the warm-start trie: give warm_start events too");
+    compile_trie_base("adaptive", inputs, model, rest, "", c);
+  }
+  c.meta.set("warm_start", warm);
+  c.meta.set("cache_rows", opt.cache_rows);
+  c.meta.set("eviction", std::string(opt.eviction == Eviction::Lru ? "lru" : "lfu"));
+  c.meta.set("doorkeeper", opt.doorkeeper);
+  c.meta.set("sharing", std::string(opt.sharing == Sharing::Thread ? "thread" : "shared"));
+  c.meta.set("shards", static_cast<int64_t>(opt.shards));
+  return c;
+}
+
+std::unique_ptr<Classifier> open_adaptive(const Meta& meta, const Sections& arrays) {
+  const AdaptiveOptions opt = adaptive_options(meta, false);
+  int32_t F = 0;
+  std::unique_ptr<Classifier> base = open_trie_base("adaptive", meta, arrays, &F);
+  const FeatureMap map{arrays.span<int32_t>("col_map")};
+  if (!meta.flag("warm_start")) return std::make_unique<Adaptive>(map, std::move(base), nullptr, Span<double>(), opt);
+  Span<double> weight;
+  const TrieView trie = checked_trie(arrays, F, base->n_outputs(), &weight);
+  return std::make_unique<Adaptive>(map, std::move(base), &trie, weight, opt);
 }
 
 }  // namespace conjunct

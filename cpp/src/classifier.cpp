@@ -8,7 +8,7 @@ namespace conjunct {
 
 namespace {
 struct MappedScratch {
-  std::vector<int32_t> mapped;
+  MappedIds mapped;
 };
 struct MarginScratch {
   std::vector<double> m;
@@ -16,9 +16,9 @@ struct MarginScratch {
 }  // namespace
 
 void Classifier::margins(Span<int32_t> columns, double* out) const {
-  std::vector<int32_t>& mapped = thread_scratch<MappedScratch>().mapped;
-  map_.apply(columns, mapped);
-  margins_internal(Span<int32_t>(mapped), out);
+  MappedIds& mapped = thread_scratch<MappedScratch>().mapped;
+  const size_t n = map_.apply(columns, mapped);
+  margins_internal(Span<int32_t>(mapped.ids.data(), n), out);
 }
 
 int64_t Classifier::decide_internal(Span<int32_t> x, const Decision& decision, bool) const {
@@ -29,9 +29,9 @@ int64_t Classifier::decide_internal(Span<int32_t> x, const Decision& decision, b
 }
 
 int64_t Classifier::predict(Span<int32_t> columns, const Decision& decision, bool early_exit) const {
-  std::vector<int32_t>& mapped = thread_scratch<MappedScratch>().mapped;
-  map_.apply(columns, mapped);
-  return decide_internal(Span<int32_t>(mapped), decision, early_exit);
+  MappedIds& mapped = thread_scratch<MappedScratch>().mapped;
+  const size_t n = map_.apply(columns, mapped);
+  return decide_internal(Span<int32_t>(mapped.ids.data(), n), decision, early_exit);
 }
 
 namespace {

@@ -7,6 +7,8 @@
 #include <queue>
 #include <stdexcept>
 
+#include "conjunct/classify/checks.h"
+
 namespace conjunct {
 
 namespace {
@@ -15,9 +17,16 @@ struct FstrieScratch {
 };
 }  // namespace
 
-Fstrie::Fstrie(FeatureMap map, TrieView trie, Span<double> weight, const ConjunctiveBase& base, size_t n_outputs)
-    : Classifier(map, n_outputs), trie_(trie), weight_(weight), base_(base) {
-  if (weight.size != trie.n_nodes() * n_outputs) throw std::invalid_argument("fstrie: weights do not match the trie");
+const ConjunctiveBase& conjunctive(const Classifier* base, const std::string& what) {
+  const auto* b = dynamic_cast<const ConjunctiveBase*>(base);
+  if (b == nullptr) throw std::invalid_argument("the " + what + " classifier's base must be a pke or split classifier");
+  return *b;
+}
+
+Fstrie::Fstrie(FeatureMap map, TrieView trie, Span<double> weight, std::unique_ptr<Classifier> base)
+    : Classifier(map, base->n_outputs()), trie_(trie), weight_(weight), base_owner_(std::move(base)),
+      base_(conjunctive(base_owner_.get(), "fstrie")) {
+  if (weight.size != trie.n_nodes() * n_outputs()) throw std::invalid_argument("fstrie: weights do not match the trie");
   if (trie.child_begin.size != trie.n_nodes() + 1) throw std::invalid_argument("fstrie: malformed trie");
 }
 
@@ -50,7 +59,7 @@ int64_t Fstrie::decide_internal(Span<int32_t> x, const Decision& decision, bool 
     if (p < x.size) base_.add_remainder(x, p, m.data());
     return decision.decide(m.data());
   }
-  return decide_with_bounds(base_, x, p, m.data(), decision);
+  return base_.decide_remainder(x, p, m.data(), decision);
 }
 
 void Fstrie::margins_internal(Span<int32_t> x, double* out) const {
@@ -188,6 +197,112 @@ FstrieArrays build_fstrie(const CsrView& events, const ConjunctiveBase& base, si
     base.add_remainder(Span<int32_t>(prefix), prefix.size() - 1, w);
   }
   return out;
+}
+
+
+TrieBase compile_trie_base(const std::string& what, const Sections& inputs, const Meta& model, const Meta& options,
+                           const char* own, Compiled& out) {
+  // The options not in `own` are the base's.
+  Meta base_options;
+  for (const auto& [key, value] : options.values())
+    if (key != "base" && key != "base_params" && !is_named(own, key)) base_options.set(key, value);
+  TrieBase tb;
+  tb.method = options.has("base") ? options.text("base") : "pke";
+  if (tb.method != "pke" && tb.method != "split")
+    throw std::invalid_argument("the " + what + " classifier's base must be 'pke' or 'split', got '" + tb.method + "'");
+  if (inputs.has("base.col_map")) {  // a compiled base: reused as it is
+    if (!base_options.values().empty())
+      throw std::invalid_argument("the options of a compiled base cannot be changed (got '" +
+                                  base_options.values().begin()->first + "')");
+    tb.meta = options.sub("base_params");
+    tb.arrays = inputs.prefixed("base");
+    for (const auto& item : tb.arrays.items()) out.arrays.pass("base." + item.first, "base." + item.first, inputs);
+  } else {
+    if (options.has("base_params")) throw std::invalid_argument("base_params describe a compiled base, but none was given");
+    Compiled base = compile_classifier(tb.method, inputs, model, base_options);
+    tb.meta = std::move(base.meta);
+    out.arrays.merge("base", base.arrays);
+    tb.arrays = base.arrays.resolved(inputs);
+  }
+  tb.classifier = open_classifier(tb.method, tb.meta, tb.arrays);
+  conjunctive(tb.classifier.get(), what);
+  out.meta.set("degree", tb.meta.integer("degree"));
+  out.meta.set("base", tb.method);
+  out.meta.set("base_params", std::make_shared<const Meta>(tb.meta));
+  out.arrays.add("col_map", out.arrays.at("base.col_map"));
+  return tb;
+}
+
+Compiled compile_fstrie(const Sections& inputs, const Meta& model, const Meta& options) {
+  Compiled c;
+  TrieBase tb = compile_trie_base("fstrie", inputs, model, options, "max_nodes max_bytes", c);
+  const ConjunctiveBase& b = conjunctive(tb.classifier.get(), "fstrie");
+  const size_t K = tb.classifier->n_outputs();
+  std::optional<int64_t> max_nodes = options.integer_or_none("max_nodes");
+  if (options.has("max_bytes")) {
+    if (max_nodes) throw std::invalid_argument("give either max_nodes or max_bytes, not both");
+    max_nodes = std::max<int64_t>(options.integer("max_bytes") / static_cast<int64_t>(8 + 8 * K), 0);
+  }
+  if (max_nodes && *max_nodes < 0) throw std::invalid_argument("max_nodes must be >= 0");
+  // Events in internal ids (-1: a feature the model does not know).
+  const Span<int32_t> col_map = tb.arrays.span<int32_t>("col_map");
+  const CsrView events = csr_of(inputs, "events_indptr", "events_indices");
+  check_csr(events, std::numeric_limits<int32_t>::max(), false, "events");
+  std::vector<int32_t> internal(events.indices.size);
+  for (size_t k = 0; k < internal.size(); ++k) {
+    const int32_t col = events.indices[k];
+    internal[k] = static_cast<size_t>(col) < col_map.size ? col_map[static_cast<size_t>(col)] : -1;
+  }
+  const int64_t degree = tb.meta.integer("degree"), F = tb.meta.integer("n_features");
+  FstrieArrays built = build_fstrie(CsrView{events.indptr, Span<int32_t>(internal)}, b, K, static_cast<int>(degree),
+                                    static_cast<int32_t>(F), max_nodes.value_or(-1));
+  c.meta.set("max_nodes", max_nodes ? Meta::Value(*max_nodes) : Meta::Value());
+  c.meta.set("events", built.stats.events);
+  c.meta.set("distinct_events", built.stats.distinct_events);
+  c.meta.set("nodes_before_pruning", built.stats.nodes_before);
+  c.meta.set("nodes", built.stats.nodes);
+  c.arrays.put("trie.child_begin", std::move(built.trie.child_begin));
+  c.arrays.put("trie.label", std::move(built.trie.label));
+  c.arrays.put("trie.root_map", std::move(built.trie.root_map));
+  c.arrays.put("trie.weight", std::move(built.weight));
+  return c;
+}
+
+std::unique_ptr<Classifier> open_trie_base(const std::string& what, const Meta& meta, const Sections& arrays,
+                                           int32_t* n_features) {
+  const std::string& base_method = meta.text("base");
+  if (base_method != "pke" && base_method != "split")
+    throw std::invalid_argument("the " + what + " classifier's base must be 'pke' or 'split', got '" + base_method + "'");
+  const Meta& base_meta = meta.sub("base_params");
+  if (meta.integer("degree") != base_meta.integer("degree"))
+    throw std::invalid_argument("degree differs from the base's");
+  const Sections base_arrays = arrays.prefixed("base");
+  std::unique_ptr<Classifier> base = open_classifier(base_method, base_meta, base_arrays);
+  conjunctive(base.get(), what);
+  *n_features = static_cast<int32_t>(base_meta.integer("n_features"));  // checked by the base
+  const Span<int32_t> col_map = arrays.span<int32_t>("col_map");
+  const Span<int32_t> base_map = base_arrays.span<int32_t>("col_map");
+  if (col_map.size != base_map.size || !std::equal(col_map.begin(), col_map.end(), base_map.begin()))
+    throw std::invalid_argument("col_map differs from the base's");
+  return base;
+}
+
+TrieView checked_trie(const Sections& arrays, int32_t n_features, size_t n_outputs, Span<double>* weight) {
+  const TrieView trie{arrays.span<int32_t>("trie.child_begin"), arrays.span<int32_t>("trie.label"),
+                      arrays.span<int32_t>("trie.root_map")};
+  check_trie(trie, n_features, 0, LabelOrder::Ascending, std::max(n_features, 1), "trie");
+  *weight = arrays.span<double>("trie.weight");
+  if (weight->size != trie.n_nodes() * n_outputs) throw std::invalid_argument("trie.weight needs K values per node");
+  check_finite(*weight, "trie.weight");
+  return trie;
+}
+
+std::unique_ptr<Classifier> open_fstrie(const Meta& meta, const Sections& arrays) {
+  int32_t F = 0;
+  std::unique_ptr<Classifier> base = open_trie_base("fstrie", meta, arrays, &F);
+  Span<double> weight;
+  const TrieView trie = checked_trie(arrays, F, base->n_outputs(), &weight);
+  return std::make_unique<Fstrie>(FeatureMap{arrays.span<int32_t>("col_map")}, trie, weight, std::move(base));
 }
 
 }  // namespace conjunct

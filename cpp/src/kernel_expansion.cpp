@@ -71,6 +71,7 @@ class Miner {
       tuple_[0] = f;
       visit(0, occ.data() + start[f], static_cast<size_t>(start[f + 1] - start[f]), 1);
     }
+    if (opt_.dense_growth > 1.0) builder_.grow_dense(width, opt_.dense_growth);
     return builder_.finish();
   }
 

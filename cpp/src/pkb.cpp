@@ -3,6 +3,8 @@
 
 #include <stdexcept>
 
+#include "conjunct/classify/checks.h"
+
 namespace conjunct {
 
 namespace {
@@ -31,6 +33,34 @@ void Pkb::margins_internal(Span<int32_t> x, double* out) const {
     model_.alpha.add_scaled(i, model_.kernel.value(m), out);
   }
   for (int32_t f : x) marker[f] = 0;
+}
+
+Compiled compile_pkb(const Sections& inputs, const Meta& model, const Meta&) {
+  const ModelInput m = model_input(inputs, model);
+  if (!m.is_kernel) throw std::invalid_argument("method 'pkb' needs a kernel model (support vectors)");
+  Compiled c;
+  c.meta.set("gamma", m.kernel.gamma);
+  c.meta.set("coef0", m.kernel.coef0);
+  c.meta.set("degree", int64_t{m.kernel.degree});
+  c.arrays.pass("col_map", "col_map", inputs);
+  c.arrays.pass("sv_indptr", "sv_indptr", inputs);
+  c.arrays.pass("sv_indices", "sv_indices", inputs);
+  put_alpha(m, c.arrays);
+  c.arrays.pass("bias", "intercept", inputs);
+  return c;
+}
+
+std::unique_ptr<Classifier> open_pkb(const Meta& meta, const Sections& arrays) {
+  const PolyKernel kernel = kernel_of(meta);
+  const Span<int32_t> col_map = arrays.span<int32_t>("col_map");
+  int32_t F = 0;
+  for (int32_t c : col_map) F = std::max(F, c + 1);
+  check_col_map(col_map, F);
+  const CsrView svs = csr_of(arrays, "sv_indptr", "sv_indices");
+  check_csr(svs, F, true, "support vectors");
+  const Span<double> bias = bias_of(arrays);
+  const AlphaRows alpha = alpha_of(arrays, svs.rows(), bias.size);
+  return std::make_unique<Pkb>(FeatureMap{col_map}, KernelModelView{kernel, svs, alpha, bias});
 }
 
 }  // namespace conjunct

@@ -1,31 +1,35 @@
 """Compiled classifiers: immutable, thread-safe, batch and single-vector calls.
 
-Every method compiles a model into a set of flat arrays (saved as sections of
-the model file, and memory-mappable) plus scalar parameters; the C++ core views
-those arrays without copying them.
+Compiling is one call into the C++ core, which turns the model (its arrays,
+features renumbered by frequency rank) into the classifier's named arrays and
+scalar meta; opening is another, which checks those arrays and builds the
+classifier on views of them, without a copy. The arrays are the sections of
+the model file, so a memory-mapped file is classified from the map itself.
 """
 
 from __future__ import annotations
 
 import os
 import warnings
-from typing import Callable, Dict, Optional, Tuple
+from typing import Dict, Optional
 
 import numpy as np
 import scipy.sparse as sp
 
 from . import _core
 from ._errors import ConjunctError, ModelFormatError, UnknownFeaturesWarning
-from ._dense_growth import dense_entries, grow_dense
 from .data import as_rows, read_data
-from .features import FeatureIndex, rank_space, store_features, stored_features
+from .features import FeatureIndex, store_features, stored_features
 from .labels import DecisionRule
 from .persistence import Saveable
 
 __all__ = ["Classifier", "compile_model", "approximation_report", "METHODS", "DEFAULT_DENSE_BYTES"]
 
 # Budget of the dense table for conjunctions among the most frequent features.
-DEFAULT_DENSE_BYTES = 4 << 20
+DEFAULT_DENSE_BYTES = int(_core.DEFAULT_DENSE_BYTES)
+
+# The classification methods (see docs/classification.md).
+METHODS = ("pkb", "pki", "pke", "split", "fstrie", "adaptive")
 
 Arrays = Dict[str, np.ndarray]
 
@@ -34,335 +38,73 @@ def _is_kernel(model) -> bool:
     return hasattr(model, "support_vectors")
 
 
-def _require_kernel(model, method: str) -> None:
-    if not _is_kernel(model):
-        raise ConjunctError(f"method {method!r} needs a kernel model (support vectors); this is a {type(model).__name__}")
-
-
-def _n_dense(degree: int, n_outputs: int, n_features: int, dense_bytes: Optional[int], dense_features: Optional[int]) -> int:
-    """How many of the most frequent features get the dense table."""
-    if dense_bytes is not None and dense_features is not None:
-        raise ConjunctError("give either dense_bytes or dense_features, not both")
-    if degree > 4:
-        return 0
-    if dense_features is not None:
-        if dense_features < 0:
-            raise ConjunctError("dense_features must be >= 0")
-        return int(min(dense_features, n_features))
-    budget = DEFAULT_DENSE_BYTES if dense_bytes is None else int(dense_bytes)
-    n = 0
-    lo, hi = 0, n_features
-    while lo < hi:  # largest n whose table fits the budget
-        mid = (lo + hi + 1) // 2
-        if dense_entries(mid, degree) * n_outputs * 8 <= budget:
-            lo = mid
-        else:
-            hi = mid - 1
-    n = lo
-    return n
-
-
-def _default_dense(store: dict, degree: int, K: int, n_dense: int, n_limit: int, dense_bytes: Optional[int],
-                   dense_features: Optional[int]) -> Tuple[dict, int]:
-    """With no dense size given, grow the dense table of a single-output store at
-    d >= 3 while it stays within DENSE_GROWTH of its memory (see _dense_growth).
-
-    Multi-output stores are left alone: each match adds a K-wide row either way,
-    so finding it matters less, and a trial on the English parser's 4- and
-    50-output classifiers at d = 3 parsed no faster for more memory."""
-    if dense_bytes is not None or dense_features is not None or K != 1:
-        return store, n_dense
-    return grow_dense(store, degree, K, n_dense, n_limit)
-
-
-def _store_arrays(store: dict) -> Arrays:
-    return {f"store.{k}": np.asarray(v) for k, v in store.items() if k != "count_by_size"}
-
-
-def _store_of(a: Arrays) -> dict:
-    return {k[len("store."):]: v for k, v in a.items() if k.startswith("store.")}
-
-
-def _kernel_meta(model) -> dict:
-    return {"gamma": model.gamma, "coef0": model.coef0, "degree": model.degree}
-
-
-def _alpha_arrays(alpha: np.ndarray) -> Arrays:
-    """Alpha rows, stored sparse when at most half the coefficients are non-zero
-    (one-vs-one models: a vector takes part in n-1 of n(n-1)/2 pairs)."""
-    empty_i64, empty_i32, empty_f64 = np.zeros(0, np.int64), np.zeros(0, np.int32), np.zeros(0, np.float64)
-    if alpha.shape[1] > 1 and np.count_nonzero(alpha) <= 0.5 * alpha.size:
-        A = sp.csr_matrix(alpha)
-        return {"alpha": np.zeros((0, alpha.shape[1])), "alpha_ptr": A.indptr.astype(np.int64),
-                "alpha_out": A.indices.astype(np.int32), "alpha_val": A.data.astype(np.float64)}
-    return {"alpha": np.ascontiguousarray(alpha, dtype=np.float64), "alpha_ptr": empty_i64, "alpha_out": empty_i32, "alpha_val": empty_f64}
-
-
-def _alpha_args(a: Arrays):
-    return a["alpha"], a["alpha_ptr"], a["alpha_out"], a["alpha_val"]
-
-
-def _build_pkb(model) -> Tuple[dict, Arrays]:
+def _model_arrays(model) -> tuple:
+    """(arrays, kernel parameters) of ``model`` in internal feature ids."""
     col_map, M = model.internal_space()
-    arrays = {
-        "col_map": col_map,
-        "sv_indptr": M.indptr.astype(np.int64),
-        "sv_indices": M.indices.astype(np.int32),
-        **_alpha_arrays(model.dual_coef),
-        "bias": model.intercept,
-    }
-    return _kernel_meta(model), arrays
-
-
-def _core_pkb(meta: dict, a: Arrays):
-    return _core.make_pkb(a["col_map"], meta["gamma"], meta["coef0"], meta["degree"], a["sv_indptr"], a["sv_indices"], *_alpha_args(a), a["bias"])
-
-
-def _build_pki(model) -> Tuple[dict, Arrays]:
-    col_map, M = model.internal_space()
-    postings = M.T.tocsr()
-    postings.sort_indices()
-    lengths = np.diff(M.indptr)
-    meta = dict(_kernel_meta(model), n_sv=int(M.shape[0]), max_sv_length=int(lengths.max()) if lengths.size else 0)
-    arrays = {
-        "col_map": col_map,
-        "inv_indptr": postings.indptr.astype(np.int64),
-        "inv_indices": postings.indices.astype(np.int32),
-        **_alpha_arrays(model.dual_coef),
-        "bias": model.intercept,
-    }
-    return meta, arrays
-
-
-def _core_pki(meta: dict, a: Arrays):
-    return _core.make_pki(
-        a["col_map"], meta["gamma"], meta["coef0"], meta["degree"], a["inv_indptr"], a["inv_indices"],
-        meta["n_sv"], meta["max_sv_length"], *_alpha_args(a), a["bias"],
-    )
-
-
-def _constant_bias(model) -> np.ndarray:
-    """Margin of the empty vector: b + c_d(0) * sum_i alpha_i for kernel models."""
     if _is_kernel(model):
-        c0 = model.kernel.subset_weights()[0]
-        return (model.intercept + c0 * model.dual_coef.sum(axis=0)).astype(np.float64)
-    return model.intercept.astype(np.float64)
-
-
-def _build_pke(model, sigma: float = 0.0, min_support: int = 1, dense_bytes: Optional[int] = None,
-               dense_features: Optional[int] = None, max_conjunctions: Optional[int] = None) -> Tuple[dict, Arrays]:
-    if sigma < 0 or not np.isfinite(sigma):
-        raise ConjunctError(f"sigma must be >= 0, got {sigma}")
-    if int(min_support) < 1:
-        raise ConjunctError(f"min_support must be >= 1, got {min_support}")
-    K = model.n_outputs
-    if _is_kernel(model):
-        col_map, M = model.internal_space()
-        F = M.shape[1]
-        degree = model.degree
-        n_dense = _n_dense(degree, K, F, dense_bytes, dense_features)
-        alpha = _alpha_arrays(model.dual_coef)
-        store = _expand(model, M, alpha, K, F, float(sigma), int(min_support), n_dense, F, max_conjunctions)
-        store, n_dense = _default_dense(store, degree, K, n_dense, F, dense_bytes, dense_features)
+        arrays = {"sv_indptr": M.indptr.astype(np.int64), "sv_indices": M.indices.astype(np.int32),
+                  "dual_coef": np.ascontiguousarray(model.dual_coef, dtype=np.float64)}
+        kernel = {"gamma": float(model.gamma), "coef0": float(model.coef0), "degree": int(model.degree)}
     else:
-        if sigma != 0.0 or min_support != 1:
-            raise ConjunctError("sigma and min_support apply to kernel expansions; a conjunctive linear model is stored as is")
-        col_map, M = rank_space(model.conjunctions, model.feature_counts(), model.n_columns)
-        F = M.shape[1]
-        degree = model.degree
-        n_dense = _n_dense(degree, K, F, dense_bytes, dense_features)
-        store = _core.build_conjunction_store(M.indptr.astype(np.int64), M.indices.astype(np.int32),
-                                              np.ascontiguousarray(model.weights), K, F, n_dense)
-        store, n_dense = _default_dense(store, degree, K, n_dense, F, dense_bytes, dense_features)
-    counts = np.asarray(store["count_by_size"]).tolist()
-    meta = {"degree": int(degree), "n_dense": int(n_dense), "sigma": float(sigma), "min_support": int(min_support),
-            "n_features": int(F), "n_conjunctions": int(sum(counts)), "conjunctions_by_size": counts}
-    arrays = {"col_map": col_map, "bias": _constant_bias(model), **_store_arrays(store)}
-    return meta, arrays
+        arrays = {"conj_indptr": M.indptr.astype(np.int64), "conj_indices": M.indices.astype(np.int32),
+                  "weights": np.ascontiguousarray(model.weights, dtype=np.float64)}
+        kernel = {}
+    arrays["col_map"] = col_map
+    arrays["intercept"] = np.ascontiguousarray(model.intercept, dtype=np.float64)
+    return arrays, kernel
 
 
-def _core_pke(meta: dict, a: Arrays):
-    return _core.make_pke(a["col_map"], _store_of(a), meta["degree"], meta["n_dense"], a["bias"])
-
-
-def _expand(model, M, alpha, K, F, sigma, min_support, n_dense, max_feature, max_conjunctions):
-    try:
-        return _core.expand_kernel(model.gamma, model.coef0, model.degree, M.indptr.astype(np.int64),
-                                   M.indices.astype(np.int32), *_alpha_args(alpha), K, F, sigma, min_support, n_dense,
-                                   max_feature, -1 if max_conjunctions is None else int(max_conjunctions))
-    except ValueError as e:
-        raise ConjunctError(str(e)) from None
-
-
-def _build_split(model, common_features: Optional[int] = None, min_support: Optional[float] = None,
-                 dense_bytes: Optional[int] = None, dense_features: Optional[int] = None,
-                 max_conjunctions: Optional[int] = None) -> Tuple[dict, Arrays]:
-    _require_kernel(model, "split")
-    if common_features is not None and min_support is not None:
-        raise ConjunctError("give either common_features or min_support, not both")
-    col_map, M = model.internal_space()
-    F = M.shape[1]
-    support = np.bincount(M.indices, minlength=F)
-    if common_features is not None:
-        if common_features < 0:
-            raise ConjunctError("common_features must be >= 0")
-        n_common = int(min(common_features, F))
-    elif model.degree == 1 and min_support is None:
-        # At d = 1 the expansion of every feature is the linear weight vector:
-        # never larger than the support vectors, so nothing is left to the kernel.
-        n_common = F
-    else:
-        # Goldberg & Elhadad: a feature is common when it occurs in at least
-        # min_support support vectors (an int) or that share of them (a float < 1);
-        # default 0.5%. The common set is then the top ranks of that size.
-        threshold = 0.005 if min_support is None else min_support
-        if threshold < 1:
-            threshold = threshold * M.shape[0]
-        n_common = int(np.count_nonzero(support >= max(threshold, 1)))
-    K = model.n_outputs
-    degree = model.degree
-    n_dense = min(_n_dense(degree, K, F, dense_bytes, dense_features), n_common)
-    alpha = _alpha_arrays(model.dual_coef)
-    store = _expand(model, M, alpha, K, F, 0.0, 1, n_dense, n_common, max_conjunctions)
-    store, n_dense = _default_dense(store, degree, K, n_dense, n_common, dense_bytes, dense_features)
-    postings = M.T.tocsr()
-    postings.sort_indices()
-    rare = postings[n_common:]
-    lengths = np.diff(M.indptr)
-    counts = np.asarray(store["count_by_size"]).tolist()
-    meta = {"degree": int(degree), "gamma": model.gamma, "coef0": model.coef0, "n_dense": int(n_dense),
-            "n_common": n_common, "n_features": int(F), "max_sv_length": int(lengths.max()) if lengths.size else 0,
-            "n_conjunctions": int(sum(counts)), "conjunctions_by_size": counts}
-    arrays = {"col_map": col_map, "bias": _constant_bias(model), **_store_arrays(store),
-              "sv_indptr": M.indptr.astype(np.int64), "sv_indices": M.indices.astype(np.int32),
-              "rare_indptr": rare.indptr.astype(np.int64), "rare_indices": rare.indices.astype(np.int32), **alpha}
-    return meta, arrays
-
-
-def _core_split(meta: dict, a: Arrays):
-    return _core.make_split(a["col_map"], _store_of(a), meta["n_dense"], meta["n_common"], meta["gamma"], meta["coef0"],
-                            meta["degree"], a["sv_indptr"], a["sv_indices"], a["rare_indptr"], a["rare_indices"],
-                            *_alpha_args(a), meta["max_sv_length"], a["bias"])
-
-
-def _events_rows(model, col_map: np.ndarray, events) -> Tuple[np.ndarray, np.ndarray]:
-    """Events as CSR rows of internal ids (-1 for features the model does not know)."""
+def _events(model, events) -> Arrays:
+    """Events as CSR rows of column ids (default: the support vectors)."""
     if events is None:
         if not _is_kernel(model):
             raise ConjunctError("an fstrie for a conjunctive linear model needs events (feature vectors from the task)")
         S = model.support_vectors
-        indptr, indices = S.indptr.astype(np.int64), S.indices.astype(np.int32)
+        indptr, indices = S.indptr, S.indices
     elif isinstance(events, (str, os.PathLike)):
         X, _ = read_data(events, features=model.features)
-        indptr, indices = X.indptr.astype(np.int64), X.indices.astype(np.int32)
+        indptr, indices = X.indptr, X.indices
     else:
         indptr, indices = as_rows(events, model.features)
-    inside = indices < col_map.size
-    internal = np.full(indices.size, -1, dtype=np.int32)
-    internal[inside] = col_map[indices[inside]]
-    return indptr, internal
-
-
-def _build_fstrie(model, events=None, max_nodes: Optional[int] = None, max_bytes: Optional[int] = None,
-                  base: str = "pke", **base_params) -> Tuple[dict, Arrays]:
-    if base not in ("pke", "split"):
-        raise ConjunctError(f"the fstrie's base must be 'pke' or 'split', got {base!r}")
-    if max_nodes is not None and max_bytes is not None:
-        raise ConjunctError("give either max_nodes or max_bytes, not both")
-    base_meta, base_arrays = METHODS[base][0](model, **base_params)
-    base_core = METHODS[base][1](base_meta, base_arrays)
-    col_map = base_arrays["col_map"]
-    indptr, internal = _events_rows(model, col_map, events)
-    K = model.n_outputs
-    if max_bytes is not None:
-        max_nodes = max(int(max_bytes) // (8 + 8 * K), 0)
-    limit = -1 if max_nodes is None else int(max_nodes)
-    if max_nodes is not None and max_nodes < 0:
-        raise ConjunctError("max_nodes must be >= 0")
-    built = _core.build_fstrie(base_core, indptr, internal, int(base_meta["degree"]), int(base_meta["n_features"]), limit)
-    stats = {k: int(built[k]) for k in ("events", "distinct_events", "nodes_before_pruning", "nodes")}
-    trie = {f"trie.{k}": np.asarray(built[k]) for k in ("child_begin", "label", "root_map", "weight")}
-    meta = {"degree": base_meta["degree"], "base": base, "base_params": base_meta, "max_nodes": max_nodes, **stats}
-    arrays = {"col_map": col_map, **trie, **{f"base.{k}": v for k, v in base_arrays.items()}}
-    return meta, arrays
-
-
-def _core_fstrie(meta: dict, a: Arrays):
-    base = meta["base"]
-    base_arrays = {k[len("base."):]: v for k, v in a.items() if k.startswith("base.")}
-    base_core = METHODS[base][1](meta["base_params"], base_arrays)
-    trie = {k[len("trie."):]: v for k, v in a.items() if k.startswith("trie.")}
-    return _core.make_fstrie(a["col_map"], trie, base_core)
-
-
-# -- the self-adaptive classifier (caches the margins of prefixes met in the stream) ---------------------
-ADAPTIVE_DEFAULTS = {"cache_rows": 1 << 16, "eviction": "lru", "doorkeeper": True, "sharing": "thread", "shards": 1}
-
-
-def _build_adaptive(model, cache_rows: int = ADAPTIVE_DEFAULTS["cache_rows"], eviction: str = "lru", base: str = "pke",
-                    warm_start=None, doorkeeper: bool = True, sharing: str = "thread", shards: int = 1,
-                    max_nodes: Optional[int] = None, max_bytes: Optional[int] = None, **base_params) -> Tuple[dict, Arrays]:
-    """The base classifier (and, with ``warm_start`` events, a static fstrie of
-    at most ``max_nodes`` / ``max_bytes`` over it) plus the cache's parameters;
-    the cache itself is runtime state and starts empty."""
-    if isinstance(cache_rows, bool) or not isinstance(cache_rows, (int, np.integer)) or cache_rows < 0:
-        raise ConjunctError(f"cache_rows must be an integer >= 0, got {cache_rows!r}")
-    if eviction not in ("lru", "lfu"):
-        raise ConjunctError(f"eviction must be 'lru' or 'lfu', got {eviction!r}")
-    if sharing not in ("thread", "shared"):
-        raise ConjunctError(f"sharing must be 'thread' (a cache per thread) or 'shared', got {sharing!r}")
-    if isinstance(shards, bool) or not isinstance(shards, (int, np.integer)) or not 1 <= shards <= 4096:
-        raise ConjunctError(f"shards must be an integer in 1..4096, got {shards!r}")
-    if base not in ("pke", "split"):
-        raise ConjunctError(f"the adaptive classifier's base must be 'pke' or 'split', got {base!r}")
-    if warm_start is None:
-        if max_nodes is not None or max_bytes is not None:
-            raise ConjunctError("max_nodes / max_bytes size the warm-start trie: give warm_start events too")
-        base_meta, base_arrays = METHODS[base][0](model, **base_params)
-        meta = {"degree": base_meta["degree"], "base": base, "base_params": base_meta, "warm_start": False}
-        arrays = {"col_map": base_arrays["col_map"], **{f"base.{k}": v for k, v in base_arrays.items()}}
-    else:
-        meta, arrays = _build_fstrie(model, events=warm_start, max_nodes=max_nodes, max_bytes=max_bytes, base=base,
-                                     **base_params)
-        meta = dict(meta, warm_start=True)
-    meta.update(cache_rows=int(cache_rows), eviction=eviction, doorkeeper=bool(doorkeeper), sharing=sharing,
-                shards=int(shards))
-    return meta, arrays
-
-
-def _core_adaptive(meta: dict, a: Arrays):
-    base_arrays = {k[len("base."):]: v for k, v in a.items() if k.startswith("base.")}
-    base_core = METHODS[meta["base"]][1](meta["base_params"], base_arrays)
-    trie = {k[len("trie."):]: v for k, v in a.items() if k.startswith("trie.")} if meta["warm_start"] else None
-    return _core.make_adaptive(col_map=a["col_map"], base=base_core, trie=trie, cache_rows=meta["cache_rows"],
-                               eviction=meta["eviction"], doorkeeper=meta["doorkeeper"], sharing=meta["sharing"],
-                               shards=meta["shards"])
-
-
-# method -> (builder from a model, constructor of the core object from its arrays)
-METHODS: Dict[str, Tuple[Callable, Callable]] = {
-    "pkb": (_build_pkb, _core_pkb),
-    "pki": (_build_pki, _core_pki),
-    "pke": (_build_pke, _core_pke),
-    "split": (_build_split, _core_split),
-    "fstrie": (_build_fstrie, _core_fstrie),
-    "adaptive": (_build_adaptive, _core_adaptive),
-}
+    return {"events_indptr": np.asarray(indptr, dtype=np.int64), "events_indices": np.asarray(indices, dtype=np.int32)}
 
 
 def compile_model(model, method: str, **params) -> "Classifier":
-    """Compile ``model`` with ``method`` (see :data:`METHODS`)."""
+    """Compile ``model`` with ``method`` (one of :data:`METHODS`).
+
+    For ``"fstrie"``, ``events`` are feature vectors (a matrix, lists of
+    features or a data file; default: the support vectors), and ``base`` is
+    ``"pke"``, ``"split"`` or an already compiled pke / split
+    :class:`Classifier` of the same model, reused as the trie's base instead
+    of being built again. ``"adaptive"`` takes the same ``base``, and
+    ``warm_start`` events for a static fstrie under its cache.
+    """
     if method not in METHODS:
         raise ConjunctError(f"unknown classification method {method!r}; expected one of {', '.join(METHODS)}")
-    if method in ("pkb", "pki"):
-        _require_kernel(model, method)
-    build, _ = METHODS[method]
+    if method in ("pkb", "pki", "split") and not _is_kernel(model):
+        raise ConjunctError(f"method {method!r} needs a kernel model (support vectors); this is a {type(model).__name__}")
+    params = dict(params)
+    inputs, kernel = {}, {}
+    if method == "fstrie":
+        inputs.update(_events(model, params.pop("events", None)))
+    elif method == "adaptive" and params.get("warm_start") is not None:
+        inputs.update(_events(model, params.pop("warm_start")))
+    params.pop("warm_start", None)
+    if method in ("fstrie", "adaptive") and isinstance(params.get("base"), Classifier):
+        base = params["base"]
+        if base.method not in ("pke", "split"):
+            raise ConjunctError(f"the {method} classifier's base must be a pke or split classifier, got a {base.method} one")
+        if base.n_outputs != model.n_outputs or base.n_columns != model.n_columns:
+            raise ConjunctError(f"the {method} classifier's base was compiled from another model")
+        params.update(base=base.method, base_params=base.meta)
+        inputs.update({f"base.{k}": v for k, v in base.arrays.items()})
+    if "base.col_map" not in inputs:
+        model_arrays, kernel = _model_arrays(model)
+        inputs.update(model_arrays)
     try:
-        meta, arrays = build(model, **params)
-    except TypeError as e:
-        if "unexpected keyword" in str(e):
-            raise ConjunctError(f"method {method!r}: {e}") from None
-        raise
+        meta, arrays = _core.compile_classifier(method=method, arrays=inputs, model=kernel, options=params)
+    except ValueError as e:
+        raise ConjunctError(str(e)) from None
     return Classifier(method, meta, arrays, model.rule, model.features, model.n_columns)
 
 
@@ -421,9 +163,10 @@ class Classifier(Saveable):
         self.features = features
         self.n_columns = int(n_columns)
         try:
-            self._core = METHODS[method][1](meta, arrays)
-        except (KeyError, TypeError) as e:
-            raise ModelFormatError(f"the {method} classifier's data are incomplete or malformed ({e})") from None
+            self._core = _core.open_classifier(method=method, meta=meta, arrays=arrays, rule=rule.kind,
+                                               n_classes=len(rule.classes))
+        except (ValueError, TypeError) as e:
+            raise ModelFormatError(f"the {method} classifier's data are malformed: {e}") from None
 
     # -- properties -------------------------------------------------------------
     @property
@@ -458,8 +201,8 @@ class Classifier(Saveable):
         numpy.ndarray
             Shape (n,) when the model has one output, else (n, K).
         """
-        indptr, indices = as_rows(X, self.features, binarize=binarize, n_features=self.n_columns)
-        out = self._core.margins_batch(indptr, indices, int(n_jobs))
+        indptr, indices = self._rows(X, binarize)
+        out = self._core.margins_batch(indptr=indptr, indices=indices, n_threads=int(n_jobs))
         return out[:, 0] if out.shape[1] == 1 else out
 
     def predict(self, X, *, n_jobs: int = 1, binarize: bool = False, early_exit: bool = True) -> np.ndarray:
@@ -469,15 +212,24 @@ class Classifier(Saveable):
         adding conjunction weights as soon as bounds on what is left prove the
         decision (seed 001 §3.2.2); decisions are the same as without it.
         """
-        indptr, indices = as_rows(X, self.features, binarize=binarize, n_features=self.n_columns)
-        index = self._core.predict_batch(indptr, indices, self.rule.kind, len(self.rule.classes), int(n_jobs), bool(early_exit))
+        indptr, indices = self._rows(X, binarize)
+        index = self._core.predict_batch(indptr=indptr, indices=indices, n_threads=int(n_jobs), early_exit=bool(early_exit))
         return self.rule.classes[index]
+
+    def _rows(self, X, binarize: bool):
+        """(indptr int64, indices int32) of X. A CSR matrix whose values are all
+        1 is passed on as it is: the core sorts each row, drops duplicates and
+        columns the model does not know, so it needs no canonical copy."""
+        if sp.issparse(X) and X.format == "csr" and X.indices.dtype == np.int32 and (X.data.size == 0 or (
+                X.data.min() == 1 and X.data.max() == 1)):
+            return X.indptr.astype(np.int64, copy=False), X.indices
+        return as_rows(X, self.features, binarize=binarize, n_features=self.n_columns)
 
     # -- single-vector calls (one decision of a parser) ---------------------------------
     def _columns(self, x) -> np.ndarray:
         """Column ids of one feature vector: feature strings, integer ids, or an
         int32 array (taken as is: the fast path of a parser's inner loop)."""
-        if isinstance(x, np.ndarray) and x.dtype == np.int32 and x.ndim == 1:
+        if type(x) is np.ndarray and x.ndim == 1 and x.dtype.char == "i" and x.dtype.isnative:
             return x
         if isinstance(x, (str, bytes)):
             raise ConjunctError(f"one feature vector is a list of features, not a string ({x[:40]!r}); "
@@ -532,7 +284,7 @@ class Classifier(Saveable):
     def predict_one(self, x, *, early_exit: bool = True):
         """Predicted label of one feature vector (see ``predict`` for
         ``early_exit`` and :meth:`decision_function_one` for the input checks)."""
-        return self.rule.classes[self._core.predict_one(self._columns(x), self.rule.kind, len(self.rule.classes), bool(early_exit))]
+        return self.rule.classes[self._core.predict_one(self._columns(x), bool(early_exit))]
 
     # -- the adaptive classifier's cache ----------------------------------------------------
     def cache_stats(self) -> dict:
@@ -569,9 +321,9 @@ class Classifier(Saveable):
                 raise ModelFormatError(f"unknown classification method {method!r} (written by a newer conjunct?)", name)
             own = {k[2:]: v for k, v in arrays.items() if k.startswith("m.")}
             return cls(method, meta["params"], own, DecisionRule.from_meta(meta["rule"]), stored_features(meta, arrays), meta["n_columns"])
+        except ModelFormatError as e:
+            raise ModelFormatError(e.problem, name) from None
         except (KeyError, TypeError, ValueError) as e:
-            if isinstance(e, ModelFormatError):
-                raise
             raise ModelFormatError(f"corrupt classifier ({e})", name) from None
 
     def info(self) -> dict:

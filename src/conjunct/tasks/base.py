@@ -170,30 +170,33 @@ class TaskPipeline(Saveable, Params):
 
     def compile(self, method: str, *, events=None, **params) -> "TaskPipeline":
         """Recompile every component with ``method``. For "fstrie", ``events``
-        is task data, run through the pipeline (with exact PKE classifiers) to
-        collect the vectors each component classifies; its size is
-        ``FSTRIE_MAX_BYTES`` (64 MB) per component unless ``max_nodes`` or
-        ``max_bytes`` is given."""
+        is task data, run through the pipeline with each component's base
+        (``base``, default "pke") to collect the vectors it classifies; the
+        trie is then built on that same base, so each kernel is expanded once.
+        Its size is ``FSTRIE_MAX_BYTES`` (64 MB) per component unless
+        ``max_nodes`` or ``max_bytes`` is given."""
         self._check_models()
-        vectors = {}
-        if method == "fstrie":
-            if "max_nodes" not in params and "max_bytes" not in params:
-                params["max_bytes"] = self.FSTRIE_MAX_BYTES
-            if events is None:
-                raise ConjunctError("an fstrie needs events: task data to run the pipeline on")
-            saved = getattr(self, "classifiers_", None)
-            self.classifiers_ = {name: m.compile("split" if hasattr(m, "support_vectors") else "pke")
-                                 for name, m in self.models_.items()}
-            try:
-                vectors = self.collect_events(events)
-            finally:
-                if saved is not None:
-                    self.classifiers_ = saved
-        compiled = {}
-        for name, model in self.models_.items():
-            extra = {"events": vectors[name]} if method == "fstrie" else {}
-            compiled[name] = model.compile(method, **params, **extra)
-        self.classifiers_ = compiled
+        if method != "fstrie":
+            self.classifiers_ = {name: model.compile(method, **params) for name, model in self.models_.items()}
+            return self
+        if events is None:
+            raise ConjunctError("an fstrie needs events: task data to run the pipeline on")
+        trie = {k: params.pop(k) for k in ("max_nodes", "max_bytes") if k in params}
+        if not trie:
+            trie["max_bytes"] = self.FSTRIE_MAX_BYTES
+        base = params.pop("base", "pke")
+        if base not in ("pke", "split"):
+            raise ConjunctError(f"the fstrie's base must be 'pke' or 'split', got {base!r}")
+        bases = {name: model.compile(base, **params) for name, model in self.models_.items()}
+        saved = getattr(self, "classifiers_", None)
+        self.classifiers_ = bases
+        try:
+            vectors = self.collect_events(events)
+        finally:
+            if saved is not None:
+                self.classifiers_ = saved
+        self.classifiers_ = {name: model.compile("fstrie", events=vectors[name], base=bases[name], **trie)
+                             for name, model in self.models_.items()}
         return self
 
     def collect_events(self, data) -> Dict[str, object]:

@@ -42,6 +42,7 @@
 #include <vector>
 
 #include "conjunct/classify/classifier.h"
+#include "conjunct/classify/compile.h"
 #include "conjunct/classify/conjunctive_base.h"
 #include "conjunct/util/trie.h"
 
@@ -77,9 +78,10 @@ class PrefixCache;
 
 class Adaptive final : public Classifier {
  public:
-  // warm: optional static fstrie (nullptr: none) whose node n holds the full
-  // margin warm_weight[n*K .. n*K+K). The base must outlive the classifier.
-  Adaptive(FeatureMap map, const ConjunctiveBase& base, size_t n_outputs, const TrieView* warm, Span<double> warm_weight,
+  // base: a pke or split classifier over the same internal ids, owned by the
+  // classifier. warm: optional static fstrie (nullptr: none) whose node n
+  // holds the full margin warm_weight[n*K .. n*K+K).
+  Adaptive(FeatureMap map, std::unique_ptr<Classifier> base, const TrieView* warm, Span<double> warm_weight,
            const AdaptiveOptions& options);
   ~Adaptive() override;
 
@@ -97,6 +99,7 @@ class Adaptive final : public Classifier {
   // This thread's cache, found in (or added to) the thread's list `entries`.
   PrefixCache* thread_cache(std::vector<std::pair<uint64_t, PrefixCache*>>& entries) const;
 
+  std::unique_ptr<Classifier> base_owner_;
   const ConjunctiveBase& base_;
   bool has_warm_;
   TrieView warm_;
@@ -114,5 +117,14 @@ class Adaptive final : public Classifier {
   mutable std::atomic<int64_t> bypassed_{0};
   mutable std::atomic<uint64_t> epoch_{0};  // bumped by clear(); per-thread caches empty themselves on change
 };
+
+// Arrays: col_map, base.* (the base's arrays) and, with a warm start, the
+// fstrie's trie.*. Meta: degree, base, base_params, warm_start (and the
+// fstrie's meta with it), cache_rows, eviction, doorkeeper, sharing, shards.
+// Options: those five, base and the base's options, and max_nodes / max_bytes
+// of the warm-start trie, built from inputs events_indptr / events_indices
+// when given (see compile_fstrie).
+Compiled compile_adaptive(const Sections& inputs, const Meta& model, const Meta& options);
+std::unique_ptr<Classifier> open_adaptive(const Meta& meta, const Sections& arrays);
 
 }  // namespace conjunct

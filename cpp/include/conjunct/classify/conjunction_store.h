@@ -7,9 +7,13 @@
 //    internal id), so a missing edge prunes every extension, and an unseen
 //    rare feature costs one lookup.
 #pragma once
+#include <algorithm>
 #include <cstdint>
+#include <mutex>
+#include <optional>
 #include <vector>
 
+#include "conjunct/classify/sections.h"
 #include "conjunct/features.h"
 #include "conjunct/util/trie.h"
 
@@ -38,37 +42,79 @@ class ConjunctionStore {
   size_t n_outputs() const { return v_.n_outputs; }
   int degree() const { return v_.degree; }
   int32_t n_dense() const { return v_.n_dense; }
+  int32_t n_features() const { return static_cast<int32_t>(v_.trie.root_map.size); }
 
   // out += sum of w(t) over stored t ⊆ x whose rarest member is x[j], for every
   // j in [j_begin, j_end). x ascending (frequent to rare).
   void add_rarest(Span<int32_t> x, size_t j_begin, size_t j_end, double* out) const;
 
-  // Per feature f (n_features x K): the sums of the negative (lo) and positive
-  // (hi) weights of every stored conjunction whose rarest member is f.
-  void rarest_bounds(std::vector<double>& lo, std::vector<double>& hi) const;
-  int32_t n_features() const { return static_cast<int32_t>(v_.trie.root_map.size); }
+  // One vector's positions, one at a time. The trie walks test x's features
+  // in a per-thread bit set, marked once, when a walk first needs them (a
+  // vector whose features are all in the dense table never does), and
+  // cleared at the end. Walks do not nest on a thread.
+  class Walk {
+   public:
+    Walk(const ConjunctionStore& store, Span<int32_t> x) : s_(store), x_(x) {}
+    ~Walk();
+    Walk(const Walk&) = delete;
+    Walk& operator=(const Walk&) = delete;
+    // out += sum of w(t) over stored t ⊆ x whose rarest member is x[j].
+    void add(size_t j, double* out) const;
 
-  // Entry count of dense level r (1-based) and its offset (in entries).
-  static int64_t dense_entries(int32_t n_dense, int degree);
+   private:
+    template <bool Single>
+    void add_position(size_t j, double* out) const;
+    const uint64_t* marks() const;
+
+    const ConjunctionStore& s_;
+    Span<int32_t> x_;
+    mutable uint64_t* marks_ = nullptr;
+  };
+
+  // Per feature f, 2K values: the sums of the negative, then of the positive
+  // weights of every stored conjunction whose rarest member is f (bounds of
+  // what a position holding f adds), rounded outwards to floats (half the
+  // memory for the same cache). Computed on first use.
+  const float* bounds() const;
+  void add_bounds(const float* bounds, int32_t f, double* lo, double* hi) const {
+    const size_t K = v_.n_outputs;
+    const float* b = bounds + static_cast<size_t>(f) * 2 * K;
+    if (K == 1) {
+      lo[0] += b[0], hi[0] += b[1];
+      return;
+    }
+    for (size_t o = 0; o < K; ++o) lo[o] += b[o], hi[o] += b[K + o];
+  }
+  // Where bounds start to pay in a walk over x from position p: two positions
+  // before the first feature outside the dense table. Dense positions are
+  // cheap and their bounds add up to more than most margins, so decisions
+  // settle near the rare features (bunsetsu parser, d = 2: as much work
+  // skipped as with bounds everywhere, for a tenth of the bound reads).
+  size_t first_check(Span<int32_t> x, size_t p) const {
+    const size_t q = static_cast<size_t>(std::lower_bound(x.begin(), x.end(), v_.n_dense) - x.begin());
+    return std::max(p, q >= 2 ? q - 2 : 0);
+  }
 
  private:
   template <bool Single>
-  void add_rarest_impl(Span<int32_t> x, size_t j_begin, size_t j_end, double* out) const;
-  template <bool Single>
-  void add_dense(Span<int32_t> x, size_t j, double* out) const;
-  template <bool Single>
-  void descend(int32_t node, const uint16_t* pos_of, const int32_t* xs, size_t n_xs, int level, double* out) const;
-  void descend_merge(int32_t node, const int32_t* xs, size_t n_xs, int level, double* out) const;
+  void add_dense(const int32_t* x, size_t j, double* out) const;
+  // The stored extensions of trie node `node` by x's features (marked), K = 1
+  // (returned) or K outputs (added to out); n_xs bounds their positions in x.
+  double descend_one(int32_t node, const uint64_t* marks, const int32_t* xs, size_t n_xs, int level) const;
+  void descend(int32_t node, const uint64_t* marks, const int32_t* xs, size_t n_xs, int level, double* out) const;
   template <bool Single>
   void add_row(const double* w, double* out) const {
     if (Single) out[0] += w[0];
     else
       for (size_t o = 0; o < v_.n_outputs; ++o) out[o] += w[o];
   }
+  void compute_bounds() const;
 
   ConjunctionStoreView v_;
   Binomials binom_;
   int64_t level_offset_[6] = {0, 0, 0, 0, 0, 0};  // dense offset of level r, in entries
+  mutable std::once_flag bounds_once_;
+  mutable std::vector<float> bounds_;  // per feature: K lows, then K highs
 };
 
 // Owned arrays of a store, as produced by the builders.
@@ -87,6 +133,8 @@ struct ConjunctionStoreArrays {
 
 // Dense levels support conjunctions of up to this many features.
 constexpr int kMaxDenseDegree = 4;
+// Default budget of the dense table.
+constexpr int64_t kDefaultDenseBytes = int64_t{4} << 20;
 
 }  // namespace conjunct
 
@@ -103,9 +151,17 @@ class ConjunctionStoreBuilder {
   int32_t add_node(int32_t parent, int32_t label);
   double* node_row(int32_t node) { return weight_.data() + static_cast<size_t>(node) * K_; }
   size_t n_nodes() const { return label_.size(); }
+  // Grows the dense table over the next most frequent features, up to
+  // n_limit, while the store's bytes stay within `growth` times what they are
+  // now: the trie conjunctions whose rarest member joins the table move into
+  // it (same weights, read directly). Degrees 3 and 4 only; returns n_dense.
+  int32_t grow_dense(int32_t n_limit, double growth);
   ConjunctionStoreArrays finish();
 
  private:
+  // Dense level offsets and binomials for a table over n_dense features; returns its entries.
+  int64_t set_levels(int32_t n_dense);
+
   size_t K_;
   int degree_;
   int32_t n_dense_, n_features_;
@@ -119,7 +175,21 @@ class ConjunctionStoreBuilder {
 
 // A store of explicit conjunctions: row t of `conjunctions` (internal ids,
 // ascending, distinct rows) has weight row t of `weights` (n x K, row-major).
+// growth > 1 grows the dense table up to n_limit features (see grow_dense).
 ConjunctionStoreArrays build_conjunction_store(const CsrView& conjunctions, Span<double> weights, size_t n_outputs,
-                                               int32_t n_features, int32_t n_dense);
+                                               int32_t n_features, int32_t n_dense, int32_t n_limit = 0,
+                                               double growth = 1.0);
+
+// Entries of a dense table over n features: the conjunctions of 1..degree of them.
+int64_t dense_table_entries(int64_t n, int degree);
+
+// How many of the most frequent features get the dense table: dense_features
+// when given, else the most whose table of K-wide rows fits dense_bytes.
+int32_t choose_n_dense(int degree, size_t n_outputs, int32_t n_features, std::optional<int64_t> dense_bytes,
+                       std::optional<int64_t> dense_features);
+
+// The store as "store.*" arrays of a classifier, and back (checked).
+void put_store(ConjunctionStoreArrays&& store, Sections& out);
+ConjunctionStoreView store_of(const Sections& arrays, size_t n_outputs, int degree, int32_t n_dense, int32_t label_limit);
 
 }  // namespace conjunct

@@ -27,6 +27,9 @@ struct ExpansionOptions {
   int32_t max_feature = std::numeric_limits<int32_t>::max();
   // Stop with std::length_error once the trie would hold more nodes than this.
   int64_t max_nodes = std::numeric_limits<int64_t>::max();
+  // > 1: grow the dense table afterwards, within this factor of the store's
+  // bytes (ConjunctionStoreBuilder::grow_dense), up to max_feature features.
+  double dense_growth = 1.0;
 };
 
 ConjunctionStoreArrays expand_kernel(const PolyKernel& kernel, const CsrView& support_vectors, const AlphaRows& alpha,

@@ -4,6 +4,7 @@
 #pragma once
 #include "conjunct/classify/alpha.h"
 #include "conjunct/classify/classifier.h"
+#include "conjunct/classify/compile.h"
 #include "conjunct/kernel.h"
 
 namespace conjunct {
@@ -25,5 +26,10 @@ class Pkb final : public Classifier {
  private:
   KernelModelView model_;
 };
+
+// Arrays: col_map, sv_indptr / sv_indices (internal ids), alpha*, bias.
+// Meta: gamma, coef0, degree.
+Compiled compile_pkb(const Sections& inputs, const Meta& model, const Meta& options);
+std::unique_ptr<Classifier> open_pkb(const Meta& meta, const Sections& arrays);
 
 }  // namespace conjunct

@@ -3,10 +3,10 @@
 // model (Kudo & Matsumoto 2003 §4.2, Eq. 7; seed 000's SVM-KE / SVM-HKE /
 // l1-LLM). margin(x) = bias + sum of w(t) over stored t ⊆ x.
 #pragma once
-#include <mutex>
 #include <vector>
 
 #include "conjunct/classify/classifier.h"
+#include "conjunct/classify/compile.h"
 #include "conjunct/classify/conjunction_store.h"
 #include "conjunct/classify/conjunctive_base.h"
 
@@ -21,19 +21,30 @@ class Pke final : public Classifier, public ConjunctiveBase {
   size_t base_outputs() const override { return n_outputs(); }
   const double* constant() const override { return bias_.data; }
   void add_remainder(Span<int32_t> x, size_t p, double* out) const override { store_.add_rarest(x, p, x.size, out); }
-  size_t add_step(Span<int32_t> x, size_t, size_t j, double* out) const override {
-    store_.add_rarest(x, j, j + 1, out);
-    return j + 1;
-  }
-  bool has_bounds() const override { return true; }
-  void position_bounds(Span<int32_t> x, size_t j, double* lo, double* hi) const override;
+  // Position by position (one rarest member at a time), bounded by the
+  // weight sums of the conjunctions with that rarest member.
+  int64_t decide_remainder(Span<int32_t> x, size_t p, double* out, const Decision& decision) const override;
 
  private:
   ConjunctionStore store_;
   Span<double> bias_;
-  // Bounds per rarest feature, computed on first use (early exit only).
-  mutable std::once_flag bounds_once_;
-  mutable std::vector<double> bound_lo_, bound_hi_;
 };
+
+// Arrays: col_map, bias (the margin of the empty vector), store.*. Meta:
+// degree, n_dense, sigma, min_support, n_features, n_conjunctions,
+// conjunctions_by_size. Options: sigma, min_support, dense_bytes,
+// dense_features, dense_growth, max_conjunctions.
+Compiled compile_pke(const Sections& inputs, const Meta& model, const Meta& options);
+std::unique_ptr<Classifier> open_pke(const Meta& meta, const Sections& arrays);
+
+// The store of a model's conjunctions among features < max_feature (kernel
+// expansion, or a linear model's own), with its dense table sized by the
+// options: dense_bytes or dense_features, else the 4 MiB default grown by
+// dense_growth (default: by up to 1.25x the memory for one output at d >= 3;
+// a larger table measured faster there, not for several outputs or d <= 2).
+ConjunctionStoreArrays compile_store(const ModelInput& model, const Meta& options, int32_t max_feature, double sigma,
+                                     int64_t min_support);
+// n_dense, n_conjunctions and conjunctions_by_size of a store.
+void set_store_meta(const ConjunctionStoreArrays& store, Meta& meta);
 
 }  // namespace conjunct

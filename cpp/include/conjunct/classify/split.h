@@ -11,6 +11,7 @@
 
 #include "conjunct/classify/alpha.h"
 #include "conjunct/classify/classifier.h"
+#include "conjunct/classify/compile.h"
 #include "conjunct/classify/conjunction_store.h"
 #include "conjunct/classify/conjunctive_base.h"
 #include "conjunct/kernel.h"
@@ -36,11 +37,14 @@ class Split final : public Classifier, public ConjunctiveBase {
   size_t base_outputs() const override { return n_outputs(); }
   const double* constant() const override { return bias_.data; }
   void add_remainder(Span<int32_t> x, size_t p, double* out) const override;
-  size_t add_step(Span<int32_t> x, size_t p, size_t j, double* out) const override;
-  bool has_bounds() const override { return bounded_; }
-  void position_bounds(Span<int32_t> x, size_t j, double* lo, double* hi) const override;
+  // Common positions one by one, then the rare features' kernel terms in one
+  // step; bounds need non-negative, non-decreasing kernel increments.
+  int64_t decide_remainder(Span<int32_t> x, size_t p, double* out, const Decision& decision) const override;
 
  private:
+  // Per rare feature, 2K values: the sums of the positive, then of the
+  // negative alpha of its support vectors (for bounds). Computed on first use.
+  const double* rare_sums() const;
   // The kernel part for the rare features at positions P.. given the prefix x[0..P).
   void add_rare(Span<int32_t> x, size_t P, double* out) const;
   size_t common_end(Span<int32_t> x) const;
@@ -51,8 +55,18 @@ class Split final : public Classifier, public ConjunctiveBase {
   std::vector<double> ktable_;
   bool bounded_ = false;  // kernel increments are non-negative and non-decreasing
   mutable std::once_flag bounds_once_;
-  // Per common feature: store bounds; per rare feature: sums of positive / negative alpha.
-  mutable std::vector<double> bound_lo_, bound_hi_, rare_pos_, rare_neg_;
+  mutable std::vector<double> rare_sums_;
 };
+
+// Arrays: col_map, bias, store.* (conjunctions of features < n_common),
+// sv_indptr / sv_indices, rare_indptr / rare_indices (row f - n_common: the
+// support vectors containing rare feature f), alpha*. Meta: degree, gamma,
+// coef0, n_dense, n_common, n_features, max_sv_length (recomputed on open),
+// n_conjunctions, conjunctions_by_size. Options: common_features (the top N
+// ranks) or min_support (features in at least that many support vectors, or
+// that share of them when < 1; default 0.5%; at d = 1 every feature), and the
+// store's options (see compile_store).
+Compiled compile_split(const Sections& inputs, const Meta& model, const Meta& options);
+std::unique_ptr<Classifier> open_split(const Meta& meta, const Sections& arrays);
 
 }  // namespace conjunct

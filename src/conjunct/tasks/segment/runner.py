@@ -36,7 +36,7 @@ class BoundaryClassifier(Runner):
         indptr, cols, ptr = self.encoder.encode(texts)
         t1 = time.perf_counter()
         clf = self.classifier
-        index = clf._core.predict_batch(indptr, cols, clf.rule.kind, len(clf.rule.classes), int(self.n_jobs), bool(self.early_exit))
+        index = clf._core.predict_batch(indptr=indptr, indices=cols, n_threads=int(self.n_jobs), early_exit=bool(self.early_exit))
         t2 = time.perf_counter()
         self.count(decisions=len(index), classifier_seconds=t2 - t1, encode_seconds=t1 - t0)
         cuts = np.asarray(index) == self.cut_class
