@@ -126,7 +126,8 @@ def test_fitted_attributes_and_input_checks():
         np.testing.assert_array_equal(est.predict(df), est.predict(A.tolist()))  # a list of float rows is a matrix
     with pytest.raises(ValueError, match="feature names should match"):
         est.predict(df.rename(columns={"a": "z"}))
-    with pytest.raises(ValueError, match="X has 3 features, but PAClassifier is expecting 4"):
+    with pytest.raises(ValueError, match="X has 3 features, but PAClassifier is expecting 4"), \
+            pytest.warns(UserWarning, match="does not have valid feature names"):
         est.predict(A[:, :3])
     wider = sp.hstack([sp.csr_matrix(A), sp.csr_matrix(A)]).tocsr()[:, :5]  # sparse: a column unseen in fit
     with pytest.warns(UserWarning, match="does not have valid feature names"):
