@@ -35,7 +35,7 @@ import time
 import numpy as np
 
 from _common import markdown_table, require_shared_data, write_results
-from bench_decode import TASKS, load_task
+from bench_decode import TASKS, crfsuite_items, crfsuite_tagger, load_task
 
 from conjunct.tagging import PerceptronTagger
 from conjunct.tagging.features import EncodingCache
@@ -100,7 +100,7 @@ def bench_task(key, data, args):
     secs["encode_seen_text"] = cpu_median(lambda: feat.encode(Xt, vocab, cache=box["cache"]), R)
     indptr, ids = reference
     ptr = _sent_ptr(Xt)
-    secs["decode"] = cpu_median(lambda: tagger.model_.decode_batch(indptr, ids, ptr, "staggered-column", 1), R)
+    secs["decode"] = cpu_median(lambda: tagger.model_.decode_batch(indptr, ids, ptr, "staggered-column", beam_width=1), R)
 
     def tagger_cache(warm_with):
         def setup():  # a new cache (built untimed), warmed with some text or not
@@ -128,29 +128,13 @@ def bench_task(key, data, args):
 
 
 def bench_crfsuite(feat, X, Y, Xt, Yt, repeats):
-    try:
-        import pycrfsuite
-    except ImportError:
-        print("  python-crfsuite not installed: skipped", flush=True)
-        return None
-    import os
-    import tempfile
-
-    trainer = pycrfsuite.Trainer(algorithm="ap", verbose=False)
-    trainer.set_params({"max_iterations": 1})
-    for words, tags in zip(X, Y):
-        trainer.append(pycrfsuite.ItemSequence([{f: 1.0 for f in fs} for fs in feat.strings(words)]), tags)
-    with tempfile.TemporaryDirectory() as tmp:
-        path = os.path.join(tmp, "crf.model")
-        trainer.train(path)
-        crf = pycrfsuite.Tagger()
-        crf.open(path)
-        seqs = [pycrfsuite.ItemSequence([{f: 1.0 for f in fs} for fs in feat.strings(words)]) for words in Xt]
+    with crfsuite_tagger(feat, X, Y, {"max_iterations": 1}) as crf:
+        if crf is None:
+            print("  python-crfsuite not installed: skipped", flush=True)
+            return None
+        seqs = crfsuite_items(feat, Xt)
         tag_only = cpu_median(lambda: [crf.tag(s) for s in seqs], repeats)
-        with_features = cpu_median(
-            lambda: [crf.tag(pycrfsuite.ItemSequence([{f: 1.0 for f in fs} for fs in feat.strings(w)])) for w in Xt],
-            repeats)
-        crf.close()
+        with_features = cpu_median(lambda: [crf.tag(s) for s in crfsuite_items(feat, Xt)], repeats)
     print(f"  crfsuite tag only {len(Xt) / tag_only:12,.0f} sent/s; with features {len(Xt) / with_features:,.0f}",
           flush=True)
     return {"tag_seconds": tag_only, "with_features_seconds": with_features}

@@ -93,7 +93,20 @@ def reference_scores(model, indptr, ids, sent_ptr, paths):
     return np.array(out)
 
 
+def variants(model):
+    """The same model decoded with full rows and with lazy bounded scores
+    (label groups of 1, 4 and 8 labels)."""
+    return [model] + [model.with_options(lazy_scores=True, group_size=g) for g in (1, 4, 8)]
+
+
 def check_model(model, indptr, ids, sent_ptr):
+    iterations = None
+    for m in variants(model):
+        iterations = check_variant(m, indptr, ids, sent_ptr)
+    return iterations
+
+
+def check_variant(model, indptr, ids, sent_ptr):
     ref_paths, ref, _ = model.decode_batch(indptr, ids, sent_ptr, "viterbi")
     scale = np.maximum(1.0, np.abs(ref))
     np.testing.assert_allclose(reference_scores(model, indptr, ids, sent_ptr, ref_paths), ref, rtol=RTOL, atol=RTOL)
@@ -104,7 +117,7 @@ def check_model(model, indptr, ids, sent_ptr):
         np.testing.assert_allclose(reference_scores(model, indptr, ids, sent_ptr, paths), scores, rtol=RTOL, atol=RTOL)
         assert np.all(iterations >= 1)
     for width in (1, 2):
-        _, scores, _ = model.decode_batch(indptr, ids, sent_ptr, "beam", width)
+        _, scores, _ = model.decode_batch(indptr, ids, sent_ptr, "beam", beam_width=width)
         assert np.all(scores <= ref + RTOL * scale)
     return iterations
 
@@ -131,8 +144,9 @@ def test_lazy_staggered_respects_lemma_2(seed, L):
     rng = np.random.default_rng(seed)
     model = random_model(rng, L, 10, 0, False, True, 1.0)
     indptr, ids, sent_ptr = random_tokens(rng, 10, 0, n_sent=3, max_len=8)
-    _, _, iterations = model.decode_batch(indptr, ids, sent_ptr, "staggered")
-    assert np.all(iterations <= math.ceil(math.log2(L)) + 1)
+    for m in (model, model.with_options(lazy_scores=True)):
+        _, _, iterations = m.decode_batch(indptr, ids, sent_ptr, "staggered")
+        assert np.all(iterations <= math.ceil(math.log2(L)) + 1)
 
 
 def test_hmm_like_model_has_sparse_tokens_and_exact_bounds():
@@ -162,3 +176,8 @@ def test_model_validation():
         LinearChainModel([0, 2], np.array([1, 1], np.int32), [1.0, 2.0], T, z, z)
     with pytest.raises(ConjunctError, match="base feature"):
         LinearChainModel([0, 1], np.array([1], np.int32), [1.0], T, z, z, base_feature=1)
+    ok = dict(w_indptr=[0, 1, 2], w_labels=np.array([1, 2], np.int32), w_values=[1.0, 2.0], transitions=T, start=z,
+              end=z)
+    for size in (0, 3, 6):
+        with pytest.raises(ConjunctError, match="power of two"):
+            LinearChainModel(**ok, lazy_scores=True, group_size=size)

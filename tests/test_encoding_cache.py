@@ -15,10 +15,11 @@ from conjunct.tagging.io import read_tagged
 
 # Characters that stress the feature strings: the part separator, the boundary
 # words' characters, case changes that alter length, digits, non-ASCII.
-WORD = st.text(alphabet="ab|<>s/AİßÉ1.", min_size=1, max_size=5)
+WORD = st.text(alphabet="ab|\\<>s/AİßÉ1.-", min_size=1, max_size=5)
 SENTENCES = st.lists(st.lists(WORD, min_size=0, max_size=6), min_size=0, max_size=8)
 TEMPLATES = st.lists(st.sampled_from(["bias", "w", "lw", "p1", "s2", "shape", "w-2", "w-1", "w+1", "w+2", "w-1|w",
-                                      "w|w+1", "s2|w-1|shape", "w-2|w-1|w|w+1"]),
+                                      "w|w+1", "s2|w-1|shape", "w-2|w-1|w|w+1", "shape-1", "s3+1",
+                                      "title|w-1", "hyphen", "upper", "len|digit"]),
                      min_size=1, max_size=8, unique=True)
 
 
@@ -33,10 +34,11 @@ def assert_same(a, b):
 @example(train=[["a|b", "<s>"], ["|"]], batches=[[["a", "b|<s>", "|"]], [["a|b", "<s>"]]],
          templates=["w-1|w", "w|w+1", "w-1"], max_keys=1 << 23, max_types=1 << 20, name_in_cpp=True)
 def test_cached_encoding_equals_uncached(train, batches, templates, max_keys, max_types, name_in_cpp):
-    feat = Featurizer(templates)
+    feat = Featurizer(templates, escape=len(templates) % 2 == 0)  # both feature versions
     vocab, names = {}, []
     feat.encode(train, vocab, names)
-    cache = EncodingCache(feat.templates, vocab, max_types=max_types, max_keys=max_keys, name_in_cpp=name_in_cpp)
+    cache = EncodingCache(feat.templates, vocab, max_types=max_types, max_keys=max_keys, name_in_cpp=name_in_cpp,
+                          escape=feat.escape)
     assert cache.names_in_cpp == (name_in_cpp and bool(vocab))
     for batch in batches + batches:  # the second round meets only remembered words
         assert_same(feat.encode(batch, vocab, cache=cache), feat.encode(batch, vocab))
@@ -62,8 +64,10 @@ def test_cache_must_match_templates_and_vocabulary():
     feat = Featurizer()
     vocab, names = {}, []
     feat.encode([["a", "b"]], vocab, names)
-    with pytest.raises(ValueError, match="other templates or another vocabulary"):
+    with pytest.raises(ValueError, match="another vocabulary"):
         feat.encode([["a"]], vocab, cache=EncodingCache(feat.templates, dict(vocab)))
+    with pytest.raises(ValueError, match="another feature version"):
+        feat.encode([["a"]], vocab, cache=EncodingCache(feat.templates, vocab, escape=False))
     with pytest.raises(ValueError, match="other templates"):
         feat.encode([["a"]], vocab, cache=EncodingCache(["w"], vocab))
     with pytest.raises(ValueError, match="unknown attribute"):

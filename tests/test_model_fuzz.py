@@ -96,6 +96,24 @@ def test_pipeline_settings_and_components_are_checked(samples, name, edit, match
         _edited(sample, edit)()
 
 
+@pytest.mark.parametrize("name,edit,match", [
+    ("perceptron_tagger", lambda m: m.update(feature_version=3), "feature_version"),
+    ("perceptron_tagger", lambda m: m.update(feature_version="2"), "feature_version"),
+    ("hmm_tagger", lambda m: m.pop("smoothing"), "'smoothing': missing"),
+    ("hmm_tagger", lambda m: m.update(smoothing=[1.0, 0.0]), "'smoothing'"),
+    ("hmm_tagger", lambda m: m.update(smoothing=[1.0]), "'smoothing'"),
+    ("hmm_tagger", lambda m: m["params"].update(emission_smoothing="more"), "params.emission_smoothing"),
+    ("hmm_tagger", lambda m: m["smoothing_scores"][0].update(accuracy=2.0), r"smoothing_scores\[0\].accuracy"),
+])
+def test_tagger_header_fields_are_checked(samples, name, edit, match):
+    from conjunct import ModelFormatError
+
+    sample = next(s for s in samples if s.name == name)
+    assert fuzz_models.ModelFile(sample.data).meta.get("smoothing_scores", [None]), "the HMM sample chose its smoothing"
+    with pytest.raises(ModelFormatError, match=match):
+        _edited(sample, edit)()
+
+
 def test_nested_sections_are_checked_like_their_own_kind(samples):
     from conjunct import ModelFormatError, persistence
 

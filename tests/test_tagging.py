@@ -37,8 +37,31 @@ def test_word_shape_and_templates():
     feats = Featurizer(["w", "s2", "w-1", "w-1|w", "shape|w+1"]).strings(["The", "Dogs"])
     assert feats[0] == ["w=The", "s2=he", "w-1=<s>", "w-1|w=<s>|The", "shape|w+1=Xx|dogs"]
     assert feats[1][-1] == "shape|w+1=Xx|</s>"
-    with pytest.raises(ValueError, match="unknown feature template"):
+    with pytest.raises(ValueError, match="unknown feature template part 'w-3'"):
         Featurizer(["w", "w-3"])
+    with pytest.raises(ValueError, match="unknown feature template part 'x'"):
+        Featurizer(["w|x"])
+    # A flag alone has no feature where it is off (conjoined, it has both values).
+    assert Featurizer(["hyphen", "digit|w", "len"]).strings(["a-b", "c"]) == [
+        ["hyphen=1", "digit|w=0|a-b", "len=3"], ["digit|w=0|c", "len=1"]]
+    feat, vocab, names = Featurizer(["hyphen", "w"]), {}, []
+    feat.encode([["a-b", "c"]], vocab, names)
+    assert names == ["hyphen=1", "w=a-b", "w=c"]
+    assert Featurizer(["shape-1", "s2+1|title"]).strings(["The", "dogs"]) == [
+        ["shape-1=<s>", "s2+1|title=gs|1"], ["shape-1=Xx", "s2+1|title=</s>|0"]]
+
+
+def test_feature_strings_are_unambiguous():
+    # Issue 16: values joined by '|' must not run into each other, nor a word into a boundary marker.
+    feat = Featurizer(["w|w+1", "w-1", "s2"])
+    a, b = feat.strings(["a|b", "c"]), feat.strings(["a", "b|c"])
+    assert a[0][0] == r"w|w+1=a\|b|c" and b[0][0] == r"w|w+1=a|b\|c"
+    assert feat.strings(["<s>", "x"])[1][1] == r"w-1=\<s>" != feat.strings(["x"])[0][1] == "w-1=<s>"
+    assert feat.strings(["a\\|"])[0][2] == r"s2=\\\|"
+    every = {f for words in (["a|b", "c"], ["a", "b|c"], ["a\\", "|c"], ["a\\|", "c"]) for f in feat.strings(words)[0]}
+    assert len([f for f in every if f.startswith("w|w+1=")]) == 4
+    # Models saved before feature version 2 keep their unescaped strings.
+    assert Featurizer(["w|w+1"], escape=False).strings(["a|b", "c"])[0] == ["w|w+1=a|b|c"]
 
 
 def test_vectorised_encoding_matches_feature_strings():
@@ -131,6 +154,32 @@ def test_validation_errors():
         PerceptronTagger(n_iter=0).fit(X, Y)
 
 
+def test_hmm_smoothing_chosen_on_held_out_sentences():
+    from conjunct.tagging.taggers import EMISSION_GRID, TRANSITION_GRID
+    X, Y = toy_corpus(200)
+    hmm = HMMTagger().fit(X, Y)
+    scores = hmm.smoothing_scores_
+    assert len(scores) == len(TRANSITION_GRID) * len(EMISSION_GRID)
+    best = max(r["accuracy"] for r in scores)
+    chosen = [r for r in scores if (r["transition_smoothing"], r["emission_smoothing"])
+              == (hmm.transition_smoothing_, hmm.emission_smoothing_)]
+    assert chosen and chosen[0]["accuracy"] == best
+    # The chosen model is the one a fixed choice of the same values gives.
+    fixed = HMMTagger(transition_smoothing=hmm.transition_smoothing_, emission_smoothing=hmm.emission_smoothing_).fit(X, Y)
+    assert fixed.smoothing_scores_ == [] and np.array_equal(fixed.model_.w_values, hmm.model_.w_values)
+    # Held-out accuracy is what the table says: one pair re-checked by hand.
+    r = scores[-1]
+    held = [k % 10 == 9 for k in range(len(X))]
+    part = HMMTagger(transition_smoothing=r["transition_smoothing"], emission_smoothing=r["emission_smoothing"]).fit(
+        [x for x, h in zip(X, held) if not h], [y for y, h in zip(Y, held) if not h])
+    assert part.score([x for x, h in zip(X, held) if h], [y for y, h in zip(Y, held) if h]) == pytest.approx(r["accuracy"])
+    loaded = HMMTagger.from_container(*hmm.to_container()[1:])
+    assert (loaded.transition_smoothing_, loaded.emission_smoothing_) == (hmm.transition_smoothing_, hmm.emission_smoothing_)
+    for bad in (0, -1.0, float("nan"), "none", True):
+        with pytest.raises(ConjunctError, match="positive number or 'auto'"):
+            HMMTagger(emission_smoothing=bad).fit(X, Y)
+
+
 @pytest.mark.parametrize("cls", [PerceptronTagger, HMMTagger])
 def test_save_load_pickle(cls, tmp_path):
     X, Y = toy_corpus(120)
@@ -150,6 +199,19 @@ def test_save_load_pickle(cls, tmp_path):
     path.write_bytes(bytes(data))
     with pytest.raises(ModelFormatError, match="hash"):
         conjunct.load(path)
+
+
+def test_models_from_before_feature_version_2_keep_their_strings():
+    X = [["a|b", "c", "<s>"], ["a", "b|c"]] * 10
+    Y = [["A", "B", "C"], ["A", "B"]] * 10
+    tagger = PerceptronTagger(n_iter=2).fit(X, Y)
+    assert tagger.feature_version_ == 2 and "w|w+1=a\\|b|c" in tagger._vocab
+    kind, meta, arrays = tagger.to_container()
+    del meta["feature_version"]  # what older files hold
+    old = PerceptronTagger.from_container(meta, arrays)
+    assert old.feature_version_ == 1 and not old._featurizer().escape
+    with pytest.raises(ModelFormatError, match="feature version"):
+        PerceptronTagger.from_container({**meta, "feature_version": 7}, arrays)
 
 
 def test_read_conllu(tmp_path):

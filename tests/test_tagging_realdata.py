@@ -38,6 +38,14 @@ def test_exact_decoders_on_real_models(task, cls):
     for decoder in EXACT_DECODERS:
         got = tagger.decode(Xt, decoder=decoder)
         np.testing.assert_allclose(got.scores, ref.scores, rtol=1e-9, atol=1e-9)
+    # Staggered decoding with lazy bounded scores (label groups of 1 and 8 labels).
+    indptr, ids = tagger._encode(Xt)
+    ptr = np.cumsum([0] + [len(s) for s in Xt]).astype(np.int64)
+    for group_size in (1, 8):
+        lazy = tagger.model_.with_options(lazy_scores=True, group_size=group_size)
+        for decoder in ("staggered", "staggered-column"):
+            _, scores, _ = lazy.decode_batch(indptr, ids, ptr, decoder)
+            np.testing.assert_allclose(scores, ref.scores, rtol=1e-9, atol=1e-9)
     staggered = tagger.decode(Xt, decoder="staggered")
     assert staggered.iterations.max() <= int(np.ceil(np.log2(len(tagger.labels_)))) + 1
     beam = tagger.decode(Xt, decoder="beam", beam_width=2)

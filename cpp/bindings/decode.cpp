@@ -57,7 +57,7 @@ Lattice lattice_of(const PyChainModel& m, const ArrayN<double>& E) {
 std::unique_ptr<PyChainModel> make_chain_model(const Array1<int64_t>& w_indptr, const Array1<int32_t>& w_labels,
                                                const Array1<double>& w_values, const ArrayN<double>& trans,
                                                const Array1<double>& start, const Array1<double>& end,
-                                               int64_t base_feature) {
+                                               int64_t base_feature, bool lazy_scores, size_t group_size) {
   if (trans.ndim() != 2 || trans.shape(0) != trans.shape(1) || trans.shape(0) == 0)
     throw nb::value_error("transitions must be a non-empty square matrix");
   const size_t L = trans.shape(0);
@@ -76,13 +76,21 @@ std::unique_ptr<PyChainModel> make_chain_model(const Array1<int64_t>& w_indptr, 
       if (lab[j] <= lab[j - 1]) throw nb::value_error("weight labels must be strictly increasing within each feature");
   const int64_t n_features = static_cast<int64_t>(w_indptr.size()) - 1;
   if (base_feature < -1 || base_feature >= n_features) throw nb::value_error("base feature out of range");
+  if (group_size == 0 || group_size > (size_t(1) << 20) || (group_size & (group_size - 1)))
+    throw nb::value_error("group_size must be a power of two");
   auto m = std::make_unique<PyChainModel>();
   m->model.weights = SparseWeights{span_of(w_indptr), span_of(w_labels), span_of(w_values)};
   m->model.transitions = Transitions(L, trans.data());
   m->model.start.assign(start.data(), start.data() + L);
   m->model.end.assign(end.data(), end.data() + L);
   m->model.base = static_cast<int32_t>(base_feature);
-  m->model.compile();
+  m->model.group_size = group_size;
+  m->model.lazy_scores = lazy_scores;
+  try {
+    m->model.compile();
+  } catch (const std::invalid_argument& e) {
+    throw nb::value_error(e.what());
+  }
   m->arrays.hold(w_indptr), m->arrays.hold(w_labels), m->arrays.hold(w_values);
   return m;
 }
@@ -184,24 +192,29 @@ void bind_decode(nb::module_& m) {
                            "label-bigram transitions, start and end scores; labels ranked by training frequency.")
       .def_prop_ro("n_labels", [](const PyChainModel& c) { return c.model.n_labels(); })
       .def_prop_ro("n_features", [](const PyChainModel& c) { return c.model.weights.n_features(); })
+      .def_prop_ro("n_groups", [](const PyChainModel& c) { return c.model.n_groups(); })
       .def("decode_batch", &decode_batch, nb::arg("indptr"), nb::arg("ids"), nb::arg("sent_ptr"), nb::arg("method"),
-           nb::arg("beam_width") = 4, nb::arg("n_threads") = 1,
+           nb::kw_only(), nb::arg("beam_width") = 4, nb::arg("n_threads") = 1,
            "Decode sentences of feature-id tokens: (paths, scores, iterations).")
-      .def("decode_emissions", &decode_emissions, nb::arg("emissions"), nb::arg("method"), nb::arg("beam_width") = 4,
+      .def("decode_emissions", &decode_emissions, nb::arg("emissions"), nb::arg("method"), nb::kw_only(),
+           nb::arg("beam_width") = 4,
            "Decode one (n_tokens, n_labels) emission table (start/end included): (path, score, iterations).")
       .def("path_score", &score_path, nb::arg("emissions"), nb::arg("path"), "Score of a path under an emission table.")
       .def("emissions", &emissions, nb::arg("indptr"), nb::arg("ids"),
            "Emission table of one sentence (start and end scores folded in).");
   m.def("make_chain_model", &make_chain_model, nb::arg("w_indptr"), nb::arg("w_labels"), nb::arg("w_values"),
-        nb::arg("transitions"), nb::arg("start"), nb::arg("end"), nb::arg("base_feature") = -1);
+        nb::arg("transitions"), nb::arg("start"), nb::arg("end"), nb::kw_only(), nb::arg("base_feature") = -1,
+        nb::arg("lazy_scores") = false, nb::arg("group_size") = 8,
+        "A compiled linear-chain model (weights CSR by feature, labels strictly increasing).");
 
   nb::class_<PerceptronTrainer>(m, "PerceptronTrainer", "Averaged structured perceptron over a linear chain.")
       .def(nb::init<size_t, size_t>(), nb::arg("n_features"), nb::arg("n_labels"))
       .def_prop_ro("n_features", &PerceptronTrainer::n_features)
       .def_prop_ro("n_labels", &PerceptronTrainer::n_labels)
       .def("epoch", &epoch, nb::arg("indptr"), nb::arg("ids"), nb::arg("sent_ptr"), nb::arg("gold"), nb::arg("order"),
-           nb::arg("method"), nb::arg("beam_width") = 4, "One training pass; returns error and iteration counts.")
-      .def("export_weights", &export_weights, nb::arg("averaged") = true,
+           nb::arg("method"), nb::kw_only(), nb::arg("beam_width") = 4,
+           "One training pass; returns error and iteration counts.")
+      .def("export_weights", &export_weights, nb::kw_only(), nb::arg("averaged") = true,
            "(w_indptr, w_labels, w_values, transitions, start, end).");
 }
 

@@ -94,7 +94,7 @@ void ChainModel::compile() {
   dense_.clear();
   for (size_t f = 0; f < F; ++f) {
     const int64_t b = weights.indptr[f], e = weights.indptr[f + 1];
-    rows_[f] = {b, static_cast<int32_t>(e - b), -1};
+    rows_[f] = {b, static_cast<int32_t>(e - b), -1, 0, 0};
     if (static_cast<size_t>(e - b) * 4 < L || e - b < 8) continue;
     rows_[f].dense = static_cast<int32_t>(dense_.size() / L);
     dense_.resize(dense_.size() + L, 0.0);
@@ -134,6 +134,42 @@ void ChainModel::compile() {
     pair_n_top_[d] = static_cast<int32_t>(nt);
     for (size_t r = 0; r < R; ++r) ColumnScores::locate(sum.data(), transitions, bound, label, top, nt, r);
   }
+  if (group_size == 0 || (group_size & (group_size - 1))) throw std::invalid_argument("group_size must be a power of two");
+  parts_.clear(), gdense_.clear(), edge_max_.clear();
+  if (lazy_scores) compile_groups();
+}
+
+void ChainModel::compile_groups() {
+  const size_t L = n_labels(), K = transitions.n_levels();
+  std::vector<size_t> segment_begin;
+  for (size_t k = 0; k <= K; ++k) segment_begin.push_back(transitions.active(k));
+  groups_.build(L, segment_begin, group_size);
+  const size_t G = groups_.n_groups();
+  parts_.clear();
+  gdense_.assign(dense_.size() / std::max<size_t>(L, 1) * G, 0.0);
+  for (Row& r : rows_) {
+    if (r.dense >= 0) {
+      groups_.maxima(dense(r), gdense_.data() + static_cast<size_t>(r.dense) * G);
+      continue;
+    }
+    const Entry* p = entries(r);
+    r.gbegin = static_cast<int64_t>(parts_.size());
+    groups_.parts_of(static_cast<size_t>(r.size), [p](size_t j) { return p[j].label; },
+                     [p](size_t j) { return p[j].value; }, parts_);
+    r.gsize = static_cast<int32_t>(static_cast<int64_t>(parts_.size()) - r.gbegin);
+  }
+  edge_max_.resize(2 * G);
+  groups_.maxima(start.data(), edge_max_.data());
+  groups_.maxima(end.data(), edge_max_.data() + G);
+}
+
+void ChainModel::prefetch_token(Span<int32_t> ids, bool bounds) const {
+  if (!bounds) return prefetch_entries(ids);
+  for (int32_t f : ids)
+    if (has(f)) {
+      const Row& r = rows_[static_cast<size_t>(f)];
+      prefetch(r.dense < 0 ? static_cast<const void*>(parts_.data() + r.gbegin) : gdense(r));
+    }
 }
 
 void ChainModel::token_scores(Span<int32_t> ids, double* e) const {

@@ -141,6 +141,25 @@ struct Search {
     return arg;
   }
 
+  // The best bound of column n's active labels in the current pass.
+  double best_active(size_t n, const double* v) const {
+    double top = kNegInf;
+    for (size_t y = 0; y < prefix(n); ++y) top = std::max(top, v[y]);
+    for (size_t i = 0; i < n_extra[n]; ++i) top = std::max(top, v[extras(n)[i]]);
+    return top;
+  }
+  // The emission bound of range r of column n for a degenerate node whose
+  // transitions give m: a bound that is not attained (lazy scores) is made
+  // exact first if with it the node would lead its column (v: the active
+  // labels' bounds in this pass); such a node would likely be on the best
+  // path, and finding out would cost a search step.
+  double tighten(size_t n, size_t r, double m, const double* v) {
+    const double z = cs->bound(n, r);
+    if (z == kNegInf || cs->exact(n, r) || m + z < best_active(n, v)) return z;
+    cs->witness(n, r);
+    return cs->bound(n, r);
+  }
+
   double forward() {
     for (size_t n = 0; n < N; ++n) {
       const size_t a = prefix(n), ne = n_extra[n], nd = n_deg[n];
@@ -155,7 +174,7 @@ struct Search {
         for (size_t y = 0; y < a; ++y) al[y] = keep(e[y], be[y], e[y]);
         for (size_t i = 0; i < ne; ++i) al[ex[i]] = keep(e[ex[i]], be[ex[i]], e[ex[i]]);
         for (size_t c = 0; c < nd; ++c) {
-          const double z = cs->bound(0, rg[c]);
+          const double z = tighten(n, rg[c], 0.0, al);
           zal[c] = z == kNegInf ? kNegInf : keep(z, zbe[c], z);
         }
         continue;
@@ -178,14 +197,14 @@ struct Search {
       for (size_t i = 0; i < ne; ++i) label(static_cast<size_t>(ex[i]));
       for (size_t c = 0; c < nd; ++c) {
         const size_t r = rg[c];
-        const double z = cs->bound(n, r);
-        if (zbe[c] == kNegInf || z == kNegInf) {
+        if (zbe[c] == kNegInf || cs->bound(n, r) == kNegInf) {
           zal[c] = kNegInf;
           continue;
         }
         double m = best_over(pa, ap, T->out(r));
         for (size_t c2 = 0; c2 < pd; ++c2) m = std::max(m, pz[c2] + T->between(pr[c2], r));
-        zal[c] = keep(m + z, zbe[c], z);
+        const double z = tighten(n, r, m, al);
+        zal[c] = z == kNegInf ? kNegInf : keep(m + z, zbe[c], z);
       }
     }
     // The best final node, then back through the columns.
@@ -220,7 +239,7 @@ struct Search {
         for (size_t y = 0; y < a; ++y) be[y] = keep(e[y], al[y], e[y]);
         for (size_t i = 0; i < ne; ++i) be[ex[i]] = keep(e[ex[i]], al[ex[i]], e[ex[i]]);
         for (size_t c = 0; c < nd; ++c) {
-          const double z = cs->bound(n, rg[c]);
+          const double z = tighten(n, rg[c], 0.0, be);
           zbe[c] = z == kNegInf ? kNegInf : keep(z, zal[c], z);
         }
         continue;
@@ -243,14 +262,14 @@ struct Search {
       for (size_t i = 0; i < ne; ++i) label(static_cast<size_t>(ex[i]));
       for (size_t c = 0; c < nd; ++c) {
         const size_t r = rg[c];
-        const double z = cs->bound(n, r);
-        if (zal[c] == kNegInf || z == kNegInf) {
+        if (zal[c] == kNegInf || cs->bound(n, r) == kNegInf) {
           zbe[c] = kNegInf;
           continue;
         }
         double m = best_over(qb, aq, T->in(r));
         for (size_t c2 = 0; c2 < qd; ++c2) m = std::max(m, qz[c2] + T->between(r, qr[c2]));
-        zbe[c] = keep(m + z, zal[c], z);
+        const double z = tighten(n, r, m, be);
+        zbe[c] = z == kNegInf ? kNegInf : keep(m + z, zal[c], z);
       }
     }
     int32_t node, deg;
@@ -277,7 +296,8 @@ struct Search {
   }
 
   // A real path from the best degenerate one: each degenerate label becomes
-  // the best-scoring label it stands for. It raises the lower bound.
+  // the best-scoring label it stands for (a bound not attained is made exact
+  // first, ColumnScores::witness). It raises the lower bound.
   void repair() {
     emission.resize(N);
     for (size_t n = 0; n < N; ++n) {
@@ -286,7 +306,7 @@ struct Search {
         continue;
       }
       const size_t r = range[n * S + best_deg[n]];
-      repaired[n] = cs->bound_label(n, r), emission[n] = cs->bound(n, r);
+      repaired[n] = cs->witness(n, r), emission[n] = cs->bound(n, r);
     }
     const double s = score_of(repaired.data(), emission.data());
     if (s > lower) lower = incumbent_score = s, incumbent.swap(repaired);

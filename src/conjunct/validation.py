@@ -25,6 +25,7 @@ from typing import Any, Callable, Dict, Mapping, Optional, Sequence, Tuple
 import numpy as np
 
 from ._errors import ModelFormatError
+from .labels import labels_array
 
 __all__ = ["validate", "MethodSpec", "METHOD_SPECS", "MAX_DEGREE", "MAX_COLUMNS"]
 
@@ -723,10 +724,10 @@ def _tagger(meta: _Meta, arrays: Arrays, where: _Where, kind: str) -> None:
         params.int("random_state", -(1 << 63), (1 << 63) - 1, optional=True, none=True)
         params.raw("verbose", optional=True)
         meta.list("train_log", optional=True)
+        meta.int("feature_version", 1, 2, optional=True)  # absent before version 2
         allowed = {"decoder", "beam_width", "n_iter", "templates", "average", "shuffle", "random_state", "verbose"}
     else:
-        params.float("transition_smoothing", 0.0, lo_open=True)
-        params.float("emission_smoothing", 0.0, lo_open=True)
+        _hmm_smoothing(meta, params, where)
         allowed = {"decoder", "beam_width", "transition_smoothing", "emission_smoothing"}
     unknown = sorted(set(params.d) - allowed)
     if unknown:
@@ -747,6 +748,26 @@ def _tagger(meta: _Meta, arrays: Arrays, where: _Where, kind: str) -> None:
     _check_finite(_section(arrays, where, "w_values", "<f8", (labs.size,)), where, "w_values")
     for key, shape in (("transitions", (L, L)), ("start", (L,)), ("end", (L,))):
         _check_finite(_section(arrays, where, key, "<f8", shape), where, key)
+
+
+def _hmm_smoothing(meta: _Meta, params: _Meta, where: _Where) -> None:
+    """Each smoothing parameter is a positive number or "auto"; the amounts used
+    (``smoothing``, with the held-out table that chose them) are in files since
+    "auto" and must be there when a parameter says "auto"."""
+    auto = False
+    for key in ("transition_smoothing", "emission_smoothing"):
+        if params.raw(key) == "auto":
+            auto = True
+        else:
+            params.float(key, 0.0, lo_open=True)
+    used = meta.list("smoothing", optional=not auto)
+    if used is not None and (len(used) != 2 or not all(_is_number(v) and math.isfinite(v) and v > 0 for v in used)):
+        where.meta_fail("smoothing", f"expected two positive numbers, got {_describe(used)}")
+    for i, row in enumerate(meta.list("smoothing_scores", optional=True) or []):
+        entry = _Meta(row, f"smoothing_scores[{i}]", where)
+        entry.float("transition_smoothing", 0.0, lo_open=True)
+        entry.float("emission_smoothing", 0.0, lo_open=True)
+        entry.float("accuracy", 0.0, 1.0)
 
 
 # Task pipelines: what their runners need beyond the generic checks (see conjunct.tasks).
@@ -802,7 +823,8 @@ def _pipeline(meta: _Meta, arrays: Arrays, where: _Where, tasks) -> None:
             if part == "classifier":
                 classes = inner.obj("rule").list("classes")
                 needed = _TASK_CLASS.get(task)
-                if needed is not None and needed not in [str(c) for c in classes]:
+                # As the decision rule will hold them: [-0.5, 1] becomes floats, and "1.0" is not "1".
+                if needed is not None and needed not in [str(c) for c in labels_array(classes)]:
                     where.meta_fail(f"{inner.path}.rule.classes", f"the {task} task needs a class {needed!r}")
                 most = _TASK_MAX_CLASSES.get((task, name))
                 if most is not None and len(classes) > most:

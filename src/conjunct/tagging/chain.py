@@ -97,7 +97,8 @@ class ChainDecoder:
     def decode(self, emissions, decoder: str = "staggered-column", beam_width: int = 4) -> Decoded:
         """The best path (exact decoders) or an approximation (beam, greedy)."""
         check_decoder(decoder, beam_width)
-        path, score, iterations = self._core.decode_emissions(self._table(emissions), decoder, int(beam_width))
+        path, score, iterations = self._core.decode_emissions(self._table(emissions), decoder,
+                                                              beam_width=int(beam_width))
         return Decoded(path, float(score), int(iterations))
 
     def path_score(self, emissions, path) -> float:
@@ -127,9 +128,16 @@ class LinearChainModel:
         Scores of a path's first and last label.
     base_feature : int
         See above.
+    lazy_scores : bool
+        Staggered decoding computes a token's scores group by group from
+        per-feature bounds (True) or its full row at once (False, the default:
+        faster on every tagger measured, see docs/tagging.md). Exact either way.
+    group_size : int
+        Labels per group of the bound tables (a power of two).
     """
 
-    def __init__(self, w_indptr, w_labels, w_values, transitions, start, end, base_feature: int = -1):
+    def __init__(self, w_indptr, w_labels, w_values, transitions, start, end, base_feature: int = -1, *,
+                 lazy_scores: bool = False, group_size: int = 8):
         self.w_indptr = np.ascontiguousarray(w_indptr, dtype=np.int64)
         self.w_labels = np.ascontiguousarray(w_labels, dtype=np.int32)
         self.w_values = _finite("emission weights", w_values)
@@ -137,10 +145,13 @@ class LinearChainModel:
         self.start = _finite("start scores", start)
         self.end = _finite("end scores", end)
         self.base_feature = int(base_feature)
+        self.lazy_scores = bool(lazy_scores)
+        self.group_size = int(group_size)
         try:
             self._core = _core.make_chain_model(self.w_indptr, self.w_labels, self.w_values, self.transitions,
-                                                self.start, self.end, self.base_feature)
-        except ValueError as e:
+                                                self.start, self.end, base_feature=self.base_feature,
+                                                lazy_scores=self.lazy_scores, group_size=self.group_size)
+        except (ValueError, TypeError) as e:
             raise ConjunctError(f"bad linear-chain model: {e}") from None
 
     @property
@@ -158,10 +169,17 @@ class LinearChainModel:
         return {"w_indptr": self.w_indptr, "w_labels": self.w_labels, "w_values": self.w_values,
                 "transitions": self.transitions, "start": self.start, "end": self.end}
 
-    def decode_batch(self, indptr, ids, sent_ptr, decoder: str, beam_width: int = 4, n_jobs: int = 1):
+    def with_options(self, **options) -> "LinearChainModel":
+        """The same model with other decoding options (``lazy_scores``, ``group_size``)."""
+        kw = {"lazy_scores": self.lazy_scores, "group_size": self.group_size, **options}
+        return LinearChainModel(self.w_indptr, self.w_labels, self.w_values, self.transitions, self.start, self.end,
+                                self.base_feature, **kw)
+
+    def decode_batch(self, indptr, ids, sent_ptr, decoder: str, *, beam_width: int = 4, n_jobs: int = 1):
         """(paths, scores, iterations) of every sentence (token rows [sent_ptr[i], sent_ptr[i+1]))."""
         check_decoder(decoder, beam_width)
-        return self._core.decode_batch(indptr, ids, sent_ptr, decoder, int(beam_width), int(n_jobs))
+        return self._core.decode_batch(indptr, ids, sent_ptr, decoder, beam_width=int(beam_width),
+                                       n_threads=int(n_jobs))
 
     def emissions(self, indptr, ids) -> np.ndarray:
         """The emission table of one sentence (start and end scores folded in)."""

@@ -3,12 +3,22 @@
 A template is a name; a token's features are ``"<template>=<value>"`` strings:
 
 - ``bias`` (always on), ``w`` (the word), ``lw`` (lower-cased word),
-  ``p1``..``p4`` / ``s1``..``s4`` (prefixes / suffixes of the word),
-  ``shape`` (character classes, runs collapsed: ``Xx``, ``d.d``, ...);
-- ``w-2``, ``w-1``, ``w+1``, ``w+2``: a neighbouring lower-cased word
-  (``<s>`` / ``</s>`` beyond the sentence);
+  ``p1``..``p6`` / ``s1``..``s6`` (prefixes / suffixes of the word),
+  ``shape`` (character classes, runs collapsed: ``Xx``, ``d.d``, ...),
+  ``len`` (length, 12 for 12 or more), and the flags ``hyphen``, ``digit``,
+  ``upper`` (any upper-case letter), ``title``, ``allcaps`` (value ``1``; a
+  flag template alone has no feature where the flag is off);
+- ``w-2``, ``w-1``, ``w+1``, ``w+2``: a neighbouring lower-cased word, and
+  ``<attribute>-k`` / ``<attribute>+k`` (k = 1..9) any attribute of a
+  neighbouring word (``shape-1``, ``s3+1``); ``<s>`` / ``</s>`` beyond the
+  sentence;
 - conjunctions joined by ``|`` of any of the above, e.g. ``w-1|w`` (word
   bigram) or ``s3|w-1``.
+
+Values are escaped (feature version 2): ``\\`` and ``|`` inside a value get a
+backslash, and so does a word equal to ``<s>`` or ``</s>``, so a feature string
+names exactly one tuple of values (``['a|b', 'c']`` and ``['a', 'b|c']`` give
+different word pairs).
 
 Encoding turns sentences into a CSR of feature ids per token. Attributes are
 computed once per word type, tokens are mapped to integer keys per template
@@ -25,6 +35,7 @@ only for word types and keys it has not met before.
 from __future__ import annotations
 
 import itertools
+import re
 import threading
 from typing import Dict, List, Optional, Sequence, Tuple
 
@@ -32,15 +43,10 @@ import numpy as np
 
 from .._errors import DataFormatError
 
-__all__ = ["DEFAULT_TEMPLATES", "EncodingCache", "Featurizer", "word_shape"]
+__all__ = ["DEFAULT_TEMPLATES", "LEGACY_TEMPLATES", "EncodingCache", "Featurizer", "word_shape"]
 
-_LOCAL = ("bias", "w", "lw", "p1", "p2", "p3", "p4", "s1", "s2", "s3", "s4", "shape")
-_NEIGHBOURS = {"w-2": -2, "w-1": -1, "w+1": 1, "w+2": 2}
-
-DEFAULT_TEMPLATES: Tuple[str, ...] = (
-    "bias", "w", "lw", "p1", "p2", "p3", "p4", "s1", "s2", "s3", "s4", "shape",
-    "w-2", "w-1", "w+1", "w+2", "w-1|w", "w|w+1",
-)
+_NEIGHBOURS = {"w-2": -2, "w-1": -1, "w+1": 1, "w+2": 2}  # lower-cased neighbouring words (named so since v1)
+_BOUNDARY = ("<s>", "</s>")  # the value of any attribute before / after the sentence
 
 
 def word_shape(word: str) -> str:
@@ -64,26 +70,85 @@ def word_shape(word: str) -> str:
     return "".join(out)
 
 
-def _atom(name: str, word: str, lw: str) -> str:
-    if name == "bias":
-        return ""
-    if name == "w":
-        return word
-    if name == "lw":
-        return lw
-    if name == "shape":
-        return word_shape(word)
-    if name[0] == "p":
-        return word[: int(name[1])]
-    return word[-int(name[1]):]  # "s1".."s4"
+def _flag(test):
+    return lambda w: "1" if test(w) else "0"
 
 
 # The attributes of a word type, as functions (the vectorised encoder maps them over types).
 _ATTRIBUTES = {
     "bias": lambda w: "", "w": lambda w: w, "lw": str.lower, "shape": word_shape,
-    **{f"p{k}": (lambda k: lambda w: w[:k])(k) for k in range(1, 5)},
-    **{f"s{k}": (lambda k: lambda w: w[-k:])(k) for k in range(1, 5)},
+    **{f"p{k}": (lambda k: lambda w: w[:k])(k) for k in range(1, 7)},
+    **{f"s{k}": (lambda k: lambda w: w[-k:])(k) for k in range(1, 7)},
+    "len": lambda w: str(min(len(w), 12)),
+    "hyphen": _flag(lambda w: "-" in w),
+    "digit": _flag(lambda w: any(c.isdigit() for c in w)),
+    "upper": _flag(lambda w: any(c.isupper() for c in w)),
+    "title": _flag(str.istitle),
+    "allcaps": _flag(str.isupper),
 }
+# A template that is one of these flags alone has no feature where the flag is
+# off: with the bias feature on every token that loses nothing a linear model
+# can express, and spares every token five features that weigh every label.
+_FLAGS = ("hyphen", "digit", "upper", "title", "allcaps")
+
+
+def _silent(template: str) -> str:
+    """The feature string a template never has (its flag off), or ""."""
+    return f"{template}=0" if template in _FLAGS else ""
+
+#: The defaults of models saved before feature version 2 (kept so they encode as they were trained).
+LEGACY_TEMPLATES: Tuple[str, ...] = (
+    "bias", "w", "lw", "p1", "p2", "p3", "p4", "s1", "s2", "s3", "s4", "shape",
+    "w-2", "w-1", "w+1", "w+2", "w-1|w", "w|w+1",
+)
+#: Feature templates used when none are given (feature version 2): version 1's
+#: plus 5- and 6-letter suffixes, word flags and length, which raised dev
+#: accuracy most on unknown words (benchmarks/bench_tagger_features.py).
+DEFAULT_TEMPLATES: Tuple[str, ...] = LEGACY_TEMPLATES + (
+    "s5", "s6", "hyphen", "digit", "upper", "title", "allcaps", "len",
+)
+
+#: Feature strings of version 2 escape ``\\`` and ``|`` inside values and a value
+#: equal to a boundary marker, so every feature string names one tuple of values.
+FEATURE_VERSION = 2
+
+
+def _escape(value: str) -> str:
+    if "\\" in value or "|" in value:
+        value = value.replace("\\", "\\\\").replace("|", "\\|")
+    return "\\" + value if value in _BOUNDARY else value
+
+
+def _attribute(name: str, escape: bool):
+    """The value function of an attribute, escaped for feature version 2."""
+    f = _ATTRIBUTES[name]
+    return (lambda w: _escape(f(w))) if escape else f
+
+
+_OFFSET = re.compile(r"^(.+?)([+-][1-9])$")
+
+
+def _part(part: str) -> Tuple[str, int]:
+    """(attribute, offset) of a template part: ``w-1`` is the lower-cased word
+    before the token, ``<attribute>+k`` / ``<attribute>-k`` an attribute of a
+    neighbouring word (``shape-1``, ``s3+1``)."""
+    if part in _NEIGHBOURS:
+        return "lw", _NEIGHBOURS[part]
+    if part in _ATTRIBUTES:
+        return part, 0
+    m = _OFFSET.match(part)
+    if m and m.group(1) in _ATTRIBUTES and m.group(1) != "w":
+        return m.group(1), int(m.group(2))
+    raise ValueError(f"unknown feature template part {part!r} (attributes: {', '.join(_ATTRIBUTES)}; "
+                     f"w-2, w-1, w+1, w+2 for neighbouring words, <attribute>-k / <attribute>+k for their attributes)")
+
+
+def _template_parts(template: str) -> List[Tuple[str, int]]:
+    """(attribute, offset) of each part of a template."""
+    try:
+        return [_part(p) for p in template.split("|")]
+    except ValueError as e:
+        raise ValueError(f"{e} in template {template!r}") from None
 
 
 class Featurizer:
@@ -94,44 +159,40 @@ class Featurizer:
     templates : sequence of str
         Template names (see the module docstring); defaults to
         :data:`DEFAULT_TEMPLATES`.
+    escape : bool
+        Escape ``|``, ``\\`` and boundary markers inside values (feature
+        version 2, unambiguous); False reproduces the strings of models saved
+        before it.
     """
 
-    def __init__(self, templates: Optional[Sequence[str]] = None):
+    def __init__(self, templates: Optional[Sequence[str]] = None, *, escape: bool = True):
         self.templates = tuple(DEFAULT_TEMPLATES if templates is None else templates)
         if not self.templates:
             raise ValueError("at least one feature template is needed")
-        for t in self.templates:
-            for part in t.split("|"):
-                if part not in _LOCAL and part not in _NEIGHBOURS:
-                    raise ValueError(f"unknown feature template part {part!r} in {t!r} "
-                                     f"(known: {', '.join(_LOCAL + tuple(_NEIGHBOURS))})")
-        # Templates that only look at the word itself are cached per word type.
-        self._local = [t for t in self.templates if all(p in _LOCAL for p in t.split("|"))]
-        self._context = [t for t in self.templates if t not in self._local]
+        self.escape = bool(escape)
+        self._parts = [_template_parts(t) for t in self.templates]
 
-    def _local_strings(self, word: str) -> List[str]:
-        lw = word.lower()
-        return [f"{t}=" + "|".join(_atom(p, word, lw) for p in t.split("|")) for t in self._local]
-
-    def _context_strings(self, words: Sequence[str], lws: Sequence[str], i: int) -> List[str]:
-        n = len(words)
-        out = []
-        for t in self._context:
-            vals = []
-            for p in t.split("|"):
-                off = _NEIGHBOURS.get(p)
-                if off is None:
-                    vals.append(_atom(p, words[i], lws[i]))
-                else:
-                    j = i + off
-                    vals.append(lws[j] if 0 <= j < n else ("<s>" if j < 0 else "</s>"))
-            out.append(f"{t}=" + "|".join(vals))
-        return out
+    def is_local(self, template: str) -> bool:
+        """True if the template looks at the token's own word only (its features depend on the word type)."""
+        return all(off == 0 for _, off in _template_parts(template))
 
     def strings(self, words: Sequence[str]) -> List[List[str]]:
         """Every token's feature strings (for inspection, or for another tool)."""
-        lws = [w.lower() for w in words]
-        return [self._local_strings(w) + self._context_strings(words, lws, i) for i, w in enumerate(words)]
+        n = len(words)
+        value = {}
+
+        def get(attribute: str, j: int) -> str:
+            if j < 0 or j >= n:
+                return _BOUNDARY[0 if j < 0 else 1]
+            key = (attribute, j)
+            if key not in value:
+                value[key] = _attribute(attribute, self.escape)(words[j])
+            return value[key]
+
+        out = [[f"{t}=" + "|".join(get(a, i + off) for a, off in parts) for t, parts in zip(self.templates, self._parts)]
+               for i in range(n)]
+        silent = {_silent(t) for t in self.templates} - {""}
+        return [[f for f in fs if f not in silent] for fs in out] if silent else out
 
     def encode(self, sentences: Sequence[Sequence], vocab: Dict[str, int], names: Optional[List[str]] = None,
                source: str = "<input>", cache: Optional["EncodingCache"] = None) -> Tuple[np.ndarray, np.ndarray]:
@@ -168,8 +229,9 @@ class Featurizer:
                     raise DataFormatError(f"sentence {k + 1}, token {i + 1}: tokens must be non-empty strings, got {w!r}", source)
             words.extend(sent)
         if cache is not None and not add:
-            if cache.templates != self.templates or cache.vocab is not vocab:
-                raise ValueError("the encoding cache was built for other templates or another vocabulary")
+            if cache.templates != self.templates or cache.vocab is not vocab or cache.escape != self.escape:
+                raise ValueError("the encoding cache was built for other templates, another vocabulary or another "
+                                 "feature version")
             return cache.encode(words, lengths)
         return self._encode_tokens(words, lengths, fid, vocab, add)
 
@@ -208,20 +270,18 @@ class Featurizer:
             # Distinct values of one attribute and each type's value id; the
             # last two ids are the sentence-boundary values.
             if name not in values:
-                strings = list(map(_ATTRIBUTES[name], types))
+                strings = list(map(_attribute(name, self.escape), types))
                 index: Dict[str, int] = {}
                 vid = np.fromiter((index.setdefault(v, len(index)) for v in strings), dtype=np.int64, count=len(types))
-                values[name] = (list(index) + ["<s>", "</s>"], vid)
+                values[name] = (list(index) + list(_BOUNDARY), vid)
             return values[name]
 
         columns = []
-        for t in self.templates:
-            parts = t.split("|")
+        for t, parts in zip(self.templates, self._parts):
             key = np.zeros(n_tok, dtype=np.int64)
             part_values = []
-            for p in parts:
-                off = _NEIGHBOURS.get(p, 0)
-                strings, vid = attribute("lw" if p in _NEIGHBOURS else p)
+            for name, off in parts:
+                strings, vid = attribute(name)
                 j = pos + off
                 inside = (j >= starts) & (j < ends)
                 v = np.where(j < starts, len(strings) - 2, len(strings) - 1)
@@ -236,8 +296,10 @@ class Featurizer:
                                else "|" + np.asarray(strings, dtype=object)[v[first]])
             ids_of_key = np.fromiter(map(vocab.get, text, itertools.repeat(-1)), dtype=np.int64, count=len(uniq))
             if add:
+                silent = _silent(t)
                 for i in np.flatnonzero(ids_of_key < 0).tolist():
-                    ids_of_key[i] = fid(text[i])
+                    if text[i] != silent:
+                        ids_of_key[i] = fid(text[i])
             columns.append(ids_of_key[inverse.reshape(-1)])
         ids = np.stack(columns, axis=1) if columns else np.zeros((n_tok, 0), dtype=np.int64)
         keep = ids >= 0
@@ -252,11 +314,6 @@ def _encode_strings(strings: Sequence[str]) -> Tuple[np.ndarray, np.ndarray]:
     offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
     np.cumsum(np.fromiter(map(len, encoded), dtype=np.int64, count=len(encoded)), out=offsets[1:])
     return np.frombuffer(b"".join(encoded), dtype=np.uint8), offsets
-
-
-def _template_parts(template: str) -> List[Tuple[str, int]]:
-    """(attribute, offset) of each part of a template: neighbours are lower-cased words."""
-    return [("lw", _NEIGHBOURS[p]) if p in _NEIGHBOURS else (p, 0) for p in template.split("|")]
 
 
 class EncodingCache:
@@ -285,14 +342,17 @@ class EncodingCache:
         Give C++ a copy of the vocabulary (built once, about the size of the
         feature strings), so keys met for the first time are named there
         too; otherwise they are named in Python.
+    escape : bool
+        The featurizer's ``escape`` (feature version).
     """
 
     def __init__(self, templates: Sequence[str], vocab: Dict[str, int], *, max_types: int = 1 << 18,
-                 max_keys: int = 1 << 21, name_in_cpp: bool = True):
+                 max_keys: int = 1 << 21, name_in_cpp: bool = True, escape: bool = True):
         from .. import _core
 
         self.templates = tuple(templates)
         self.vocab = vocab
+        self.escape = bool(escape)
         self.max_types = int(max_types)
         self.max_keys = int(max_keys)
         parts = [_template_parts(t) for t in self.templates]
@@ -318,7 +378,7 @@ class EncodingCache:
         self._type_codes = np.zeros((1024, len(self._attributes)), dtype=np.int32)
         # Per attribute: value -> code, and code -> value (0, 1: before / after the sentence).
         self._value_index: List[Dict[str, int]] = [{} for _ in self._attributes]
-        self._value_strings: List[List[str]] = [["<s>", "</s>"] for _ in self._attributes]
+        self._value_strings: List[List[str]] = [list(_BOUNDARY) for _ in self._attributes]
 
     @property
     def n_types(self) -> int:
@@ -349,7 +409,7 @@ class EncodingCache:
             self._type_codes = grown
         for a, name in enumerate(self._attributes):
             codes_of, strings = self._value_index[a], self._value_strings[a]
-            values = list(map(_ATTRIBUTES[name], new_types))
+            values = list(map(_attribute(name, self.escape), new_types))
             fresh = list(dict.fromkeys(itertools.filterfalse(codes_of.__contains__, values)))
             codes_of.update(zip(fresh, range(len(strings), len(strings) + len(fresh))))
             strings.extend(fresh)

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "conjunct/decode/group_bounds.h"
 #include "conjunct/decode/maxplus.h"
 #include "conjunct/features.h"
 
@@ -125,17 +126,25 @@ struct ChainModel {
   // decoding then needs only the other features' weights to bound a token's
   // inactive labels exactly (see ColumnScores). -1: none.
   int32_t base = -1;
+  // Staggered decoding computes a (non-sparse) token's scores group by group
+  // from bounds (true; see group_bounds.h) or its full row at once with exact
+  // maxima (false). The bound tables are built only for the first.
+  bool lazy_scores = false;
+  // Labels per group of the bound tables (a power of two).
+  size_t group_size = 8;
 
   size_t n_labels() const { return transitions.n_labels(); }
   size_t n_features() const { return weights.n_features(); }
 
-  // Builds the decoding layout from `weights` (and `base`); call once.
+  // Builds the decoding layout from `weights` (and `base`, `lazy_scores`,
+  // `group_size`); call once. Throws std::invalid_argument for bad options.
   void compile();
 
   // E (n_tokens x L) of the token rows [t0, t1) of `tokens`, start and end
   // scores folded into the first and last rows; feature ids outside
   // [0, n_features) carry no weight. Every decoder's scores come from here
-  // or from ColumnScores, which sums in the same order (bit-identical).
+  // or from ColumnScores, which sums in the same order (bit-identical):
+  // the token's features in order, then start, then end.
   void emissions(CsrView tokens, size_t t0, size_t t1, double* E) const;
   // One token's L scores (no start or end scores), overwriting e.
   void token_scores(Span<int32_t> ids, double* e) const;
@@ -145,17 +154,27 @@ struct ChainModel {
     int32_t label;
     double value;
   };
-  // A feature's weights: entries [begin, begin + size) sorted by label, and
-  // the index of its dense copy (L values) or -1.
+  // A feature's weights: entries [begin, begin + size) sorted by label, the
+  // index of its dense copy (L values) or -1; its group maxima (lazy_scores):
+  // parts [gbegin, gbegin + gsize) (GroupBounds::Part), or for a feature with
+  // a dense copy the G maxima at gdense().
   struct Row {
     int64_t begin;
     int32_t size;
     int32_t dense;
+    int64_t gbegin;
+    int32_t gsize;
   };
   bool has(int32_t f) const { return f >= 0 && static_cast<size_t>(f) < rows_.size(); }
   const Row& row(int32_t f) const { return rows_[static_cast<size_t>(f)]; }
   const Entry* entries(const Row& r) const { return entries_.data() + r.begin; }
   const double* dense(const Row& r) const { return dense_.data() + static_cast<size_t>(r.dense) * n_labels(); }
+  const GroupBounds& groups() const { return groups_; }
+  size_t n_groups() const { return groups_.n_groups(); }
+  const GroupBounds::Part* parts(const Row& r) const { return parts_.data() + r.gbegin; }
+  const double* gdense(const Row& r) const { return gdense_.data() + static_cast<size_t>(r.dense) * n_groups(); }
+  // Group maxima of the start / end scores (edge +1 / +2; G values each).
+  const double* edge_maxima(size_t edge) const { return edge_max_.data() + (edge == 1 ? 0 : n_groups()); }
   // Feature rows are cache misses (a tagger has 10^5-10^6 features, a token
   // a dozen or more): decoders prefetch the rows of the next tokens.
   void prefetch_index(Span<int32_t> ids) const {
@@ -169,6 +188,10 @@ struct ChainModel {
         prefetch(r.dense < 0 ? static_cast<const void*>(entries_.data() + r.begin) : dense(r));
       }
   }
+
+  // Prefetches what a token's scores (bounds: its group maxima) read.
+  void prefetch_token(Span<int32_t> ids, bool bounds) const;
+
   // The base row (L scores; all zero without a base feature): what a label
   // scores on a token whose other features do not weigh it. For the first and
   // last tokens of a sentence the start and end scores are added (`edge`:
@@ -187,9 +210,14 @@ struct ChainModel {
   size_t pair_n_top(const Row& r) const { return pair_n_top_[pair_index(r)]; }
 
  private:
+  void compile_groups();
+
   std::vector<Row> rows_;
   std::vector<Entry> entries_;  // weights, interleaved: one stream per feature
   std::vector<double> dense_;   // dense copies, L each
+  GroupBounds groups_;
+  std::vector<GroupBounds::Part> parts_;
+  std::vector<double> gdense_, edge_max_;
   std::vector<double> background_;         // 4 x L: base, + start, + end, + start + end
   std::vector<int32_t> background_order_;  // 4 x L (index 0 of each unused: label 0 is never inactive)
   static size_t pair_index(const Row& r) { return static_cast<size_t>(r.dense); }
