@@ -195,3 +195,14 @@ def test_degree_3_fstrie_sits_on_splitting(ewt):
     assert parser.compile("pke").parse(sample) == expected
     assert parser.compile("fstrie", events=train[:150], base="pke").parse(sample) == expected
     assert parser.classifiers_["label"].meta["base"] == "pke"
+
+
+def test_conllu_token_lists_parse_as_read_sentences(shared_data, small_parser, ewt):
+    """Token streams (conjunct.tokens): conllu TokenLists parse and evaluate as the reader's sentences."""
+    conllu = pytest.importorskip("conllu")
+    _, dev = ewt
+    with open(shared_data / "ud_english_ewt" / "en_ewt-ud-dev.conllu", encoding="utf-8") as f:
+        token_lists = conllu.parse(f.read())[:60]
+    assert small_parser.parse(token_lists) == small_parser.parse(dev[:60])
+    assert small_parser.evaluate(token_lists)["las"] == small_parser.evaluate(dev[:60])["las"]
+    assert small_parser.score(dev[:60]) == small_parser.evaluate(dev[:60])["las"]

@@ -2,6 +2,7 @@
 wrong result or an unclear error)."""
 
 import io
+import warnings
 
 import numpy as np
 import pytest
@@ -62,6 +63,45 @@ def test_a_non_string_inside_string_features_is_an_error(named_model, bad):
         named_model.model_.features.transform([["f1"], ["f2", bad]])
     with pytest.raises(DataFormatError, match="not a string|neither a string|mixes"):
         PAClassifier().fit([["f1", bad], ["f2"]], [1, -1])
+
+
+@pytest.mark.parametrize("bad", [None, 3, 2.5, b"f1", ("f1",)])
+def test_a_non_string_inside_one_string_vector_is_an_error(named_model, bad):
+    """Before: the single-vector path dropped None or an int among feature strings."""
+    clf = named_model.model_.compile("pki")
+    with pytest.raises(conjunct.ConjunctError, match="is not a string"):
+        clf.predict_one(["f1", bad])
+    with pytest.raises(conjunct.ConjunctError, match="is not a string"):
+        clf.decision_function_one(["f1", bad])
+
+
+@pytest.mark.parametrize("method", ["pki", "pke", "split", "pkb"])
+def test_one_vector_is_checked_as_a_batch_is(named_model, method):
+    """Before: predict_one("a string") iterated characters; predict_one([1.5]) truncated to column 1."""
+    clf = named_model.model_.compile(method)
+    with pytest.raises(conjunct.ConjunctError, match="not a string"):
+        clf.predict_one("f1")
+    ids = conjunct.PAClassifier(n_iter=2).fit([[0, 1], [1, 2], [2, 3], [0, 3]], [1, -1, 1, -1]).model_.compile(method)
+    for bad in ([1.5], [True], [-1], [2**40]):
+        with pytest.raises(ValueError):
+            ids.predict([bad])
+        with pytest.raises(conjunct.ConjunctError):
+            ids.predict_one(bad)
+    with pytest.raises(conjunct.ConjunctError):
+        ids.predict_one([[0, 1]])  # a batch is not one vector
+    assert ids.predict_one([0, 1]) == ids.predict([[0, 1]])[0]
+    assert ids.predict_one(np.array([0, 1], dtype=np.int64)) == ids.predict_one(np.array([0, 1], dtype=np.int32))
+
+
+def test_a_vector_of_only_unknown_features_warns(named_model):
+    """Before: the README's feature names, which no model produced, silently classified an empty vector."""
+    clf = named_model.model_.compile("pki")
+    with pytest.warns(conjunct.UnknownFeaturesWarning, match="none of the features"):
+        assert clf.predict_one(["w[0]=bank", "p[0]=NN"]) == clf.predict_one([])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        clf.predict_one(["f1", "never seen"])  # one known feature: no warning
+        clf.predict_one([])                    # the empty vector is a valid input
 
 
 def test_unknown_feature_strings_are_still_dropped(named_model):

@@ -53,13 +53,14 @@ def norms_of(rows, order, *, K, degree, gamma, coef0, fit_intercept, **_):
 
 
 def train(rows, labels, order, *, K, degree, gamma, coef0, learner, C, fit_intercept, n_features, margin,
-          common_features=-1, reuse=True, terminate=True, weight_budget=0):
+          common_features=-1, reuse=True, terminate=True, weight_budget=0, weights=None):
     t = _core.PaTrainer(gamma=gamma, coef0=coef0, degree=degree, n_outputs=K, learner=learner, C=C, margin=margin,
                         common_features=common_features, reuse=reuse, terminate=terminate, fit_intercept=fit_intercept,
                         weight_budget=weight_budget, trace=True)
     t.ensure_features(n_features)
     indptr, indices = csr_of(rows)
-    t.run(indptr=indptr, indices=indices, labels=np.asarray(labels, dtype=np.int32), order=np.asarray(order, dtype=np.int64))
+    t.run(indptr=indptr, indices=indices, labels=np.asarray(labels, dtype=np.int32), order=np.asarray(order, dtype=np.int64),
+          weights=None if weights is None else np.asarray(weights, dtype=np.float64))
     return t
 
 
@@ -126,6 +127,8 @@ def problems(draw, max_rows=30, max_features=20):
         C=draw(st.sampled_from([1.0, 0.05, 10.0])),
         fit_intercept=draw(st.booleans()),
     )
+    if draw(st.booleans()):  # sample weights: zeros, fractions, large
+        kw["weights"] = rng.choice([0.0, 0.25, 1.0, 3.0], size=n).tolist()
     return rows, labels.tolist(), order.tolist(), V, kw
 
 

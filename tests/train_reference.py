@@ -47,7 +47,7 @@ class PaRun:
 
 def reference_pa(rows: Sequence[Sequence[int]], labels: Sequence[int], order: Sequence[int], *, K: int, degree: int,
                  gamma: float = 1.0, coef0: float = 1.0, learner: str = "pa1", C: float = 1.0,
-                 fit_intercept: bool = False, tie_margin: float = 1e-12) -> PaRun:
+                 fit_intercept: bool = False, tie_margin: float = 1e-12, weights=None) -> PaRun:
     """PA-family training by brute-force kernel sums (conjunct's documented rules).
 
     ``near_tie`` is set when a decision (update or not, which rival) hinged on
@@ -55,7 +55,8 @@ def reference_pa(rows: Sequence[Sequence[int]], labels: Sequence[int], order: Se
     of summation could flip it. Exact ties are safe only when every mode
     computes both sides exactly: outputs nothing was learnt for (all terms
     zero), or the perceptron (steps of 1 and dyadic kernel values: every sum
-    is exact).
+    is exact). ``weights`` (one per row): the weight scales C (PA-I, PA-II) or
+    the step (PA, perceptron); 0 means no update.
     """
     run = PaRun(bias=np.zeros(K), bias_beta=np.zeros(K))
     index: Dict[Tuple[int, ...], int] = {}
@@ -107,12 +108,14 @@ def reference_pa(rows: Sequence[Sequence[int]], labels: Sequence[int], order: Se
             loss = 1.0 - value
             update = loss > LOSS_TOLERANCE
         tau = 0.0
+        w = 1.0 if weights is None else float(weights[i])
+        update = update and w > 0
         if update:
             q = (gamma * len(x) + coef0) ** degree + (1.0 if fit_intercept else 0.0)
             if K > 1:
                 q *= 2.0
-            tau = {"perceptron": lambda: 1.0, "pa": lambda: loss / q, "pa1": lambda: min(C, loss / q),
-                   "pa2": lambda: loss / (q + 0.5 / C)}[learner]() if q > 0 else 0.0
+            tau = {"perceptron": lambda: w, "pa": lambda: w * (loss / q), "pa1": lambda: min(w * C, loss / q),
+                   "pa2": lambda: loss / (q + 0.5 / (w * C))}[learner]() if q > 0 else 0.0
             update = q > 0 and tau > 0
         if update:
             delta = np.zeros(K)

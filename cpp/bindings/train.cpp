@@ -1,8 +1,10 @@
 // Bindings of the trainers: PA-family learners with every margin mode, the
 // l1-regularised log-linear baseline, and the kernel expansion of a model.
+#include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include <cmath>
 #include <stdexcept>
 
 #include "common.h"
@@ -36,6 +38,16 @@ void check_rows(const CsrView& X, Span<int32_t> labels, Span<int64_t> order, siz
     if (K == 1 ? (y != 1 && y != -1) : (y < 0 || static_cast<size_t>(y) >= K))
       throw nb::value_error(K == 1 ? "binary labels must be +1 or -1" : "a class index is out of range");
   }
+}
+
+// Per-row weights (None: all 1): finite and non-negative, one per row.
+Span<double> weights_of(const std::optional<Array1<double>>& weights, size_t rows) {
+  if (!weights) return {};
+  const Span<double> w = span_of(*weights);
+  if (w.size != rows) throw nb::value_error("weights and rows differ in number");
+  for (double v : w)
+    if (!(v >= 0.0) || !std::isfinite(v)) throw nb::value_error("weights must be finite and non-negative");
+  return w;
 }
 
 template <class Fn>
@@ -114,14 +126,17 @@ void bind_train(nb::module_& m) {
       .def(
           "run",
           [](PaTrainer& t, const Array1<int64_t>& indptr, const Array1<int32_t>& indices, const Array1<int32_t>& labels,
-             const Array1<int64_t>& order) {
+             const Array1<int64_t>& order, const std::optional<Array1<double>>& weights) {
             const CsrView X = csr(indptr, indices);
             check_rows(X, span_of(labels), span_of(order), t.n_features(), t.options().n_outputs);
+            const Span<double> w = weights_of(weights, X.rows());
             nb::gil_scoped_release release;
-            t.run(X, span_of(labels), span_of(order));
+            t.run(X, span_of(labels), span_of(order), w);
           },
           nb::kw_only(), nb::arg("indptr"), nb::arg("indices"), nb::arg("labels"), nb::arg("order"),
-          "One pass over the rows `order` (internal ids, strictly ascending rows).")
+          nb::arg("weights") = nb::none(),
+          "One pass over the rows `order` (internal ids, strictly ascending rows); `weights`: one per row "
+          "(empty: all 1), scaling C or the step.")
       .def(
           "export",
           [](const PaTrainer& t, bool average) {
@@ -206,17 +221,19 @@ void bind_train(nb::module_& m) {
       .def(
           "run",
           [](L1LogLinear& t, const Array1<int64_t>& indptr, const Array1<int32_t>& indices, const Array1<int32_t>& labels,
-             const Array1<int64_t>& order, int64_t n_examples, size_t n_features, size_t n_outputs) {
+             const Array1<int64_t>& order, int64_t n_examples, size_t n_features, size_t n_outputs,
+             const std::optional<Array1<double>>& weights) {
             const CsrView X = csr(indptr, indices);
             check_rows(X, span_of(labels), span_of(order), n_features, n_outputs);
+            const Span<double> w = weights_of(weights, X.rows());
             translating([&] {
               nb::gil_scoped_release release;
-              t.run(X, span_of(labels), span_of(order), n_examples);
+              t.run(X, span_of(labels), span_of(order), n_examples, w);
               return 0;
             });
           },
           nb::kw_only(), nb::arg("indptr"), nb::arg("indices"), nb::arg("labels"), nb::arg("order"), nb::arg("n_examples"),
-          nb::arg("n_features"), nb::arg("n_outputs"))
+          nb::arg("n_features"), nb::arg("n_outputs"), nb::arg("weights") = nb::none())
       .def(
           "margins",
           [](const L1LogLinear& t, const Array1<int64_t>& indptr, const Array1<int32_t>& indices, size_t n_outputs) {

@@ -55,7 +55,8 @@ void L1LogLinear::margins(Span<int32_t> x, double* out) const {
   }
 }
 
-void L1LogLinear::run(const CsrView& X, Span<int32_t> labels, Span<int64_t> order, int64_t n_examples) {
+void L1LogLinear::run(const CsrView& X, Span<int32_t> labels, Span<int64_t> order, int64_t n_examples,
+                      Span<double> weights) {
   if (n_examples <= 0) throw std::invalid_argument("n_examples must be positive");
   const double N = static_cast<double>(n_examples);
   const size_t K = K_;
@@ -88,6 +89,8 @@ void L1LogLinear::run(const CsrView& X, Span<int32_t> labels, Span<int64_t> orde
       for (size_t o = 0; o < K; ++o) z += (grad_[o] = std::exp(score_[o] - top));
       for (size_t o = 0; o < K; ++o) grad_[o] = (static_cast<int32_t>(o) == y ? 1.0 : 0.0) - grad_[o] / z;
     }
+    if (!weights.empty())
+      for (size_t o = 0; o < K; ++o) grad_[o] *= weights[static_cast<size_t>(idx)];
     for (size_t o = 0; o < K; ++o) bias_[o] += eta * grad_[o];
     for (uint32_t n : nodes_) {
       double* w = w_.data() + static_cast<size_t>(n) * K;

@@ -98,7 +98,7 @@ void PaTrainer::replay(Span<int32_t> sv, int32_t pos, int32_t neg, double tau, i
   apply(sv, pos, neg, tau, round);
 }
 
-void PaTrainer::run(const CsrView& X, Span<int32_t> labels, Span<int64_t> order) {
+void PaTrainer::run(const CsrView& X, Span<int32_t> labels, Span<int64_t> order, Span<double> weights) {
   const size_t K = opt_.n_outputs;
   const bool binary = K == 1;
   const bool perceptron = opt_.learner == Learner::Perceptron;
@@ -110,6 +110,7 @@ void PaTrainer::run(const CsrView& X, Span<int32_t> labels, Span<int64_t> order)
   for (int64_t idx : order) {
     const Span<int32_t> x = X.row(static_cast<size_t>(idx));
     const int32_t y = labels[static_cast<size_t>(idx)];
+    const double weight = weights.empty() ? 1.0 : weights[static_cast<size_t>(idx)];
     const int64_t round = ++rounds_;
     goal.label = y;
     double bound = nan;
@@ -136,14 +137,14 @@ void PaTrainer::run(const CsrView& X, Span<int32_t> labels, Span<int64_t> order)
         loss = 1.0 - value;
         update = loss > kLossTolerance;
       }
-      if (update) {
+      if (update && weight > 0.0) {
         double q = opt_.kernel.norm(static_cast<int64_t>(x.size)) + (opt_.fit_intercept ? 1.0 : 0.0);
         if (!binary) q *= 2.0;
         switch (opt_.learner) {
-          case Learner::Perceptron: tau = 1.0; break;
-          case Learner::PA: tau = loss / q; break;
-          case Learner::PA1: tau = std::min(opt_.C, loss / q); break;
-          case Learner::PA2: tau = loss / (q + 0.5 / opt_.C); break;
+          case Learner::Perceptron: tau = weight; break;
+          case Learner::PA: tau = weight * (loss / q); break;
+          case Learner::PA1: tau = std::min(weight * opt_.C, loss / q); break;
+          case Learner::PA2: tau = loss / (q + 0.5 / (weight * opt_.C)); break;
         }
         // With q = 0 (no features, coef0 = 0, no intercept) an update could
         // not change any margin, so there is none.
@@ -152,6 +153,8 @@ void PaTrainer::run(const CsrView& X, Span<int32_t> labels, Span<int64_t> order)
           if (binary) apply(x, 0, -1, y > 0 ? tau : -tau, round);
           else apply(x, y, rival, tau, round);
         }
+      } else {
+        update = false;
       }
     }
     if (opt_.trace) {

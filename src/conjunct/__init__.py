@@ -19,7 +19,7 @@ from __future__ import annotations
 import importlib
 
 from ._core import PolyKernel
-from ._errors import ConjunctError, DataFormatError, ModelFormatError
+from ._errors import ConjunctError, DataFormatError, ModelFormatError, UnknownFeaturesWarning
 from .classifiers import Classifier
 from .data import as_binary_csr, read_data, read_strings, read_svmlight, write_strings, write_svmlight
 from .features import FeatureIndex, rows_to_csr
@@ -93,6 +93,7 @@ __all__ = [
     "ConjunctError",
     "DataFormatError",
     "ModelFormatError",
+    "UnknownFeaturesWarning",
 ]
 
 

@@ -64,3 +64,9 @@ class ModelFormatError(_Located):
     """
 
     default_source = "<model>"
+
+
+class UnknownFeaturesWarning(UserWarning):
+    """None of the features of a single vector is known to the model: it is
+    classified as the empty vector (usually features named differently from
+    the training data)."""

@@ -46,6 +46,15 @@ class Params:
             setattr(self, key, value)
         return self
 
+    def __sklearn_tags__(self):
+        """scikit-learn >= 1.6 asks every estimator for its tags (what
+        ``cross_val_score`` / ``GridSearchCV`` / ``clone`` read): these objects
+        take sentences or files, not matrices, and validate their own input."""
+        from sklearn.utils import InputTags, Tags, TargetTags
+
+        return Tags(estimator_type=None, target_tags=TargetTags(required=False),
+                    input_tags=InputTags(two_d_array=False, string=True), no_validation=True)
+
     def __repr__(self) -> str:
         args = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
         return f"{type(self).__name__}({args})"

@@ -10,6 +10,7 @@ the model file, so a memory-mapped file is classified from the map itself.
 from __future__ import annotations
 
 import os
+import warnings
 from math import comb
 from typing import Dict, Optional
 
@@ -17,7 +18,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from . import _core
-from ._errors import ConjunctError, ModelFormatError
+from ._errors import ConjunctError, ModelFormatError, UnknownFeaturesWarning
 from ._jobs import resolve_n_jobs
 from .budget import MemoryBudgetError, check_memory, format_bytes, memory_budget
 from .data import as_rows, read_data
@@ -177,6 +178,11 @@ def approximation_report(approximate: "Classifier", exact: "Classifier", X, *, n
     }
 
 
+def _describe(x) -> str:
+    items = list(x[:3]) if hasattr(x, "__getitem__") else []
+    return f"{type(x).__name__} starting {items!r}"
+
+
 class Classifier(Saveable):
     """A compiled, immutable classifier.
 
@@ -275,24 +281,63 @@ class Classifier(Saveable):
 
     # -- single-vector calls (one decision of a parser) ---------------------------------
     def _columns(self, x) -> np.ndarray:
+        """Column ids of one feature vector: feature strings, integer ids, or an
+        int32 array (taken as is: the fast path of a parser's inner loop)."""
         if type(x) is np.ndarray and x.ndim == 1 and x.dtype.char == "i" and x.dtype.isnative:
             return x
+        if isinstance(x, (str, bytes)):
+            raise ConjunctError(f"one feature vector is a list of features, not a string ({x[:40]!r}); "
+                                "pass [feature] for a single feature")
         if len(x) and isinstance(x[0], str):
             if self.features is None or self.features.is_numeric:
                 raise ConjunctError("string features need a model with named features (a FeatureIndex)")
             get = self.features.get
-            return np.fromiter((get(f) for f in x), dtype=np.int32, count=len(x))
+            found = [get(f) for f in x]
+            if -1 in found:  # cheaper than a numpy reduction on a short vector
+                self._check_unknown(x, np.asarray(found))
+            return np.array(found, dtype=np.int32)
+        if not len(x):
+            return np.zeros(0, dtype=np.int32)
         try:
-            return np.asarray(x, dtype=np.int32).reshape(-1)
-        except (TypeError, ValueError, OverflowError) as e:
-            raise ConjunctError(f"a feature vector must be feature strings or integer ids ({e})") from None
+            arr = np.asarray(x)
+        except (TypeError, ValueError, OverflowError):
+            arr = np.asarray(x, dtype=object)
+        if arr.ndim != 1 or arr.dtype.kind not in "iu":
+            raise ConjunctError(f"a feature vector must be feature strings or integer ids, got {_describe(x)}")
+        low, high = int(arr.min()), int(arr.max())
+        if low < 0 or high > np.iinfo(np.int32).max - 1:
+            raise ConjunctError(f"feature id {low if low < 0 else high} is out of range (ids are 0 to 2**31 - 2)")
+        if low >= self.n_columns:
+            warnings.warn(f"none of the feature ids {arr[:5].tolist()} is known to the model "
+                          f"({self.n_columns} columns): the vector is classified as empty", UnknownFeaturesWarning, stacklevel=3)
+        return np.asarray(arr, dtype=np.int32)
+
+    def _check_unknown(self, x, ids: np.ndarray) -> None:
+        """Unknown string features carry no weight; anything but a string is an
+        error (as in batch calls), and a vector with no known feature warns."""
+        for k in np.flatnonzero(ids < 0):
+            if not isinstance(x[k], str):
+                raise ConjunctError(f"feature {x[k]!r} (position {int(k)}) is not a string: a feature vector is "
+                                    "all feature strings or all integer ids")
+        if ids.max() < 0:
+            warnings.warn(f"none of the features {list(x[:3])}{'...' if len(x) > 3 else ''} is known to the model: "
+                          "the vector is classified as empty (are they the features the model was trained on?)",
+                          UnknownFeaturesWarning, stacklevel=3)
 
     def decision_function_one(self, x) -> np.ndarray:
-        """Margins (shape (K,)) of one feature vector: strings, ids, or an int32 array."""
+        """Margins (shape (K,)) of one feature vector: strings, ids, or an int32 array.
+
+        A string, floats, ``None`` or a number among feature strings raise
+        ``ConjunctError``. Unknown features carry no weight; when *none* of a
+        non-empty vector's features is known, an ``UnknownFeaturesWarning`` says
+        so (the margins are the empty vector's: usually a sign of features named
+        differently from training).
+        """
         return self._core.margins_one(self._columns(x))
 
     def predict_one(self, x, *, early_exit: bool = True):
-        """Predicted label of one feature vector (see ``predict`` for ``early_exit``)."""
+        """Predicted label of one feature vector (see ``predict`` for
+        ``early_exit`` and :meth:`decision_function_one` for the input checks)."""
         return self.rule.classes[self._core.predict_one(self._columns(x), bool(early_exit))]
 
     # -- the adaptive classifier's cache ----------------------------------------------------

@@ -14,6 +14,7 @@ from .._params import Params
 from ..persistence import Saveable
 from ..progress import Slices, bar, say
 from .chain import LinearChainModel, check_decoder
+from ..tokens import as_sentences, tags_of
 from .features import FEATURE_VERSION, LEGACY_TEMPLATES, EncodingCache, Featurizer, _encode_strings
 
 _CACHE_LOCK = threading.Lock()  # guards creating a tagger's encoding cache
@@ -52,6 +53,15 @@ def _check_tags(sentences: Sequence, tags: Sequence, source: str = "<input>") ->
                 raise DataFormatError(f"sentence {k + 1}, token {i + 1}: tags must be non-empty strings, got {tag!r}", source)
     if not sentences:
         raise DataFormatError("no training sentences", source)
+
+
+def _sentences_and_tags(sentences, tags) -> Tuple[list, list]:
+    """Tokens and gold tags of any token stream (:mod:`conjunct.tokens`), checked."""
+    raw = list(sentences) if not isinstance(sentences, str) else sentences
+    tokens = as_sentences(raw)
+    tags = tags_of(raw, tags)
+    _check_tags(tokens, tags)
+    return tokens, tags
 
 
 def _rank_labels(tags: Sequence[Sequence[str]]) -> Tuple[List[str], Dict[str, int]]:
@@ -110,7 +120,7 @@ class _ChainTagger(Saveable, Params):
         decoder = self.decoder if decoder is None else decoder
         beam_width = self.beam_width if beam_width is None else beam_width
         check_decoder(decoder, beam_width)
-        sentences = list(sentences)
+        sentences = as_sentences(sentences)
         indptr, ids = self._encode(sentences)
         ptr = _sent_ptr(sentences)
         paths, scores, iterations = self.model_.decode_batch(indptr, ids, ptr, decoder, beam_width=beam_width,
@@ -124,11 +134,11 @@ class _ChainTagger(Saveable, Params):
         """The tags of every sentence (see :meth:`decode`)."""
         return self.decode(sentences, decoder=decoder, beam_width=beam_width, n_jobs=n_jobs).tags
 
-    def score(self, sentences: Sequence[Sequence], tags: Sequence[Sequence[str]], *, decoder: Optional[str] = None,
+    def score(self, sentences: Sequence[Sequence], tags=None, *, decoder: Optional[str] = None,
               n_jobs: int = 1) -> float:
-        """Token accuracy of the predicted tags against ``tags``."""
-        sentences = list(sentences)
-        _check_tags(sentences, tags)
+        """Token accuracy of the predicted tags against ``tags`` (None / a field
+        name: the tags the sentences carry, as in ``fit``)."""
+        sentences, tags = _sentences_and_tags(sentences, tags)
         pred = self.predict(sentences, decoder=decoder, n_jobs=n_jobs)
         total = sum(len(t) for t in tags)
         correct = sum(p == g for ps, gs in zip(pred, tags) for p, g in zip(ps, gs))
@@ -267,8 +277,14 @@ class PerceptronTagger(_ChainTagger):
                 cache = self._cache = EncodingCache(featurizer.templates, self._vocab, escape=featurizer.escape)
             return cache
 
-    def fit(self, sentences: Sequence[Sequence], tags: Sequence[Sequence[str]]) -> "PerceptronTagger":
-        """Train on ``sentences`` (token lists or per-token feature lists) and their ``tags``."""
+    def fit(self, sentences: Sequence[Sequence], tags=None) -> "PerceptronTagger":
+        """Train on ``sentences`` and their ``tags``.
+
+        Sentences are token lists, (word, tag) pairs, conllu TokenLists, spaCy
+        Docs (:mod:`conjunct.tokens`) or per-token feature lists. ``tags``: a
+        list of tag lists, or None / a CoNLL-U field name (``"upos"``,
+        ``"xpos"``) to take the tags the sentences carry.
+        """
         from .. import _core
 
         indptr, ids, ptr, gold = self._training_arrays(sentences, tags)
@@ -299,8 +315,7 @@ class PerceptronTagger(_ChainTagger):
         check_decoder(self.decoder, self.beam_width)
         if not isinstance(self.n_iter, (int, np.integer)) or self.n_iter < 1:
             raise ConjunctError(f"n_iter must be a positive integer, got {self.n_iter!r}")
-        sentences, tags = list(sentences), list(tags)
-        _check_tags(sentences, tags)
+        sentences, tags = _sentences_and_tags(sentences, tags)
         self.labels_, code = _rank_labels(tags)
         self.feature_version_ = FEATURE_VERSION
         indptr, ids = self._encode(sentences, train=True)
@@ -474,13 +489,14 @@ class HMMTagger(_ChainTagger):
             raise ConjunctError(f"{name} must be a positive number or 'auto', got {value!r}")
         return (float(value),)
 
-    def fit(self, sentences: Sequence[Sequence[str]], tags: Sequence[Sequence[str]]) -> "HMMTagger":
-        """Estimate the HMM from tagged sentences of word tokens (choosing the smoothing first if "auto")."""
+    def fit(self, sentences: Sequence[Sequence[str]], tags=None) -> "HMMTagger":
+        """Estimate the HMM from tagged sentences of word tokens (any form of
+        :mod:`conjunct.tokens`; ``tags`` as for :meth:`PerceptronTagger.fit`),
+        choosing the smoothing first if "auto"."""
         check_decoder(self.decoder, self.beam_width)
         grid_a = self._grid(self.transition_smoothing, TRANSITION_GRID, "transition_smoothing")
         grid_b = self._grid(self.emission_smoothing, EMISSION_GRID, "emission_smoothing")
-        sentences, tags = list(sentences), list(tags)
-        _check_tags(sentences, tags)
+        sentences, tags = _sentences_and_tags(sentences, tags)
         self.labels_, code = _rank_labels(tags)
         L = len(self.labels_)
         y = np.fromiter((code[t] for ts in tags for t in ts), dtype=np.int64)

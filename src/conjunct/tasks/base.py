@@ -236,6 +236,16 @@ class TaskPipeline(Saveable, Params):
             "other_seconds": seconds - clf_seconds, "method": self.classifiers_[self.COMPONENTS[0]].method,
         }
 
+    #: The figure of :meth:`evaluate` that :meth:`score` returns.
+    SCORE_KEY = ""
+
+    def score(self, data: Sequence, y=None) -> float:
+        """The task's headline figure on gold ``data`` (``SCORE_KEY`` of
+        :meth:`evaluate`: F1, LAS, ...), what scikit-learn's ``cross_val_score``
+        and ``GridSearchCV`` maximise. ``y`` is ignored (gold data carry their answers)."""
+        gold = self._gold(data)
+        return float(self._scores(gold, self._run(self.runner(), self._inputs(gold)))[self.SCORE_KEY])
+
     def _gold(self, data) -> Sequence:
         """Gold data for :meth:`evaluate`, checked (as a sequence)."""
         return data

@@ -28,8 +28,9 @@ estimators share: epochs, progress, pickling of the C++ trainer),
 (:class:`L1LogLinearClassifier`) and ``expand`` (:func:`expand`).
 """
 
+from .base import NotFittedError
 from .expand import expand
 from .l1 import L1LogLinearClassifier
 from .pa import LEARNERS, MARGINS, PAClassifier, default_common_features
 
-__all__ = ["PAClassifier", "L1LogLinearClassifier", "expand", "LEARNERS", "MARGINS", "default_common_features"]
+__all__ = ["PAClassifier", "L1LogLinearClassifier", "NotFittedError", "expand", "LEARNERS", "MARGINS", "default_common_features"]

@@ -5,17 +5,20 @@ fit / partial_fit lifecycle, prediction and pickling of the C++ trainer."""
 from __future__ import annotations
 
 import time
-from typing import Callable
+import warnings
+from typing import Callable, Optional
 
 import numpy as np
+import scipy.sparse as sp
 
 from .._errors import ConjunctError, DataFormatError
 from .._params import Params
 from ..labels import labels_array
 from ..progress import Slices, bar, say
-from .encoding import FeatureEncoder, labels_of
+from .encoding import FeatureEncoder
+from .inputs import check_labels, check_sample_weight, matrix_or_rows
 
-__all__ = ["OnlineEstimator"]
+__all__ = ["OnlineEstimator", "NotFittedError"]
 
 # Rounds between progress reports when verbose >= 2 or a callback is given.
 _PROGRESS_EVERY = 20000
@@ -28,6 +31,29 @@ except ImportError:  # pragma: no cover - exercised without scikit-learn
 
     class _ClassifierMixin:  # type: ignore[no-redef]
         _estimator_type = "classifier"
+
+try:  # pragma: no cover - scikit-learn's own class, so its checks recognise it
+    from sklearn.exceptions import NotFittedError as _NotFittedBase
+except ImportError:  # pragma: no cover
+    class _NotFittedBase(ValueError, AttributeError):  # type: ignore[no-redef]
+        pass
+
+
+class NotFittedError(ConjunctError, _NotFittedBase):
+    """A prediction method was called before ``fit`` (a ``ValueError`` and an
+    ``AttributeError``, and scikit-learn's ``NotFittedError`` when it is installed)."""
+
+
+def _two_classes(y: np.ndarray, sample_weight) -> None:
+    """Training needs two classes (with positive weight, when weighted)."""
+    found = np.unique(y)
+    if found.size < 2:
+        raise DataFormatError(f"training data need at least two classes, got one class: {found.tolist()}")
+    if sample_weight is not None:
+        w = np.asarray(sample_weight, dtype=np.float64).reshape(-1)
+        if w.shape == y.shape and np.unique(y[w > 0]).size == 1:
+            raise DataFormatError(f"sample_weight leaves one class with positive weight ({y[w > 0][0]!r}); "
+                                  "training needs at least two classes")
 
 
 class OnlineEstimator(_ClassifierMixin, _Base):
@@ -95,21 +121,67 @@ class OnlineEstimator(_ClassifierMixin, _Base):
         self._K = 1 if len(classes) == 2 else len(classes)
         self._trainer = self._new_trainer()
 
-    def _begin(self, X, y, classes, first: bool, params: dict):
-        """Columns and labels of X, y; on the first call, the classes and a new trainer."""
+    def _begin(self, X, y, classes, first: bool, params: dict, sample_weight=None):
+        """Columns, labels and weights of X, y; on the first call, the classes and a new trainer."""
         if first:
             self._reset()
-        M = self._encoder.columns_of(X, learn=True)
-        y = labels_of(y, M.shape[0])
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # warned once below
+            y_early = check_labels(y, None, type(self).__name__)  # the label type before X's values
+        if first and classes is None:
+            _two_classes(y_early, sample_weight)
+        data, names, dense = matrix_or_rows(X, binarize=bool(self.binarize), fitting=True)
+        if first:
+            self._on_matrix = sp.issparse(data)
+            if names is not None:
+                self.feature_names_in_ = names
+        else:
+            self._check_columns(data, names, dense)
+        M = self._encoder.columns_of(data, learn=True)
+        if M.shape[0] == 0:
+            raise DataFormatError("Found 0 sample(s) (an empty list of examples) while a minimum of 1 is required.")
+        y = check_labels(y, M.shape[0], type(self).__name__)
+        weights = check_sample_weight(sample_weight, M.shape[0])
         if first:
             found = np.unique(y) if classes is None else np.unique(labels_array(list(classes)))
             if found.size < 2:
                 what = "training data need" if classes is None else "classes must name"
-                raise DataFormatError(f"{what} at least two classes, got {found.tolist()}")
+                raise DataFormatError(f"{what} at least two classes, got one class: {found.tolist()}")
             self._start(found, params)
         elif classes is not None and not np.array_equal(np.unique(labels_array(list(classes))), self.classes_):
             raise ConjunctError(f"classes {list(classes)} differ from the classes of the first call {self.classes_.tolist()}")
-        return M, y
+        return M, y, weights
+
+    def _check_columns(self, data, names, dense: bool) -> None:
+        """A dense matrix must have the width (and a DataFrame the column names)
+        seen in fit. Columns of a sparse matrix are feature ids: it may be wider
+        or narrower (an svmlight file), and columns unseen in training carry no weight."""
+        fitted_names = getattr(self, "feature_names_in_", None)
+        if names is not None and fitted_names is not None:
+            if len(names) != len(fitted_names) or np.any(names != fitted_names):
+                raise DataFormatError("The feature names should match those that were passed during fit: "
+                                      f"expected {fitted_names.tolist()}, got {names.tolist()}")
+        elif names is not None and self._on_matrix:
+            warnings.warn(f"X has feature names, but {type(self).__name__} was fitted without feature names",
+                          UserWarning, stacklevel=4)
+        elif fitted_names is not None and sp.issparse(data):
+            warnings.warn(f"X does not have valid feature names, but {type(self).__name__} was fitted with feature names",
+                          UserWarning, stacklevel=4)
+        if dense and self._on_matrix and data.shape[1] != self.n_features_in_:
+            raise DataFormatError(f"X has {data.shape[1]} features, but {type(self).__name__} is expecting "
+                                  f"{self.n_features_in_} features as input")
+
+    def _columns_of(self, X) -> sp.csr_matrix:
+        """Validated prediction input as a CSR matrix of the model's columns."""
+        self._check_fitted()
+        data, names, dense = matrix_or_rows(X, binarize=bool(self.binarize), fitting=False)
+        self._check_columns(data, names, dense)
+        return self._encoder.columns_of(data, learn=False)
+
+    def _set_n_features(self) -> None:
+        """n_features_in_: the matrix width, or for feature lists the columns (ids) or distinct
+        features (strings) seen so far (sparse input and feature lists may add features in partial_fit)."""
+        self.n_features_in_ = self._encoder.n_columns()
 
     def _first_partial(self, classes) -> bool:
         first = not hasattr(self, "classes_")
@@ -128,7 +200,18 @@ class OnlineEstimator(_ClassifierMixin, _Base):
     # -- prediction -----------------------------------------------------------------------------------
     def _check_fitted(self):
         if not hasattr(self, "model_"):
-            raise ConjunctError(f"this {type(self).__name__} is not fitted yet; call fit or partial_fit first")
+            raise NotFittedError(f"This {type(self).__name__} instance is not fitted yet; call fit or partial_fit first")
+
+    def __sklearn_tags__(self):
+        # scikit-learn >= 1.6 asks the estimator what input it takes.
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        tags.classifier_tags.multi_class = True
+        tags.non_deterministic = False
+        return tags
+
+    def _more_tags(self) -> dict:  # scikit-learn < 1.6
+        return {"X_types": ["2darray", "sparse"], "binary_only": False}
 
     def predict(self, X) -> np.ndarray:
         """Predicted class of every example."""
@@ -140,11 +223,11 @@ class OnlineEstimator(_ClassifierMixin, _Base):
     def score(self, X, y, sample_weight=None) -> float:
         """Accuracy of ``predict(X)`` against ``y`` (weighted if ``sample_weight``)."""
         pred = self.predict(X)
-        y = np.asarray(y)
+        y = check_labels(y, pred.shape[0], type(self).__name__)
         correct = (pred == y).astype(np.float64)
-        if sample_weight is None:
+        w = check_sample_weight(sample_weight, pred.shape[0])
+        if w is None:
             return float(correct.mean()) if correct.size else 0.0
-        w = np.asarray(sample_weight, dtype=np.float64)
         return float((correct * w).sum() / w.sum())
 
     # -- pickling: the C++ trainer is rebuilt from saved arrays when training resumes -----------------

@@ -13,7 +13,7 @@ from ..data import _row_kind, as_binary_csr
 from ..features import FeatureIndex, rows_to_csr
 from ..labels import labels_array
 
-__all__ = ["FeatureEncoder", "labels_of", "encode_labels"]
+__all__ = ["FeatureEncoder", "encode_labels"]
 
 
 class FeatureEncoder:
@@ -105,19 +105,6 @@ class FeatureEncoder:
 
     def n_columns(self) -> int:
         return max(len(self.index) if self.index is not None else 0, int(self.col_map.size))
-
-
-def labels_of(y, n_rows: int) -> np.ndarray:
-    y = np.asarray(y)
-    if y.dtype == object:
-        y = labels_array(y.reshape(-1).tolist()) if y.ndim == 1 else y
-    if y.ndim != 1:
-        raise DataFormatError(f"y must be one-dimensional, got shape {y.shape}")
-    if y.shape[0] != n_rows:
-        raise DataFormatError(f"X has {n_rows} examples but y has {y.shape[0]} labels")
-    if y.dtype.kind == "f" and not np.all(np.isfinite(y)):
-        raise DataFormatError("y has non-finite labels")
-    return y
 
 
 def encode_labels(y: np.ndarray, classes: np.ndarray) -> np.ndarray:

@@ -41,14 +41,14 @@ class L1LogLinearClassifier(OnlineEstimator):
         Initial learning rate.
     decay : float, default 0.85
         The learning rate is multiplied by this per epoch (smoothly per round).
-    shuffle, random_state, verbose, callback
+    shuffle, random_state, verbose, callback, binarize
         As for :class:`PAClassifier`.
 
     Attributes
     ----------
     model_ : ConjunctiveLinearModel
         Non-zero conjunction weights, intercept, classes, feature index.
-    classes_, feature_index_, history_, n_iter_
+    classes_, feature_index_, history_, n_iter_, n_features_in_, feature_names_in_
         As for :class:`PAClassifier`.
     stats_ : dict
         ``conjunctions`` (registered), ``nonzero`` (in the model), ``memory_bytes``.
@@ -56,7 +56,7 @@ class L1LogLinearClassifier(OnlineEstimator):
 
     def __init__(self, degree: int = 2, *, C: float = 1.0, n_iter: int = 10, eta0: float = 1.0, decay: float = 0.85,
                  shuffle: bool = True, random_state=None, verbose: int = 0,
-                 callback: Optional[Callable[[dict], object]] = None):
+                 callback: Optional[Callable[[dict], object]] = None, binarize: bool = False):
         self.degree = degree
         self.C = C
         self.n_iter = n_iter
@@ -66,6 +66,7 @@ class L1LogLinearClassifier(OnlineEstimator):
         self.random_state = random_state
         self.verbose = verbose
         self.callback = callback
+        self.binarize = binarize
 
     def _validated(self) -> dict:
         C = float(self.C)
@@ -77,27 +78,32 @@ class L1LogLinearClassifier(OnlineEstimator):
         return dict(degree=check_int("degree", self.degree, 1), C=C, eta0=check_positive("eta0", self.eta0),
                     decay=decay, n_iter=check_int("n_iter", self.n_iter, 1))
 
-    def fit(self, X, y) -> "L1LogLinearClassifier":
-        """Train on X, y from scratch for ``n_iter`` epochs (N = the number of examples)."""
+    def fit(self, X, y, sample_weight=None) -> "L1LogLinearClassifier":
+        """Train on X, y from scratch for ``n_iter`` epochs (N = the number of examples).
+
+        ``sample_weight`` (non-negative, one per example) scales each
+        example's gradient; the l1 penalty is applied per example as without weights.
+        """
         params = self._validated()
-        M, y = self._begin(X, y, None, True, params)
-        self._train(M, y, params["n_iter"], M.shape[0])
+        M, y, w = self._begin(X, y, None, True, params, sample_weight)
+        self._train(M, y, params["n_iter"], M.shape[0], w)
         return self
 
-    def partial_fit(self, X, y, classes: Optional[Sequence] = None, n_examples: Optional[int] = None) -> "L1LogLinearClassifier":
+    def partial_fit(self, X, y, classes: Optional[Sequence] = None, n_examples: Optional[int] = None,
+                    sample_weight=None) -> "L1LogLinearClassifier":
         """One pass over X, y. ``n_examples`` is N of the schedule and penalty
-        (default: the size of this batch)."""
+        (default: the size of this batch); ``sample_weight`` as for :meth:`fit`."""
         params = self._validated()
-        M, y = self._begin(X, y, classes, self._first_partial(classes), params)
+        M, y, w = self._begin(X, y, classes, self._first_partial(classes), params, sample_weight)
         N = check_int("n_examples", n_examples, 1) if n_examples is not None else max(M.shape[0], 1)
-        self._train(M, y, 1, N)
+        self._train(M, y, 1, N, w)
         return self
 
     def _new_trainer(self):
         p = self._params
         return _core.L1Trainer(degree=p["degree"], n_outputs=self._K, C=p["C"], eta0=p["eta0"], decay=p["decay"])
 
-    def _train(self, M: sp.csr_matrix, y: np.ndarray, n_iter: int, n_examples: int) -> None:
+    def _train(self, M: sp.csr_matrix, y: np.ndarray, n_iter: int, n_examples: int, weights=None) -> None:
         trainer = self._live_trainer()
         self._encoder.learn(M)
         indptr, indices = self._encoder.internal(M)
@@ -105,7 +111,8 @@ class L1LogLinearClassifier(OnlineEstimator):
         V, K = self._encoder.n_internal, self._K
 
         def step(ip, ix, lab, order):
-            trainer.run(indptr=ip, indices=ix, labels=lab, order=order, n_examples=n_examples, n_features=V, n_outputs=K)
+            trainer.run(indptr=ip, indices=ix, labels=lab, order=order, n_examples=n_examples, n_features=V, n_outputs=K,
+                        weights=weights)
 
         def info():
             return dict(rounds=trainer.samples, updates=trainer.samples, conjunctions=trainer.n_conjunctions,
@@ -127,8 +134,7 @@ class L1LogLinearClassifier(OnlineEstimator):
                                              source="conjunct L1LogLinearClassifier")
         self.stats_ = dict(conjunctions=int(trainer.n_conjunctions), nonzero=int(self.model_.n_conjunctions),
                            memory_bytes=int(trainer.memory_bytes), rounds=int(trainer.samples))
-        if not enc.named:
-            self.n_features_in_ = enc.n_columns()
+        self._set_n_features()
 
     def _save_trainer(self, trainer) -> dict:
         indptr, indices, w, q = trainer.export(all=True, n_outputs=self._K)
@@ -146,9 +152,8 @@ class L1LogLinearClassifier(OnlineEstimator):
 
     def decision_function(self, X) -> np.ndarray:
         """Class scores (log-odds for two classes): shape (n,) or (n, n_classes)."""
-        self._check_fitted()
+        M = self._columns_of(X)
         trainer = self._live_trainer()
-        M = self._encoder.columns_of(X, learn=False)
         indptr, indices = self._encoder.internal(M)
         out = trainer.margins(indptr=indptr, indices=indices, n_outputs=self._K)
         return out[:, 0] if self._K == 1 else out

@@ -13,8 +13,9 @@ from .. import _core
 from .._errors import ConjunctError
 from ..linear import ConjunctiveLinearModel
 from ..models import KernelModel
-from .base import OnlineEstimator
+from .base import NotFittedError, OnlineEstimator
 from ..validation import MAX_DEGREE
+from .calibration import fit_sigmoids, held_out_margins, sigmoid_proba
 from .checks import check_int, check_kernel_range, check_positive
 from .encoding import encode_labels
 from .expand import expand
@@ -112,6 +113,16 @@ class PAClassifier(OnlineEstimator):
     trace : bool, default False
         Record every round's margins, bounds and updates in ``trace_`` (for
         exactness checks; costs memory).
+    binarize : bool, default False
+        Matrix input: any non-zero value is an active feature (FeatureHasher
+        output with values -1 or 2, counts). False refuses values other than
+        0 and 1.
+    probability : bool, default False
+        Fit Platt scaling in ``fit`` so that ``predict_proba`` exists: margins
+        of each example from a model trained without it (3-fold
+        cross-fitting, as LIBSVM's ``-b 1``; training costs about 3 times as
+        much) fit ``p = 1 / (1 + exp(A m + B))`` per class (multi-class: one
+        sigmoid per class, normalised).
 
     Attributes
     ----------
@@ -129,6 +140,12 @@ class PAClassifier(OnlineEstimator):
         The progress reports.
     n_iter_ : int
         Epochs run.
+    n_features_in_ : int
+        Columns of matrix input (or, for feature lists, columns / distinct features seen).
+    feature_names_in_ : ndarray of str
+        Column names of a DataFrame passed to ``fit``.
+    calibration_ : ndarray of shape (n_sigmoids, 2)
+        Platt's (A, B) per sigmoid when ``probability=True``.
     """
 
     def __init__(self, degree: int = 2, *, C: float = 1.0, learner: str = "pa1", margin: str = "slicing",
@@ -136,7 +153,7 @@ class PAClassifier(OnlineEstimator):
                  memory_budget: Optional[float] = None, reuse: Optional[bool] = None, terminate: Optional[bool] = None,
                  fit_intercept: bool = False, gamma: float = 1.0, coef0: float = 1.0, shuffle: bool = True,
                  random_state=None, verbose: int = 0, callback: Optional[Callable[[dict], object]] = None,
-                 trace: bool = False):
+                 trace: bool = False, binarize: bool = False, probability: bool = False):
         self.degree = degree
         self.C = C
         self.learner = learner
@@ -155,6 +172,8 @@ class PAClassifier(OnlineEstimator):
         self.verbose = verbose
         self.callback = callback
         self.trace = trace
+        self.binarize = binarize
+        self.probability = probability
 
     # -- parameters --------------------------------------------------------------------------------------
     def _validated(self) -> dict:
@@ -190,28 +209,35 @@ class PAClassifier(OnlineEstimator):
                     n_iter=check_int("n_iter", self.n_iter, 1))
 
     # -- training -----------------------------------------------------------------------------------------
-    def fit(self, X, y) -> "PAClassifier":
+    def fit(self, X, y, sample_weight=None) -> "PAClassifier":
         """Train on X, y from scratch for ``n_iter`` epochs.
 
         Parameters
         ----------
-        X : sparse matrix, 0/1 array, or list of feature lists (strings or ids)
+        X : sparse matrix, 0/1 array-like (numpy, pandas), or list of feature lists (strings or ids)
         y : array-like of labels (two or more classes)
+        sample_weight : array-like of shape (n,), optional
+            Non-negative weight of each example: it scales C for PA-I and
+            PA-II, and the step for PA and the perceptron (0: the example
+            never updates the model). Every margin mode trains the same model.
         """
         params = self._validated()
-        M, y = self._begin(X, y, None, True, params)
-        self._train(M, y, params["n_iter"], bool(self.shuffle))
+        M, y, w = self._begin(X, y, None, True, params, sample_weight)
+        self._train(M, y, params["n_iter"], bool(self.shuffle), w)
+        if self.probability:
+            self._fit_calibration(M, y, w, params["n_iter"])
         return self
 
-    def partial_fit(self, X, y, classes: Optional[Sequence] = None) -> "PAClassifier":
+    def partial_fit(self, X, y, classes: Optional[Sequence] = None, sample_weight=None) -> "PAClassifier":
         """One pass over X, y, continuing from the current model.
 
         ``classes`` (every class that will ever occur) is required on the first
         call. Features first seen in a later call rank after the known ones.
+        ``sample_weight`` as for :meth:`fit`. ``probability=True`` needs ``fit``.
         """
         params = self._validated()
-        M, y = self._begin(X, y, classes, self._first_partial(classes), params)
-        self._train(M, y, 1, bool(self.shuffle))
+        M, y, w = self._begin(X, y, classes, self._first_partial(classes), params, sample_weight)
+        self._train(M, y, 1, bool(self.shuffle), w)
         return self
 
     def _new_trainer(self):
@@ -234,13 +260,13 @@ class PAClassifier(OnlineEstimator):
                            (int(lengths.max()) if lengths.size else 0) + bool(self.fit_intercept))
         return trainer, indptr, indices, encode_labels(y, self.classes_)
 
-    def _train(self, M: sp.csr_matrix, y: np.ndarray, n_iter: int, shuffle: bool) -> None:
+    def _train(self, M: sp.csr_matrix, y: np.ndarray, n_iter: int, shuffle: bool, weights=None) -> None:
         trainer, indptr, indices, labels = self._training_rows(M, y)
         p = self._params
         traces: List[dict] = []
 
         def step(ip, ix, lab, order):
-            trainer.run(indptr=ip, indices=ix, labels=lab, order=order)
+            trainer.run(indptr=ip, indices=ix, labels=lab, order=order, weights=weights)
             if self.trace:
                 traces.append(trainer.trace())
 
@@ -279,8 +305,7 @@ class PAClassifier(OnlineEstimator):
             decision="sign" if self._K == 1 else "argmax", features=enc.index,
             source=f"conjunct PAClassifier({self.learner}, margin={self.margin}, average={bool(self.average)})",
         )
-        if not enc.named:
-            self.n_features_in_ = enc.n_columns()
+        self._set_n_features()
 
     # -- state for pickling ---------------------------------------------------------------------------
     def _save_trainer(self, trainer) -> dict:
@@ -299,8 +324,28 @@ class PAClassifier(OnlineEstimator):
     # -- prediction -------------------------------------------------------------------------------------
     def decision_function(self, X) -> np.ndarray:
         """Margins: shape (n,) for two classes, else (n, n_classes)."""
-        self._check_fitted()
-        return self.model_.decision_function(X)
+        M = self._columns_of(X)
+        return self.model_.decision_function(M)
+
+    # -- probabilities: Platt scaling on held-out margins ----------------------------------------------
+    def _fit_calibration(self, M: sp.csr_matrix, y: np.ndarray, weights, n_iter: int) -> None:
+        """Sigmoids fitted on margins of models that did not see the example (3 folds)."""
+        held = held_out_margins(self, M, y, weights, n_iter)
+        self.calibration_ = fit_sigmoids(held, y, self.classes_, weights)
+
+    @property
+    def predict_proba(self):
+        """Class probabilities, shape (n, n_classes): Platt scaling of the
+        margins (only with ``probability=True``; see the class docstring)."""
+        if not self.probability:
+            raise AttributeError("predict_proba needs probability=True (Platt scaling fitted during fit)")
+        return self._predict_proba
+
+    def _predict_proba(self, X) -> np.ndarray:
+        margins = self.decision_function(X)
+        if not hasattr(self, "calibration_"):
+            raise NotFittedError("predict_proba needs a fit() with probability=True (partial_fit fits no calibration)")
+        return sigmoid_proba(margins, self.calibration_)
 
     def to_linear(self) -> ConjunctiveLinearModel:
         """The explicit weights of ``model_`` (kernel expansion; see :func:`expand`)."""

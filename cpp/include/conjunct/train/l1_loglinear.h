@@ -33,7 +33,9 @@ class L1LogLinear {
 
   // One pass over rows `order` of X (internal ids, strictly ascending rows);
   // n_examples is N of the schedule and the penalty.
-  void run(const CsrView& X, Span<int32_t> labels, Span<int64_t> order, int64_t n_examples);
+  // weights: one per row of X (empty: all 1), scaling that example's gradient.
+  void run(const CsrView& X, Span<int32_t> labels, Span<int64_t> order, int64_t n_examples,
+           Span<double> weights = {});
 
   // Margins (log-odds / class scores) of x into out[0..K).
   void margins(Span<int32_t> x, double* out) const;

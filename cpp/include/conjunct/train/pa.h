@@ -81,7 +81,9 @@ class PaTrainer {
 
   // One pass over rows `order` of X (internal ids, strictly ascending rows,
   // all < n_features). labels: +1 / -1 (binary) or a class index per row.
-  void run(const CsrView& X, Span<int32_t> labels, Span<int64_t> order);
+  // weights: one per row of X (empty: all 1); a weight scales C (PA-I, PA-II) or
+  // the step (perceptron, PA), the same in every margin mode. Weight 0: no update.
+  void run(const CsrView& X, Span<int32_t> labels, Span<int64_t> order, Span<double> weights = {});
 
   // Re-applies a recorded update (restoring a trainer from its state).
   void replay(Span<int32_t> sv, int32_t pos, int32_t neg, double tau, int64_t round);

@@ -36,6 +36,7 @@ class BunsetsuDependencyParser(TaskPipeline):
     """
 
     task = "bunsetsu"
+    SCORE_KEY = "dependency_accuracy"  # what score() returns (cross_val_score, GridSearchCV)
     COMPONENT = "depends"
     COMPONENTS = (COMPONENT,)
 

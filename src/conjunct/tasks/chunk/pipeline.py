@@ -9,6 +9,7 @@ from ..base import TaskPipeline
 from .metrics import chunk_scores
 from .oracle import training_examples
 from .runner import YamchaChunker
+from ...tokens import sentence_columns
 
 __all__ = ["Chunker"]
 
@@ -35,6 +36,7 @@ class Chunker(TaskPipeline):
     """
 
     task = "conll2000-chunk"
+    SCORE_KEY = "f1"  # what score() returns (cross_val_score, GridSearchCV)
     COMPONENT = "chunk"
     COMPONENTS = (COMPONENT,)
 
@@ -53,7 +55,9 @@ class Chunker(TaskPipeline):
         return YamchaChunker(self.classifiers_[self.COMPONENT], window=self.window)
 
     def chunk(self, sentences, *, timing: bool = False) -> List[List[str]]:
-        """The IOB2 chunk tag of every token of every sentence."""
+        """The IOB2 chunk tag of every token of every sentence: (word, POS)
+        tuples, conllu TokenLists (form, xpos) or spaCy Docs (text, tag_)."""
+        sentences = [sentence_columns(s, ("form", "xpos"), k) for k, s in enumerate(sentences)]
         return self.runner().chunk_many(sentences, timing=timing)
 
     run = chunk

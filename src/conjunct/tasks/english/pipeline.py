@@ -7,7 +7,9 @@ from typing import List, Sequence, Tuple
 from ..base import TaskPipeline
 from .metrics import attachment_scores
 from .oracle import training_examples
-from .reader import DepSentence
+from ..._errors import DataFormatError
+from ...tokens import sentence_columns
+from .reader import DepSentence, _sentence
 from .runner import ArcEagerParser, reference_parse
 
 __all__ = ["EnglishDependencyParser"]
@@ -33,6 +35,7 @@ class EnglishDependencyParser(TaskPipeline):
     """
 
     task = "ud-english"
+    SCORE_KEY = "las"  # what score() returns (cross_val_score, GridSearchCV)
     COMPONENTS = ("transition", "label")
 
     def __init__(self, *, degree: int = 2, **params):
@@ -71,8 +74,12 @@ class EnglishDependencyParser(TaskPipeline):
             self.skipped_sentences_ = config["skipped_sentences"]
 
     def parse(self, sentences: Sequence[DepSentence], *, timing: bool = False) -> List[Tuple[List[int], List[str]]]:
-        """(heads, labels) of each sentence; heads are 1-based word indices, 0 = root."""
-        return self.runner().parse_many(sentences, timing=timing)
+        """(heads, labels) of each sentence; heads are 1-based word indices, 0 = root.
+
+        Sentences are :class:`DepSentence` s (``read_ud_english``), conllu
+        TokenLists or spaCy Docs (form, upos, xpos), or (form, upos, xpos) tuples.
+        """
+        return self.runner().parse_many([_as_dep(s, k, gold=False) for k, s in enumerate(sentences)], timing=timing)
 
     run = parse
 
@@ -82,8 +89,22 @@ class EnglishDependencyParser(TaskPipeline):
         return heads, labels
 
     def _gold(self, data) -> list:
-        return list(data)
+        return [_as_dep(s, k, gold=True) for k, s in enumerate(data)]
 
     def _scores(self, data, output) -> dict:
         """UAS/LAS (every word, punctuation included)."""
         return attachment_scores(data, output)
+
+
+def _as_dep(sentence, k: int, *, gold: bool) -> DepSentence:
+    """A DepSentence of any token stream (:mod:`conjunct.tokens`); ``gold``
+    reads HEAD and DEPREL too (CoNLL-U)."""
+    if isinstance(sentence, DepSentence):
+        return sentence
+    columns = ("form", "upos", "xpos", "head", "deprel") if gold else ("form", "upos", "xpos")
+    rows = sentence_columns(sentence, columns, k)
+    if any(len(r) < len(columns) for r in rows):
+        raise DataFormatError(f"sentence {k + 1}: tokens need the columns {columns}, got {rows[0]!r:.80}")
+    if gold:
+        return _sentence(rows, k=k)
+    return DepSentence([r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows])

@@ -32,6 +32,7 @@ class WordSegmenter(TaskPipeline):
     """
 
     task = "ja-segment"
+    SCORE_KEY = "f1"  # what score() returns (cross_val_score, GridSearchCV)
     COMPONENT = "boundary"
     COMPONENTS = (COMPONENT,)
     batch_size = 4096  # sentences per classifier call
