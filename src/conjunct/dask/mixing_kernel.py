@@ -143,7 +143,7 @@ def train_classifier(estimator, X, y, *, client, n_shards: Optional[int] = None,
     check_mix(mix)
     est = estimator
     params = est._validated()
-    M, y = est._begin(X, y, None, True, params)
+    M, y, _ = est._begin(X, y, None, True, params)  # no sample weights: shards mix uniformly or by size
     trainer, indptr, indices, labels = est._training_rows(M, y)
     n, F = len(indptr) - 1, int(trainer.n_features)
     shell = copy.copy(est)
