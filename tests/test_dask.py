@@ -304,7 +304,7 @@ def test_mixed_support_sets_replay_to_the_mean(tmp_path):
     X = [[f"f{j}" for j in rng.choice(12, size=4, replace=False)] for _ in range(200)]
     y = [int("f1" in x or "f2" in x) for x in X]
     est = PAClassifier(degree=2, n_iter=1, random_state=0)
-    M, yy = est._begin(X, y, None, True, est._validated())
+    M, yy, _ = est._begin(X, y, None, True, est._validated())
     trainer, indptr, indices, labels = est._training_rows(M, yy)
     F = int(trainer.n_features)
     states = []
