@@ -298,3 +298,23 @@ def test_corrupt_text_pipeline_is_refused(english, tmp_path):
     model_io.write_container(path, kind, meta, arrays)
     with pytest.raises(ModelFormatError, match="bad.cjt"):
         conjunct.load(path)
+
+
+def test_analyze_on_a_dask_cluster_equals_serial(english, ewt, tmp_path, capsys):
+    """conjunct analyze --scheduler: pieces of whole sentences, the model loaded once per worker."""
+    pytest.importorskip("distributed")
+    model = tmp_path / "en.cjt"
+    english.save(model)
+    _, dev = ewt
+    for name, text in (("plain.txt", "".join(" ".join(s.forms) + "\n" for s in dev)),
+                       ("tokens.conllu", "".join("".join(f"{i}\t{w}\t_\t_\t_\t_\t_\t_\t_\t_\n" for i, w in enumerate(s.forms, 1))
+                                                 + "\n" for s in dev))):
+        src = tmp_path / name
+        src.write_text(text, encoding="utf-8")
+        serial, parallel = tmp_path / f"{name}.serial", tmp_path / f"{name}.dask"
+        assert main(["analyze", str(model), str(src), "-o", str(serial)]) == 0
+        assert main(["analyze", str(model), str(src), "-o", str(parallel), "--scheduler", "local:2"]) == 0
+        assert serial.read_bytes() == parallel.read_bytes() and serial.stat().st_size > 0
+    capsys.readouterr()
+    assert main(["analyze", str(model), "-", "--scheduler", "local:2"]) != 0
+    assert "not standard input" in capsys.readouterr().err

@@ -184,6 +184,18 @@ def test_an_expansion_past_the_budget_is_refused(wide_model, method):
         set_memory_budget(None)
 
 
+def test_an_explicit_expansion_past_the_budget_is_refused(wide_model):
+    """expand (PAClassifier.to_linear, conjunct train --explicit) counts its trie as it grows."""
+    from conjunct.training.expand import expand
+
+    set_memory_budget("32M")
+    try:
+        with pytest.raises(MemoryBudgetError, match="degree-4 kernel expansion .* memory budget of 32.0 MiB"):
+            expand(wide_model)
+    finally:
+        set_memory_budget(None)
+
+
 def test_an_explicit_dense_table_past_the_budget_is_refused(wide_model):
     set_memory_budget("16M")
     try:

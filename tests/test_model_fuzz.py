@@ -133,3 +133,14 @@ def test_nested_sections_are_checked_like_their_own_kind(samples):
     arrays["classifier.chunk.m.trie.label"] = label
     with pytest.raises(ModelFormatError, match="section 'm.trie.label': value 1000000"):
         persistence.from_bytes(mf.dumps(arrays=arrays))
+
+
+@pytest.mark.parametrize("groups", [["core", {}], ["core", ["edge"]], ["edge"], ["core", "core"], ["core", "nope"], "core"])
+def test_bunsetsu_feature_groups_are_checked(groups):
+    """The script's bunsetsu sample found an unhashable group crashing the check itself."""
+    from conjunct import ModelFormatError
+    from conjunct.validation import _bunsetsu_groups, _Meta, _Where
+
+    with pytest.raises(ModelFormatError, match="config.groups"):
+        _bunsetsu_groups(_Meta({"groups": groups}, "config", _Where("m.cjt")))
+    _bunsetsu_groups(_Meta({"groups": ["core", "edge"]}, "config", _Where("m.cjt")))

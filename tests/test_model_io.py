@@ -102,6 +102,10 @@ def test_foreign_empty_truncated_corrupt(tmp_path, model):
 
     with pytest.raises(conjunct.ModelFormatError, match="no such file"):
         conjunct.load(tmp_path / "missing")
+    with pytest.raises(conjunct.ModelFormatError, match="is a directory"):
+        conjunct.load(tmp_path)
+    with pytest.raises(conjunct.ModelFormatError, match="is a directory"):
+        conjunct.load(tmp_path, mmap=True)
 
 
 def test_unknown_kind(tmp_path):

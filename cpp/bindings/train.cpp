@@ -302,7 +302,7 @@ void bind_train(nb::module_& m) {
   m.def(
       "expand_kernel_model",
       [](double gamma, double coef0, int degree, const Array1<int64_t>& sv_indptr, const Array1<int32_t>& sv_indices,
-         const ArrayN<double>& alpha) {
+         const ArrayN<double>& alpha, size_t max_bytes) {
         const CsrView S = csr(sv_indptr, sv_indices);
         const size_t n_sv = S.rows();
         if (n_sv == 0 || alpha.size() % n_sv != 0) throw nb::value_error("alpha must have one row per support vector");
@@ -318,7 +318,16 @@ void bind_train(nb::module_& m) {
         translating([&] {
           nb::gil_scoped_release release;
           WeightTrie trie(PolyKernel(gamma, coef0, degree), K, INT32_MAX);
-          for (size_t i = 0; i < n_sv; ++i) trie.add_dense(S.row(i), alpha.data() + i * K);
+          // The trie plus its exported copy (K weights, an id and a pointer per
+          // conjunction) checked after every support vector: an expansion
+          // grows like |s|^d and would otherwise run until memory runs out.
+          const size_t per_exported = K * sizeof(double) + sizeof(int32_t) + sizeof(int64_t);
+          for (size_t i = 0; i < n_sv; ++i) {
+            trie.add_dense(S.row(i), alpha.data() + i * K);
+            if (max_bytes && trie.memory_bytes() + trie.n_conjunctions() * per_exported > max_bytes)
+              throw std::length_error("the expansion exceeds max_bytes (" + std::to_string(max_bytes) + ") after " +
+                                      std::to_string(i + 1) + " of " + std::to_string(n_sv) + " support vectors");
+          }
           trie.export_all(indptr, indices, weights);
           return 0;
         });
@@ -327,9 +336,10 @@ void bind_train(nb::module_& m) {
                               owned(std::move(weights), n, K));
       },
       nb::kw_only(), nb::arg("gamma"), nb::arg("coef0"), nb::arg("degree"), nb::arg("sv_indptr"), nb::arg("sv_indices"),
-      nb::arg("alpha"),
+      nb::arg("alpha"), nb::arg("max_bytes") = 0,
       "Kernel expansion (Eq. 1): every conjunction (ids ascending, size 1..d) of the support vectors with its "
-      "K weights c_d(|t|) * sum of the alpha rows containing it. The constant c_d(0) * sum(alpha) is not included.");
+      "K weights c_d(|t|) * sum of the alpha rows containing it. The constant c_d(0) * sum(alpha) is not included. "
+      "max_bytes (0: no limit) stops it with a ValueError once the weights and their export would pass it.");
 }
 
 }  // namespace conjunct::py

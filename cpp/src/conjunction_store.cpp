@@ -165,6 +165,8 @@ void ConjunctionStore::add_dense(const int32_t* x, size_t j, double* out) const 
 // last level every child's weight is added times its mark (0 or 1): no
 // branch to mispredict, and the children's weights are contiguous. Nodes with
 // far more children than candidates binary-search x's features instead.
+// descend() below repeats this walk for K outputs on purpose: the K = 1 walk
+// is the hot path of binary models and keeps its sums in two registers.
 double ConjunctionStore::descend_one(int32_t node, const uint64_t* marks, const int32_t* xs, size_t n_xs,
                                      int level) const {
   const int32_t* label = v_.trie.label.data;

@@ -371,6 +371,8 @@ def read_container(path: Path, *, mmap: bool = False, verify: bool = True) -> Tu
         f = open(name, "rb")
     except FileNotFoundError:
         raise ModelFormatError("no such file", name) from None
+    except IsADirectoryError:
+        raise ModelFormatError("is a directory, not a model file", name) from None
     with f:
         if mmap:
             if os.fstat(f.fileno()).st_size == 0:

@@ -791,7 +791,8 @@ def _bunsetsu_groups(config: _Meta) -> None:
     if groups is _MISSING:
         config.where.meta_fail(config._p("groups"), "missing: the model was saved with the bunsetsu feature templates of an "
                                "older conjunct, which this version does not build; retrain it")
-    if (not isinstance(groups, list) or "core" not in groups or len(set(groups)) != len(groups)
+    if (not isinstance(groups, list) or not all(isinstance(g, str) for g in groups) or "core" not in groups
+            or len(set(groups)) != len(groups)
             or any(g not in BUNSETSU_GROUPS for g in groups)):
         config.where.meta_fail(config._p("groups"), f"expected distinct names of {list(BUNSETSU_GROUPS)} including 'core', "
                                f"got {_describe(groups)}")

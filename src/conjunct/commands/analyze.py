@@ -19,7 +19,7 @@ import sys
 import time
 
 from .._errors import ConjunctError
-from ._common import open_output, option, output_option
+from ._common import load_object, on_cluster, open_output, option, output_option
 
 
 class _RunByDefault(argparse._SubParsersAction):
@@ -49,6 +49,7 @@ def register(sub) -> None:
     output_option(rn, help="CoNLL-U output file ('-' = standard output, the default)", required=False, default="-")
     rn.add_argument("--batch-size", type=int, default=1000, help="sentences per call of each stage (default 1000)")
     rn.add_argument("--lang", choices=["en", "ja"], default=None, help="check that the model is for this language")
+    option(rn, "scheduler")
     rn.set_defaults(func=run_analyze)
 
     tr = actions.add_parser("train", prog="conjunct analyze train", help="train a text pipeline on a treebank")
@@ -66,15 +67,17 @@ def register(sub) -> None:
     tr.set_defaults(func=run_train)
 
 
-def load_text_pipeline(path: str, lang=None):
-    """The text pipeline saved in ``path`` (a clear error for any other model,
-    or for one of another language than ``lang``)."""
+def load_text_pipeline(path: str, lang=None, model=None):
+    """The text pipeline saved in ``path`` (or ``model``, already loaded from
+    it), with a clear error for any other model or for one of another
+    language than ``lang``."""
     from ..analysis import TextPipeline
     from ..persistence import load
 
-    if os.path.isdir(path):
-        raise ConjunctError(f"{path}: is a directory, not a model file")
-    model = load(path)
+    if model is None:
+        if os.path.isdir(path):
+            raise ConjunctError(f"{path}: is a directory, not a model file")
+        model = load(path)
     if not isinstance(model, TextPipeline):
         what = f"a {model.task} task pipeline" if hasattr(model, "task") else f"a {type(model).__name__}"
         raise ConjunctError(f"{path}: holds {what}, not a text pipeline (train one with: conjunct analyze train)")
@@ -83,12 +86,28 @@ def load_text_pipeline(path: str, lang=None):
     return model
 
 
+def _unit(path: str) -> str:
+    """Where a piece of ``path`` may end on a cluster: CoNLL-U sentences end at
+    blank lines, plain text has one sentence per line."""
+    from ..analysis.textio import _is_conllu
+    from ..data import _open_text
+
+    with _open_text(path) as (f, _):
+        first = next((line for line in f if line.strip()), "")
+    return "block" if _is_conllu(first) else "line"
+
+
 def run_analyze(args) -> int:
     from ..analysis import analyze_stream, read_text
 
     if args.batch_size < 1:
         raise ConjunctError("--batch-size must be at least 1")
-    model = load_text_pipeline(args.model, args.lang)
+    if getattr(args, "scheduler", None):
+        if args.data == "-":
+            raise ConjunctError("--scheduler reads an input file, not standard input")
+        return on_cluster(args, unit=_unit(args.data))
+    preloaded = getattr(args, "preloaded", None)
+    model = load_text_pipeline(args.model, args.lang, None if preloaded is None else load_object(args))
     sentences = read_text(args.data, raw=model.lang == "ja")
     with open_output(args.output) as out:
         for block in analyze_stream(model, sentences, batch_size=args.batch_size):

@@ -6,6 +6,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .. import _core
+from ..budget import MemoryBudgetError, format_bytes, memory_budget
 from ..linear import ConjunctiveLinearModel
 from ..models import KernelModel
 
@@ -36,9 +37,18 @@ def expand(model: KernelModel) -> ConjunctiveLinearModel:
         C = sp.csr_matrix((0, S.shape[1]))
         return ConjunctiveLinearModel(C, np.zeros((0, K)), model.intercept, classes=model.classes,
                                       decision=model.rule.kind, features=model.features, source=model.source)
-    indptr, indices, weights = _core.expand_kernel_model(
-        gamma=model.gamma, coef0=model.coef0, degree=model.degree, sv_indptr=S.indptr.astype(np.int64),
-        sv_indices=S.indices.astype(np.int32), alpha=np.ascontiguousarray(model.dual_coef))
+    budget = memory_budget()
+    try:
+        indptr, indices, weights = _core.expand_kernel_model(
+            gamma=model.gamma, coef0=model.coef0, degree=model.degree, sv_indptr=S.indptr.astype(np.int64),
+            sv_indices=S.indices.astype(np.int32), alpha=np.ascontiguousarray(model.dual_coef), max_bytes=budget)
+    except ValueError as e:
+        if "exceeds max_bytes" not in str(e):
+            raise
+        raise MemoryBudgetError(
+            f"the degree-{model.degree} kernel expansion of {S.shape[0]:,} support vectors {str(e).split(') ', 1)[-1]} "
+            f"would pass the memory budget of {format_bytes(budget)}; keep the kernel model (pki, split) or raise the "
+            f"budget (CONJUNCT_MEMORY_BUDGET, conjunct.budget.set_memory_budget, conjunct --memory-budget)") from None
     c0 = model.kernel.subset_weights()[0]
     intercept = model.intercept + c0 * model.dual_coef.sum(axis=0)
     C = sp.csr_matrix((np.ones(indices.size), indices, indptr), shape=(len(indptr) - 1, S.shape[1]))
