@@ -197,3 +197,17 @@ def test_cli_errors(tmp_path, capsys):
     bad.write_text("He PRP B-NP\nreckons VBZ\n")
     assert main(["chunk", "train", str(bad), "-o", str(tmp_path / "m.cjm")]) == 2
     assert "bad.txt" in capsys.readouterr().err
+
+
+@pytest.mark.realdata
+def test_events_collected_in_batches_are_one_runs(chunker, corpus):
+    """collect_events runs in batches (for its progress bar): the rows are those of one run, in order."""
+    import copy
+
+    whole = chunker.collect_events(corpus[1])["chunk"]
+    small = copy.copy(chunker)
+    small.EVENT_BATCH = 7
+    batched = small.collect_events(corpus[1])["chunk"]
+    assert batched.shape == whole.shape and batched.shape[0] > 0
+    assert (batched != whole).nnz == 0
+    assert np.array_equal(batched.indptr, whole.indptr) and np.array_equal(batched.indices, whole.indices)

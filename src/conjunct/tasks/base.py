@@ -15,9 +15,12 @@ from __future__ import annotations
 import time
 from typing import Dict, Optional, Sequence, Tuple
 
+import scipy.sparse as sp
+
 from .._errors import ConjunctError, ModelFormatError
 from .._params import Params
 from ..persistence import Registry, Saveable, pack, unpack
+from ..progress import bar
 
 __all__ = ["TaskPipeline", "TASKS", "register_task"]
 
@@ -199,10 +202,22 @@ class TaskPipeline(Saveable, Params):
                              for name, model in self.models_.items()}
         return self
 
+    # Sentences per runner call while collecting events: often enough for a progress bar.
+    EVENT_BATCH = 2000
+
     def collect_events(self, data) -> Dict[str, object]:
         """Per component, the feature vectors (CSR over its model's features)
         the pipeline classifies when it runs on ``data``."""
-        _, *events = self.runner().run(self._inputs(data), collect=True)
+        inputs = list(self._inputs(data))
+        runner = self.runner()
+        parts = []
+        with bar(total=len(inputs), desc="collecting fstrie events", unit=" sentences", delay=0.5) as shown:
+            for k in range(0, max(len(inputs), 1), self.EVENT_BATCH):
+                batch = inputs[k:k + self.EVENT_BATCH]
+                parts.append(runner.run(batch, collect=True)[1:])
+                shown.update(len(batch))
+        # Sentences are independent, so the batches' rows stacked in order are one run's.
+        events = [p[0] if len(p) == 1 else sp.vstack(p, format="csr") for p in zip(*parts)]
         return dict(zip(self.COMPONENTS, events))
 
     def _check_models(self):
