@@ -165,13 +165,13 @@ def test_decode_figure_reads_the_numbers_right():
     (sd_c,) = [ln for ln in fig.axes[0].get_lines() if ln.get_label() == "SD+C-EXP"]
     # x = labels, y = tokens per second
     assert sd_c.get_xdata()[0] == pos["labels"]
-    assert sd_c.get_ydata()[0] == pytest.approx(pos["perceptron"]["decoders"]["staggered-column"]["sent_per_s"] * per_sentence)
+    assert sd_c.get_ydata()[0] == pytest.approx(pos["perceptron"]["decoders"]["SD+C-EXP"]["sent_per_s"] * per_sentence)
 
 
 def test_readers_tolerate_extra_fields_and_explain_missing_ones():
     data = json.loads((RESULTS / "decode.json").read_text())
     data["new_top_level_field"] = {"anything": [1, 2]}
-    data["tasks"]["pos"]["perceptron"]["decoders"]["viterbi"]["p95_seconds"] = 0.1
+    data["tasks"]["pos"]["perceptron"]["decoders"]["Viterbi"]["p95_seconds"] = 0.1
     assert len(plot.figure_from_results(data, source="x.json").axes) == 2
     del data["tasks"]["pos"]["labels"]
     with pytest.raises(ConjunctError, match=r"x.json: no 'tasks.pos.labels'"):
