@@ -15,6 +15,11 @@ from typing import Dict, List, Sequence
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "benchmarks" / "results"
 SHARED_DATA = Path(os.environ.get("CONJUNCT_SHARED_DATA", ROOT.parent / "shared" / "data"))
+# The peer kit's build and work folders (../shared/peers/jdepp/README.md), beside
+# the project like ../shared: ../peer/jdepp-build and ../peer/work by default.
+PEER = Path(os.environ.get("CONJUNCT_PEER", ROOT.parent / "peer"))
+PEER_BUILD = PEER / "jdepp-build"
+PEER_WORK = PEER / "work"
 
 
 def require_shared_data() -> Path:

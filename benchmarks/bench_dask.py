@@ -34,7 +34,7 @@ import tempfile
 import time
 
 import numpy as np
-from _common import markdown_table, require_shared_data, write_results
+from _common import PEER_WORK, markdown_table, require_shared_data, write_results
 
 from conjunct import cli
 from conjunct.tagging import PerceptronTagger
@@ -211,7 +211,7 @@ def main() -> None:
     ap.add_argument("--repeats", type=int, default=3, help="interleaved rounds (default 3)")
     ap.add_argument("--epochs", type=int, default=5, help="training epochs (default 5)")
     ap.add_argument("--pa-epochs", type=int, default=10, help="PA epochs on the bunsetsu decisions (default 10)")
-    ap.add_argument("--vectors", default="/work/peer/work/models/jdepp_d2/depnd.p0.train",
+    ap.add_argument("--vectors", default=str(PEER_WORK / "models" / "jdepp_d2" / "depnd.p0.train"),
                     help="J.DepP's training vectors of the bunsetsu decisions (the peer kit's work folder)")
     ap.add_argument("--quick", action="store_true", help="1 copy, 1 round, 2 epochs, 10,000 decisions")
     args = ap.parse_args()

@@ -31,7 +31,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from _common import markdown_table, require_shared_data, write_results
+from _common import PEER_BUILD, PEER_WORK, markdown_table, require_shared_data, write_results
 
 PECCO = {"PKI": ["-t", "0"], "PKE": ["-t", "1"], "FST": ["-t", "2"]}
 EXACT = ["-m", "1", "-s", "0", "-r", "0", "-i", "0"]  # pecco's exact settings (no pruning, no approximation)
@@ -197,10 +197,10 @@ def main() -> None:
     ap.add_argument("--slow-rounds", type=int, default=2)
     ap.add_argument("--slow-passes", type=int, default=2)
     ap.add_argument("--methods", default=",".join(list(PECCO) + METHODS))
-    ap.add_argument("--jdepp-build", type=Path, default=Path("/work/peer/jdepp-build"))
-    ap.add_argument("--jdepp-data", type=Path, default=Path("/work/peer/work/data"),
+    ap.add_argument("--jdepp-build", type=Path, default=PEER_BUILD)
+    ap.add_argument("--jdepp-data", type=Path, default=PEER_WORK / "data",
                     help="train.JDP and test.JDP written by the peer kit's convert.py")
-    ap.add_argument("--jdepp-cache", type=Path, default=Path("/work/peer/work/models"),
+    ap.add_argument("--jdepp-cache", type=Path, default=PEER_WORK / "models",
                     help="a folder of jdepp_dD models whose compiled pecco files may be reused (copied) when identical")
     ap.add_argument("--work", type=Path, default=Path(tempfile.gettempdir()) / "conjunct-bench-jdepp")
     ap.add_argument("--quick", action="store_true", help="2 rounds, 5 passes, fast methods only, d = 2")

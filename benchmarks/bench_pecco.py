@@ -32,8 +32,8 @@ file), and the classifier's memory. Exactness: every method's margins against
 the reference (pecco's PKE in the jdepp direction, conjunct's PKE in the other)
 and every decision against the reference decisions.
 
-Needs the peer kit built and trained (``/work/peer/jdepp-build``,
-``/work/peer/work``; see ``../shared/peers/jdepp/README.md``); pecco's compiled
+Needs the peer kit built and trained (``../peer/jdepp-build`` and
+``../peer/work`` beside the project, or ``$CONJUNCT_PEER``; ``--build``, ``--work``; see ``../shared/peers/jdepp/README.md``); pecco's compiled
 files go to a scratch folder, never into the work folder.
 
     python benchmarks/bench_pecco.py                        # d = 2 and 3, both models
@@ -64,7 +64,7 @@ from typing import Dict, List, Optional
 import numpy as np
 import scipy.sparse as sp
 
-from _common import ROOT, markdown_table, require_shared_data, write_results
+from _common import PEER_BUILD, PEER_WORK, ROOT, markdown_table, require_shared_data, write_results
 
 KIT = ROOT.parent / "shared" / "peers" / "jdepp"
 PECCO = {"PKI": ["-t", "0"], "PKE": ["-t", "1"], "FST": ["-t", "2"], "PMT": ["-t", "3"]}
@@ -485,8 +485,8 @@ def parse_args(argv=None):
     ap.add_argument("--slow-reps", type=int, default=1)
     ap.add_argument("--no-builds", dest="builds", action="store_false", help="skip the build time / memory runs")
     ap.add_argument("--quick", action="store_true", help="d = 2, PKE/FST/PMT against pke/split/fstrie, 3 rounds of 5")
-    ap.add_argument("--work", type=Path, default=Path("/work/peer/work"), help="the peer kit's work folder (read only)")
-    ap.add_argument("--build", type=Path, default=Path("/work/peer/jdepp-build"), help="the peer kit's binaries")
+    ap.add_argument("--work", type=Path, default=PEER_WORK, help="the peer kit's work folder (read only)")
+    ap.add_argument("--build", type=Path, default=PEER_BUILD, help="the peer kit's binaries")
     ap.add_argument("--scratch", type=Path, default=Path(tempfile.gettempdir()) / "conjunct-bench-pecco",
                     help="where pecco's compiled files, dumps and exports go")
     ap.add_argument("--name", default=None, help="results name (default pecco, or pecco_quick)")
