@@ -2,6 +2,7 @@
 draw the committed benchmark results, and bad input gets a clear error."""
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -356,3 +357,32 @@ def test_version_flag():
 
     out = subprocess.run([sys.executable, "-m", "conjunct", "--version"], capture_output=True, text=True, check=True).stdout
     assert out.strip() == f"conjunct {conjunct.__version__}"
+
+
+BENCHMARKS = RESULTS.parent
+
+
+def test_benchmarks_draw_only_through_conjunct_plot():
+    # one style for every figure: no benchmark script draws with matplotlib itself
+    offenders = [p.name for p in BENCHMARKS.glob("*.py")
+                 if re.search(r"^\s*(import matplotlib|from matplotlib)", p.read_text(encoding="utf-8"), re.M)]
+    assert offenders == []
+
+
+def test_a_benchmark_writes_its_figure_as_conjunct_plot_draws_it(tmp_path, monkeypatch, capsys):
+    monkeypatch.syspath_prepend(str(BENCHMARKS))
+    import _common
+
+    monkeypatch.setattr(_common, "RESULTS", tmp_path)
+    (tmp_path / "adaptive.json").write_text((RESULTS / "adaptive.json").read_text())
+    (tmp_path / "train.json").write_text((RESULTS / "train.json").read_text())
+    assert _common.write_figures("adaptive", {None: tmp_path / "adaptive.png"}) == [tmp_path / "adaptive.png"]
+    assert_png(tmp_path / "adaptive.png")
+    written = _common.write_figures("train", {"examples": tmp_path / "e.png", "N": tmp_path / "n.png"})
+    assert [p.name for p in written] == ["e.png", "n.png"]
+    out = capsys.readouterr().out
+    assert "--figure N -o" in out and "conjunct plot" in out
+    # a results file the benchmark broke is named in the error
+    (tmp_path / "adaptive.json").write_text(json.dumps({"command": "python benchmarks/bench_adaptive.py", "streams": []}))
+    with pytest.raises(ConjunctError, match=r"adaptive.json: 'streams' is empty"):
+        _common.write_figures("adaptive", {None: tmp_path / "x.png"})
