@@ -64,7 +64,7 @@ _VARIANT = re.compile(r",\s*lazy bounds\s*$", re.IGNORECASE)
 # Colours for names no rule knows, picked by a hash of the name so they stay put between figures.
 _SPARE = ("#393b79", "#637939", "#8c6d31", "#843c39", "#7b4173", "#3182bd", "#e6550d", "#31a354")
 # Lines of learning curves are settings (degrees, C), not methods: a palette of their own.
-_SEQUENTIAL = ("#332288", "#44aa99", "#cc6677", "#ddcc77", "#88ccee")
+_SEQUENTIAL = ("#332288", "#44aa99", "#cc6677", "#999933", "#88ccee")
 
 
 def _canonical(name: str) -> Optional[str]:
