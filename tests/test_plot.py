@@ -220,7 +220,7 @@ def test_results_kind_follows_the_script_that_wrote_the_file():
     # bench_chunk_segment.py writes "tasks" too, but it is no decoding benchmark
     chunk = json.loads((RESULTS / "chunk_segment.json").read_text())
     assert "tasks" in chunk and plot.results_kind(chunk) is None
-    with pytest.raises(ConjunctError, match=r"chunk_segment.json: not a results file .*\(written by benchmarks/bench_chunk_segment.py\)"):
+    with pytest.raises(ConjunctError, match=r"chunk_segment.json: not a results file .*\(written by bench_chunk_segment.py\)"):
         plot.figure_from_results(chunk, source="chunk_segment.json")
     # without a command, the fields tell
     adaptive = json.loads((RESULTS / "adaptive.json").read_text())
@@ -265,6 +265,10 @@ def test_adaptive_cache_refuses_bad_data():
         plot.adaptive_cache(hit, {"dep": [(1024, 0.0)]})
     with pytest.raises(ConjunctError, match="cache rows must be positive"):
         plot.adaptive_cache({"dep": [(0, 0.5)]}, speed)
+    with pytest.raises(ConjunctError, match=r"a hit rate is a share in \[0, 1\], got \[57.0\]"):
+        plot.adaptive_cache({"dep": [(1024, 57)]}, speed)
+    with pytest.raises(ConjunctError, match="stream position must be positive"):
+        plot.adaptive_cache(hit, speed, {"dep": [(0, 0.5)]}, {"dep": [(0, 1.0)]})
     with pytest.raises(ConjunctError, match="has no lines"):
         plot.adaptive_cache({}, speed)
     with pytest.raises(ConjunctError, match=r"notes for panels it does not draw: \['stream_speedup'\]"):

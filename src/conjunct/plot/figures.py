@@ -372,8 +372,10 @@ def adaptive_cache(rows_hit_rate: Series, rows_speedup: Series, stream_hit_rate:
                     continue
                 if what == "speed-up" and min(ys) <= 0:
                     raise ConjunctError(f"{where}, line {name!r}: a speed-up must be positive, got {list(zip(xs, ys))}")
-                if x == "cache rows" and min(xs) <= 0:
-                    raise ConjunctError(f"{where}, line {name!r}: cache rows must be positive, got {xs}")
+                if what == "hit rate" and not all(0 <= y <= 1 for y in ys):
+                    raise ConjunctError(f"{where}, line {name!r}: a hit rate is a share in [0, 1], got {ys}")
+                if min(xs) <= 0:  # both x axes are logarithmic
+                    raise ConjunctError(f"{where}, line {name!r}: {x} must be positive, got {xs}")
                 xs_all += xs
                 i = names.index(name)
                 # open markers: streams of one text at two degrees have the same hit rates, drawn over each other

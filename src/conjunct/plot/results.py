@@ -33,10 +33,11 @@ class _Results:
 
     def number(self, obj: Mapping[str, Any], key: str, where: str) -> Optional[float]:
         v = obj.get(key)
-        if v is None:
-            return None
+        return None if v is None else self.as_number(v, f"{where}.{key}")
+
+    def as_number(self, v: Any, where: str) -> float:
         if isinstance(v, bool) or not isinstance(v, (int, float)):
-            raise ConjunctError(f"{self.source}: '{where}.{key}' is {v!r}, expected a number")
+            raise ConjunctError(f"{self.source}: '{where}' is {v!r}, expected a number")
         return float(v)
 
     def caption(self) -> Optional[str]:
@@ -321,7 +322,7 @@ def _adaptive_figure(r: _Results):
         if len({len(c) for c in cols}) != 1:
             raise ConjunctError(f"{r.source}: '{w}': end, pke_us, adaptive_us and hit_rate differ in length "
                                 f"({', '.join(str(len(c)) for c in cols)})")
-        ends = [_as_number(r, v, f"{w}.end[{k}]") for k, v in enumerate(cols[0])]
+        ends = [r.as_number(v, f"{w}.end[{k}]") for k, v in enumerate(cols[0])]
         sizes = [e - b for b, e in zip([0.0] + ends, ends)]
         if any(n <= 0 for n in sizes):
             raise ConjunctError(f"{r.source}: '{w}.end' must increase, got {cols[0]}")
@@ -331,15 +332,15 @@ def _adaptive_figure(r: _Results):
                    f"per chunk of {_si(full)} decisions")
         pke_total = adaptive_total = 0.0
         for k, (end, n) in enumerate(zip(ends, sizes)):
-            pke = _as_number(r, cols[1][k], f"{w}.pke_us[{k}]")
-            adaptive = _as_number(r, cols[2][k], f"{w}.adaptive_us[{k}]")
-            # Time so far, not per chunk: one chunk of a thousand decisions lasts about a millisecond and a
-            # single stall in it would dwarf the rest; the cumulative ratio is what the stream has gained so far.
+            pke = r.as_number(cols[1][k], f"{w}.pke_us[{k}]")
+            adaptive = r.as_number(cols[2][k], f"{w}.adaptive_us[{k}]")
+            # Time so far, not per chunk: a chunk of a thousand decisions lasts milliseconds and one stall
+            # in it would dwarf the rest; the cumulative ratio is what the stream has gained so far.
             pke_total += pke * n
             adaptive_total += adaptive * n
             along_speedup.setdefault(name, []).append((end, pke_total / adaptive_total))
             if n >= full / 2:  # a remainder of a few decisions is no hit rate
-                along_hit.setdefault(name, []).append((end, _as_number(r, cols[3][k], f"{w}.hit_rate[{k}]")))
+                along_hit.setdefault(name, []).append((end, r.as_number(cols[3][k], f"{w}.hit_rate[{k}]")))
     if not rows_hit:
         raise ConjunctError(f"{r.source}: no streams[*].cache_sizes with policy 'lru' in this results file")
     chunk = chunks.pop() if len(chunks) == 1 else "per chunk"
@@ -350,10 +351,10 @@ def _adaptive_figure(r: _Results):
                                  "stream_speedup": "default cache, time so far"})
 
 
-def _as_number(r: _Results, v: Any, where: str) -> float:
-    if isinstance(v, bool) or not isinstance(v, (int, float)):
-        raise ConjunctError(f"{r.source}: '{where}' is {v!r}, expected a number")
-    return float(v)
+def _script(data: Mapping[str, Any]) -> Optional[str]:
+    """The benchmark script a results file's command ran, e.g. 'bench_decode.py'."""
+    m = re.search(r"\b(bench_\w+\.py)\b", str(data.get("command", "")))
+    return m.group(1) if m else None
 
 
 def results_kind(data: Any) -> Optional[str]:
@@ -378,9 +379,9 @@ def results_kind(data: Any) -> Optional[str]:
         return None
     # The script that wrote the file says what it is (bench_chunk_segment.py also writes "tasks", but no decoders);
     # files without a command (a saved history, hand-made data) are told by their fields.
-    script = re.search(r"\b(bench_\w+\.py)\b", str(data.get("command", "")))
+    script = _script(data)
     if script:
-        return _SCRIPT_KINDS.get(script.group(1))
+        return _SCRIPT_KINDS.get(script)
     if isinstance(data.get("tasks"), dict):
         return "decode"
     if isinstance(data.get("alternatives"), list):
@@ -447,8 +448,7 @@ def figure_from_results(data: Any, *, source: str = "<results>", figure: Optiona
     kind = results_kind(data)
     if kind is None:
         top = sorted(data)[:12] if isinstance(data, dict) else type(data).__name__
-        by = f" (written by {data['command'].split()[1]})" if isinstance(data, dict) and \
-            len(str(data.get("command", "")).split()) > 1 else ""
+        by = f" (written by {_script(data)})" if isinstance(data, dict) and _script(data) else ""
         known = "; ".join(f"{k}: {v}" for k, v in _KIND_HELP.items())
         raise ConjunctError(f"{source}: not a results file conjunct plot knows{by} (top level: {top}). It reads {known}")
     figures = FIGURES[kind]
