@@ -154,8 +154,15 @@ def test_missing_matplotlib_names_the_extra(monkeypatch):
 
 def _lines_per_panel(name, figure, data):
     """What each panel of a committed results file's figure must hold: the number of lines, from the JSON."""
-    if name == "decode":
-        return None  # checked number by number in test_decode_figure_reads_the_numbers_right
+    if name == "decode":  # a line per decoder, the beam matching exact accuracy, python-crfsuite beside the perceptron
+        lines = []
+        for model in ("perceptron", "hmm"):
+            tasks = [t[model] for t in data["tasks"].values() if model in t]
+            names = {d for t in tasks for d, v in t["decoders"].items() if v.get("sent_per_s")}
+            beam = any(t.get("beam_matched", {}).get("sent_per_s") for t in tasks)
+            crf = model == "perceptron" and any(t.get("crfsuite", {}).get("sent_per_s") for t in data["tasks"].values())
+            lines.append(len(names) + beam + crf)
+        return lines
     if name == "classify":
         return [1] * sum("fstrie_size_sweep" in r for r in data["results"])
     if name.startswith("fstrie_limit"):
