@@ -28,6 +28,7 @@ margins, labels and tag paths of every wheel are compared with the first one's.
 from __future__ import annotations
 
 import argparse
+import glob
 import json
 import math
 import statistics
@@ -145,10 +146,11 @@ def main() -> int:
 
     wheels = {}
     for spec in args.wheel:
-        name, sep, path = spec.partition("=")
-        if not sep or not Path(path).is_file():
-            parser.error(f"--wheel wants NAME=PATH of an existing wheel, got {spec!r}")
-        wheels[name] = Path(path).resolve()
+        name, sep, pattern = spec.partition("=")
+        found = sorted(glob.glob(pattern))  # the shell does not expand a pattern after NAME=
+        if not sep or len(found) != 1:
+            parser.error(f"--wheel wants NAME=PATH of one existing wheel, got {spec!r} (matches: {found})")
+        wheels[name] = Path(found[0]).resolve()
     if len(wheels) < 2:
         parser.error("give at least two --wheel NAME=PATH")
     rounds = 2 if args.quick else args.rounds

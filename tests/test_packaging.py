@@ -2,11 +2,12 @@
 from a copy of tests/ with nothing but the wheel, pytest and hypothesis installed."""
 
 import ast
-import importlib.util
+import runpy
 import subprocess
 import sys
 import tarfile
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -20,10 +21,7 @@ except ImportError:  # Python < 3.11
 
 @pytest.fixture(scope="module")
 def build_wheels():
-    spec = importlib.util.spec_from_file_location("build_wheels", ROOT / "tools" / "build_wheels.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return SimpleNamespace(**runpy.run_path(str(ROOT / "tools" / "build_wheels.py")))
 
 
 @pytest.fixture(scope="module")
