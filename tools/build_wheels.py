@@ -19,6 +19,7 @@ See docs/development.md ("Wheels") for what each step checks.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import platform
@@ -32,6 +33,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 ARCHES = {"x86_64": "x86_64", "amd64": "x86_64", "aarch64": "aarch64", "arm64": "aarch64"}
+# Extra flags for zig on every compile and link (--zig-flags). None by default: CMakeLists.txt's
+# flags reach zig as they reach g++ (zig hands clang -O2 for -O3 and keeps frame pointers;
+# -fomit-frame-pointer and -Xclang -O3 did not change the speed, docs/development.md).
+ZIG_FLAGS = ""
 # What a source distribution must carry to build and test a wheel, and what it must not.
 SDIST_REQUIRED = ("pyproject.toml", "CMakeLists.txt", "LICENSE", "README.md", "src/conjunct/__init__.py",
                   "src/conjunct/py.typed", "cpp/include", "cpp/src", "cpp/bindings")
@@ -73,13 +78,14 @@ def zig_executable() -> Path:
     return zig
 
 
-def write_zig_toolchain(folder: Path, zig: Path, target: str) -> dict[str, Path]:
+def write_zig_toolchain(folder: Path, zig: Path, target: str, flags: str) -> dict[str, Path]:
     """Wrapper scripts that make ``zig cc/c++/ar/ranlib`` look like a plain toolchain to CMake.
 
-    CMake takes one executable per tool, and the target must reach every compile and link.
+    CMake takes one executable per tool, and the target (and ``flags``) must reach every
+    compile and link.
     """
     folder.mkdir(parents=True, exist_ok=True)
-    tools = {"CC": ("cc", f"cc -target {target}"), "CXX": ("c++", f"c++ -target {target}"),
+    tools = {"CC": ("cc", f"cc -target {target} {flags}"), "CXX": ("c++", f"c++ -target {target} {flags}"),
              "AR": ("ar", "ar"), "RANLIB": ("ranlib", "ranlib")}
     paths = {}
     for var, (name, args) in tools.items():
@@ -106,17 +112,20 @@ def build_env() -> dict[str, str]:
     return env
 
 
-def build_wheel(python: str, out: Path, *, compiler: str, glibc: str, isolation: bool) -> Path:
+def build_wheel(python: str, out: Path, *, compiler: str, glibc: str, zig_flags: str, isolation: bool) -> Path:
     """Build one wheel (linux_<arch> tag) with the chosen compiler; return its path."""
     arch = host_arch()
     env = build_env()
     settings = []
     if compiler == "zig":
         target = f"{arch}-linux-gnu.{glibc}"
-        tools = write_zig_toolchain(ROOT / "build" / f"zig-toolchain-{target}", zig_executable(), target)
+        # Toolchain and build tree named by target and flags: the wrapper's path is all CMake
+        # and ninja see of the compiler, so other flags must mean another path (a full rebuild).
+        key = f"{target}-{hashlib.sha1(zig_flags.encode()).hexdigest()[:8]}"
+        tools = write_zig_toolchain(ROOT / "build" / f"zig-toolchain-{key}", zig_executable(), target, zig_flags)
         env.update({"CC": str(tools["CC"]), "CXX": str(tools["CXX"])})
         # A build tree of its own: CMake cannot switch compilers in the editable install's tree.
-        settings += [f"-Cbuild-dir=build/zig-{glibc}-{{wheel_tag}}",
+        settings += [f"-Cbuild-dir=build/zig-{key}-{{wheel_tag}}",
                      f"-Ccmake.define.CMAKE_AR={tools['AR']}", f"-Ccmake.define.CMAKE_RANLIB={tools['RANLIB']}"]
     else:
         settings += ["-Cbuild-dir=build/wheel-{wheel_tag}"]
@@ -287,6 +296,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--compiler", choices=("zig", "system"), default="zig",
                         help="zig: portable manylinux_2_17 wheel (default); system: the host's C++ compiler")
     parser.add_argument("--glibc", default="2.17", help="oldest glibc the zig build targets (default 2.17)")
+    parser.add_argument("--zig-flags", default=ZIG_FLAGS,
+                        help=f"flags zig gets on every compile and link (default {ZIG_FLAGS!r})")
     parser.add_argument("--python", default=sys.executable, help="interpreter to build the wheel for")
     parser.add_argument("-o", "--output", type=Path, default=ROOT / "dist", help="where wheels and sdist go")
     parser.add_argument("--no-sdist", action="store_true", help="do not build the source distribution")
@@ -310,7 +321,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if not args.sdist_only:
             raw = build_wheel(args.python, args.scratch / "raw", compiler=args.compiler, glibc=args.glibc,
-                              isolation=isolation)
+                              zig_flags=args.zig_flags, isolation=isolation)
             policy = auditwheel_policy(raw)
             wanted = f"manylinux_{args.glibc.replace('.', '_')}_{host_arch()}"
             if args.compiler == "zig" and policy != wanted:
