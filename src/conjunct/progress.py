@@ -138,12 +138,12 @@ def each(items: Iterable[T], *, desc: str, unit: str = " sentences", delay: floa
             shown.update(1)
 
 
-def batches(items: Iterable[T], size: int, *, desc: str, unit: str = " sentences", total: Optional[int] = None,
-            delay: float = 0.0) -> Iterator[List[T]]:
+def batches(items: Iterable[T], size: int, *, desc: str, unit: str = " sentences", delay: float = 0.0
+            ) -> Iterator[List[T]]:
     """Lists of up to ``size`` consecutive items, each yielded as soon as it is
-    read (a stream is never read ahead), a bar counting the items done
-    (``total``: default ``len(items)`` when it has one)."""
-    with bar(total=_total(items) if total is None else total, desc=desc, unit=unit, delay=delay) as shown:
+    read (a stream is never read ahead), a bar counting the items done (rate,
+    and ETA when ``items`` has a length)."""
+    with bar(total=_total(items), desc=desc, unit=unit, delay=delay) as shown:
         batch: List[T] = []
         for item in items:
             batch.append(item)
