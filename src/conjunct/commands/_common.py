@@ -207,9 +207,11 @@ def pipeline_params(args) -> dict:
     return params
 
 
-def train_pipeline(args, pipeline, data) -> int:
-    """Fit ``pipeline`` on ``data`` (the first ``--max-sentences``), save it to
-    ``-o``, and unless ``-q`` say what was trained."""
+def train_pipeline(args, pipeline, read: Callable[[], list]) -> int:
+    """Fit ``pipeline`` on the sentences ``read()`` returns (the first
+    ``--max-sentences``), save it to ``-o``, and unless ``-q`` say what was trained."""
+    status(f"reading {args.data}")  # a treebank takes seconds
+    data = read()
     if args.max_sentences is not None:
         data = data[:args.max_sentences]
     status(f"training a {pipeline.task} pipeline on {len(data):,} sentences")  # importing the trainers takes seconds

@@ -116,7 +116,7 @@ def run_train(args) -> int:
     from ..tasks.base import TASKS
 
     parser = TASKS[args.task](**pipeline_params(args))
-    return train_pipeline(args, parser, _read(args.task, args.data, args.split))
+    return train_pipeline(args, parser, lambda: _read(args.task, args.data, args.split))
 
 
 def run_parse(args) -> int:

@@ -109,7 +109,7 @@ def load_gsd_bunsetsu(data_dir, split: str, segmenter: Optional[BunsetsuSegmente
             read_ud_tokens(os.path.join(base, "ja_gsd-ud-dev.conllu")) + read_ud_tokens(os.path.join(base, "ja_gsd-ud-test.conllu"))
         )
     out = []
-    for k, s in enumerate(tokens):
+    for k, s in enumerate(each(tokens, desc=f"grouping the bunsetsu of {split}", delay=0.5)):
         labels = [t.bi for t in s] if gold else segmenter.labels(s)
         out.append(BunsetsuSentence(group_bunsetsu(s, labels), derived_segmentation=not gold, sent_index=k))
     return out
