@@ -5,8 +5,9 @@ from __future__ import annotations
 import argparse
 import errno
 import importlib
+import os
 import sys
-from typing import List, Optional
+from typing import List, NoReturn, Optional
 
 from . import __version__
 from ._errors import ConjunctError
@@ -56,6 +57,19 @@ _OS_HINTS = {
 }
 
 
+def _leave(code: int) -> NoReturn:
+    """Exit the process now. Every ``with``/``finally`` block has already run
+    (partial files removed, clusters closed); leaving the ``except`` block
+    would free the interrupted job's data first, which took 0.45 of the 0.55 s
+    from Ctrl-C to exit in ``parse train`` of EWT."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # a closed or broken stream has nothing left to say
+            pass
+    os._exit(code)
+
+
 def _os_message(e: OSError) -> str:
     """``FILE: what happened; what to do`` for an OS error."""
     what = e.strerror or str(e)
@@ -67,6 +81,11 @@ def _os_message(e: OSError) -> str:
 
 
 def main(argv: Optional[List[str]] = None) -> int:
+    """Run the command line ``argv`` (default: ``sys.argv[1:]``); returns the exit code."""
+    return _main(argv, leave_on_interrupt=False)
+
+
+def _main(argv: Optional[List[str]], *, leave_on_interrupt: bool) -> int:
     args = build_parser().parse_args(argv)
     try:
         resolve_output(args)
@@ -86,6 +105,8 @@ def main(argv: Optional[List[str]] = None) -> int:
         return 0
     except KeyboardInterrupt:
         print("conjunct: interrupted", file=sys.stderr)
+        if leave_on_interrupt:
+            _leave(EXIT_INTERRUPTED)
         return EXIT_INTERRUPTED
     except MemoryError:
         print("conjunct: error: out of memory; use less data, a lower degree or a method that needs less memory "
@@ -97,5 +118,11 @@ def main(argv: Optional[List[str]] = None) -> int:
         return EXIT_SYSTEM
 
 
+def run() -> NoReturn:
+    """The console entry point (``conjunct``, ``python -m conjunct``): exits
+    with :func:`main`'s code, at once when interrupted (see :func:`_main`)."""
+    sys.exit(_main(None, leave_on_interrupt=True))
+
+
 if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())
+    run()
