@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import platform
@@ -10,7 +11,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Dict, List, Sequence
+from typing import Dict, List, Optional, Sequence
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "benchmarks" / "results"
@@ -86,3 +87,29 @@ def write_results(name: str, results: dict, markdown: str) -> None:
     )
     (RESULTS / f"{name}.md").write_text(md)
     print(md)
+
+
+def write_figures(name: str, figures: Dict[Optional[str], Path]) -> List[Path]:
+    """Draw results/<name>.json with ``conjunct.plot``, as ``conjunct plot`` does, one image per figure.
+
+    ``figures`` maps a figure name of ``conjunct plot --figure`` (None: the
+    default) to the image to write. Without matplotlib nothing is drawn and
+    the ``conjunct plot`` commands that draw them later are printed instead.
+    """
+    results = RESULTS / f"{name}.json"
+    source = os.path.relpath(results, ROOT)
+    commands = [f"conjunct plot {source}" + (f" --figure {f}" if f else "") + f" -o {os.path.relpath(p, ROOT)}"
+                for f, p in figures.items()]
+    if importlib.util.find_spec("matplotlib") is None:
+        print("matplotlib is not installed (pip install '.[plot]'); draw the figures later with:\n  "
+              + "\n  ".join(commands))
+        return []
+    from conjunct import plot
+
+    data = plot.read_results(results)
+    written = []
+    for figure, path in figures.items():
+        plot.save_figure(plot.figure_from_results(data, source=source, figure=figure), path)
+        written.append(Path(path))
+    print("figures:\n  " + "\n  ".join(commands))
+    return written

@@ -28,6 +28,10 @@ classifier is a fresh object each round, its cache empty: the cold price):
 Every adaptive margin is checked against PKE's (relative error <= 1e-9) and
 every parse against PKE's; ``exact`` says so.
 
+The figure (hit rate and speed-up over PKE against cache rows, 4, and along the
+stream, 3) is drawn by ``conjunct.plot.adaptive_cache`` from the results into
+results/<name>.png; redraw it with ``conjunct plot benchmarks/results/adaptive.json``.
+
     python benchmarks/bench_adaptive.py                       # bunsetsu d = 2, 3 and English d = 2, full train
     python benchmarks/bench_adaptive.py --quick               # smaller training sets, fewer rounds
     python benchmarks/bench_adaptive.py --models /tmp/models  # keep trained parsers between runs
@@ -43,7 +47,7 @@ import time
 import numpy as np
 import scipy.sparse as sp
 
-from _common import RESULTS, markdown_table, require_shared_data, write_results
+from _common import RESULTS, markdown_table, require_shared_data, write_figures, write_results
 
 from conjunct import load
 from conjunct.classifiers import Classifier
@@ -253,8 +257,8 @@ def bench_parser(name: str, parser, sentences, args) -> dict:
 
     def run(clfs, is_adaptive):
         def go():
+            # the pipeline's runner rebuilds itself for classifiers it does not use yet
             parser.classifiers_ = {k: fresh(c) if is_adaptive else c for k, c in clfs.items()}
-            parser._on_compiled()
             return timed(lambda: parser.parse(sentences))
         return go
 
@@ -280,35 +284,6 @@ def trained(kind: str, degree: int, args, data):
         os.makedirs(args.models, exist_ok=True)
         p.save(path)
     return p
-
-
-def plot(results: list, path) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    streams = results
-    fig, axes = plt.subplots(2, 2, figsize=(12, 8))
-    for s in streams:
-        sweep = [r for r in s["cache_sizes"] if r["policy"] == "lru"]
-        x = [r["cache_rows"] for r in sweep]
-        axes[0, 0].plot(x, [r["hit_rate"] for r in sweep], marker="o", label=s["stream"])
-        axes[0, 1].plot(x, [r["speedup"] for r in sweep], marker="o", label=s["stream"])
-        c = s["curve"]
-        axes[1, 0].plot(c["end"], c["hit_rate"], label=s["stream"])
-        axes[1, 1].plot(c["end"], [p / a for p, a in zip(c["pke_us"], c["adaptive_us"])], label=s["stream"])
-    axes[0, 0].set(xscale="log", xlabel="cache rows", ylabel="hit rate (share of positions)", title="first pass: hit rate")
-    axes[0, 1].set(xscale="log", xlabel="cache rows", ylabel="PKE time / adaptive time", title="first pass: speed-up over PKE")
-    axes[1, 0].set(xlabel="stream position (decisions)", ylabel="hit rate in chunk", title="hit rate along the stream")
-    axes[1, 1].set(xlabel="stream position (decisions)", ylabel="PKE time / adaptive time", title="speed-up along the stream")
-    for ax in axes.flat:
-        ax.grid(alpha=0.3)
-        ax.legend(fontsize=8)
-    for ax in (axes[0, 1], axes[1, 1]):
-        ax.axhline(1.0, color="grey", lw=0.8)
-    fig.tight_layout()
-    fig.savefig(path, dpi=90)
 
 
 def main() -> None:
@@ -361,7 +336,6 @@ def main() -> None:
         print(f"  parser: {parsers[-1]['speedup']:.2f}x, same parses {parsers[-1]['same_parses']}", flush=True)
 
     png = RESULTS / f"{name}.png"
-    plot(streams, png)
     md = ["Text never seen, processed once (dev + test decisions in order); µs per decision, medians of "
           f"{args.rounds} interleaved rounds, every adaptive classifier fresh (empty cache) each round.", "",
           "## First pass", "",
@@ -393,7 +367,7 @@ def main() -> None:
                            p["same_parses"]] for p in parsers]),
           "", f"![hit rate and speed against cache size and stream position]({png.name})"]
     write_results(name, {"args": {k: v for k, v in vars(args).items()}, "streams": streams, "parsers": parsers}, "\n".join(md))
-    print(f"wrote {RESULTS / name}.md and {png}")
+    write_figures(name, {None: png})
 
 
 if __name__ == "__main__":

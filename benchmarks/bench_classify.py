@@ -22,7 +22,10 @@ classifier), and seed 000's weblog check: the fstrie built from the training
 split keeps its speed-up on text it was not built from (test) compared with
 text it was built from. Table 4's shape: the approximate
 expansion (HKE, sigma > 0) with |F^d|, decisions changed and its fstrie.
-Figure 3: classification time against fstrie size.
+Figure 3: classification time against fstrie size, with PKE's (and split's)
+time as horizontal lines, drawn by conjunct.plot from the results into
+results/<name>_fstrie_size.png (redraw it with ``conjunct plot
+benchmarks/results/classify.json``).
 
     python benchmarks/bench_classify.py                 # d = 2, 3, PA-I models
     python benchmarks/bench_classify.py --trainer svc --train-examples 20000
@@ -39,7 +42,7 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 
-from _common import RESULTS, markdown_table, require_shared_data, write_results
+from _common import RESULTS, markdown_table, require_shared_data, write_figures, write_results
 
 import conjunct
 from conjunct import _core
@@ -420,38 +423,14 @@ def main() -> None:
         md.append(markdown_table(["events", "prefixes", "prefix coverage", "µs / classification", "vs PKE"],
                                  [[e["events"], e["nodes"], f"{e['prefix_coverage']:.1%}", e["us_per_classification"],
                                    f"{e['speedup_over_pke']:.2f}x"] for e in generated["rows"]]))
-    plot = plot_sweep(results)
-    if plot:
-        md.append(f"\n![classification time against fstrie size]({plot.name})\n")
+    figure = RESULTS / f"{args.name}_fstrie_size.png"
+    swept = any("fstrie_size_sweep" in r for r in results)
+    if swept:
+        md.append(f"\n![classification time against fstrie size]({figure.name})\n")
     write_results(args.name, {"settings": vars(args), "accuracy": accuracy, "results": results,
                               "generated_events_scaling": generated}, "\n".join(md))
-
-
-def plot_sweep(results):
-    if not any("fstrie_size_sweep" in r for r in results):
-        return None
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        return None
-    fig, ax = plt.subplots(figsize=(6, 4))
-    for r in results:
-        if "fstrie_size_sweep" not in r:
-            continue
-        pts = r["fstrie_size_sweep"]
-        ax.plot([p["trie_mb"] for p in pts], [p["us_per_classification"] for p in pts], marker="o", label=f"SVM-KE (d = {r['degree']})")
-    ax.set_xlabel("size of fstrie [MB]")
-    ax.set_ylabel("average classification time [µs]")
-    ax.set_xscale("symlog", linthresh=0.01)
-    ax.legend()
-    ax.grid(alpha=0.3)
-    path = RESULTS / "classify_fstrie_size.png"
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    return path
+    if swept:
+        write_figures(args.name, {None: figure})
 
 
 if __name__ == "__main__":

@@ -37,7 +37,11 @@ for every method), memory is the process's peak RSS growth during the fit
 (plus, for conjunct, the bytes its trainer reports for its structures).
 Runs shorter than --repeat-below seconds are repeated --repeats times and the
 median reported. All PA-I modes are checked to train the same model (support
-vectors and accuracy) as SL. Results: results/<name>.{json,md} (+ figures).
+vectors and accuracy) as SL. Results: results/<name>.{json,md}; the figures
+(Fig. 3/4, one panel per workload, the degree read from the results, and
+Fig. 1/2) are drawn by conjunct.plot from the JSON into
+results/<name>_examples.png and results/<name>_N.png; redraw them with
+``conjunct plot benchmarks/results/train.json [--figure N]``.
 
     python benchmarks/bench_train.py                 # the full run (see --help)
     python benchmarks/bench_train.py --quick         # a small end-to-end check
@@ -68,7 +72,7 @@ from typing import Callable, Dict, List, Optional
 import numpy as np
 import scipy.sparse as sp
 
-from _common import RESULTS, markdown_table, require_shared_data, write_results
+from _common import RESULTS, markdown_table, require_shared_data, write_figures, write_results
 
 import conjunct
 from conjunct.corpora import read_conll2000, window_features
@@ -561,40 +565,6 @@ def growth_exponents(growth: dict) -> Dict[str, float]:
     return out
 
 
-def plot(results: Dict[str, dict], name: str) -> List[str]:
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        return []
-    written = []
-    for wname, out in results.items():
-        for key, xlabel, suffix in (("time_against_N", "N (common features)", "N"),
-                                    ("time_against_examples", "training examples", "examples")):
-            data = out.get(key)
-            if not data:
-                continue
-            fig, ax = plt.subplots(figsize=(5, 3.6))
-            for method, rs in data.items():
-                pts = sorted((int(x), r["seconds"]) for x, r in rs.items() if "error" not in r)
-                if pts:
-                    ax.plot(*zip(*pts), marker="o", label=method)
-            ax.set_xscale("log")
-            ax.set_yscale("log")
-            ax.set_xlabel(xlabel)
-            ax.set_ylabel("training time (s)")
-            ax.set_title(f"{wname}, d = 3")
-            ax.legend(fontsize=8)
-            fig.tight_layout()
-            path = RESULTS / f"{name}_{wname}_{suffix}.png"
-            fig.savefig(path, dpi=120)
-            plt.close(fig)
-            written.append(path.name)
-    return written
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--workloads", nargs="+", default=["dep", "chunk"], choices=["dep", "chunk", "bnp"])
@@ -643,10 +613,13 @@ def main() -> None:
         w = load_workload(name, data, args.chunk_examples if name in ("chunk", "bnp") else 0)
         results[name] = run_workload(w, args, runner)
     md = report(results, args)
-    figures = plot(results, args.name)
+    # conjunct plot's figures of this file: --figure examples (the default) and N, when the run swept them
+    figures = {figure: RESULTS / f"{args.name}_{figure}.png" for figure, key in
+               (("examples", "time_against_examples"), ("N", "time_against_N")) if any(out.get(key) for out in results.values())}
     if figures:
-        md += "\nFigures: " + ", ".join(f"[{f}]({f})" for f in figures) + "\n"
+        md += "\nFigures: " + ", ".join(f"[{p.name}]({p.name})" for p in figures.values()) + "\n"
     write_results(args.name, {"settings": vars(args), "results": results}, md)
+    write_figures(args.name, figures)
 
 
 if __name__ == "__main__":

@@ -2,6 +2,7 @@
 draw the committed benchmark results, and bad input gets a clear error."""
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -122,6 +123,10 @@ def test_method_style_is_one_per_method():
     assert plot.method_style("LIBSVM svm_predict")["linestyle"] == "--"  # peers dashed
     assert plot.method_style("SLOW thing") != plot.method_style("SL")
     assert plot.method_style("something new") == plot.method_style("something new")
+    # a variant keeps its method's colour and marker, told apart by its line and an open marker
+    lazy, sd = plot.method_style("SD, lazy bounds"), plot.method_style("SD")
+    assert (lazy["color"], lazy["marker"]) == (sd["color"], sd["marker"])
+    assert lazy["linestyle"] != sd["linestyle"] and lazy["markerfacecolor"] == "white" and "markerfacecolor" not in sd
 
 
 def test_bad_plain_data_is_refused():
@@ -137,6 +142,8 @@ def test_bad_plain_data_is_refused():
         plot.classification_time_vs_size({"d = 2": {"fstrie": [(1, 1)]}}, {"d = 3": {"PKE": 1.0}})
     with pytest.raises(ConjunctError, match="none of the quantities"):
         plot.learning_curve({"x": [{"epoch": 1, "loss_of_something": 2}]})
+    with pytest.raises(ConjunctError, match="curve 'x', epoch 2: loss is '3', expected a number"):
+        plot.learning_curve({"x": [{"epoch": 1, "loss": 2}, {"epoch": 2, "loss": "3"}]})
 
 
 def test_missing_matplotlib_names_the_extra(monkeypatch):
@@ -145,16 +152,159 @@ def test_missing_matplotlib_names_the_extra(monkeypatch):
         plot.decoding_speed({"p": {"viterbi": [(49, 1.0)]}})
 
 
+def _lines_per_panel(name, figure, data):
+    """What each panel of a committed results file's figure must hold: the number of lines, from the JSON."""
+    if name == "decode":  # a line per decoder, the beam matching exact accuracy, python-crfsuite beside the perceptron
+        lines = []
+        for model in ("perceptron", "hmm"):
+            tasks = [t[model] for t in data["tasks"].values() if model in t]
+            names = {d for t in tasks for d, v in t["decoders"].items() if v.get("sent_per_s")}
+            beam = any(t.get("beam_matched", {}).get("sent_per_s") for t in tasks)
+            crf = model == "perceptron" and any(t.get("crfsuite", {}).get("sent_per_s") for t in data["tasks"].values())
+            lines.append(len(names) + beam + crf)
+        return lines
+    if name == "classify":
+        return [1] * sum("fstrie_size_sweep" in r for r in data["results"])
+    if name.startswith("fstrie_limit"):
+        return [len({a["method"].split(",")[0] for a in data["alternatives"]})]
+    if name.startswith("train"):
+        key = "time_against_N" if figure == "N" else "time_against_examples"
+        return [len([m for m, rs in out[key].items() if any("error" not in e for e in rs.values())])
+                for out in data["results"].values() if out.get(key)]
+    if name == "learning_curve":
+        return [len(data["curves"])] * 3  # accuracy, updates, support vectors
+    if name == "adaptive":
+        return [len(data["streams"])] * 4
+    raise AssertionError(name)
+
+
 @pytest.mark.parametrize("name, figure, n_axes", [
     ("decode", None, 2), ("classify", None, 2), ("fstrie_limit_d3", None, 1), ("train", "examples", 2), ("train", "N", 2),
+    ("train_quick", "examples", 2), ("learning_curve", None, 3), ("adaptive", None, 4),
 ])
 def test_figures_of_the_committed_results(name, figure, n_axes):
     path = RESULTS / f"{name}.json"
+    data = json.loads(path.read_text())
     fig = plot.figure_from_results(plot.read_results(path), source=str(path), figure=figure)
     assert len(fig.axes) == n_axes
     assert all(data_lines(ax) for ax in fig.axes)
-    data = json.loads(path.read_text())
-    assert any(data["command"] in t.get_text().replace("\n", " ") for t in fig.texts)
+    expected = _lines_per_panel(name, figure, data)
+    if expected is not None:
+        assert [len(data_lines(ax)) for ax in fig.axes] == expected
+    footer = " ".join(t.get_text().replace("\n", " ") for t in fig.texts)
+    assert data["command"] in footer
+    # the footer names the command that draws the figure
+    assert f"conjunct plot {path.name}" + (f" --figure {figure}" if figure not in (None, "examples") else "") in footer
+
+
+# (results file, how to break it, what the error must name besides the file)
+MALFORMED = [
+    ("decode", lambda d: d["tasks"]["pos"].pop("labels"), "no 'tasks.pos.labels'"),
+    ("classify", lambda d: d["results"][1]["fstrie_size_sweep"][2].pop("trie_mb"),
+     r"'results\[1\].fstrie_size_sweep\[2\]' needs trie_mb"),
+    ("fstrie_limit_d3", lambda d: d["alternatives"][0].pop("memory_mb"), r"'alternatives\[0\]' needs memory_mb"),
+    ("train", lambda d: d.pop("results"), "no 'results'"),
+    ("learning_curve", lambda d: d["curves"]["d = 2"][3].pop("epoch"), r"no 'curves.d = 2\[3\].epoch'"),
+    ("learning_curve", lambda d: d["curves"]["d = 3"][0].__setitem__("support_vectors", "many"), r"'curves.d = 3\[0\].support_vectors' is 'many', expected a number"),
+    ("adaptive", lambda d: d["streams"][2].pop("cache_sizes"), r"no 'streams\[2\].cache_sizes'"),
+    ("adaptive", lambda d: d["streams"][0]["cache_sizes"][1].pop("speedup"),
+     r"'streams\[0\].cache_sizes\[1\]' needs cache_rows, hit_rate and speedup"),
+    ("adaptive", lambda d: d["streams"][1]["curve"]["hit_rate"].pop(), r"'streams\[1\].curve': .* differ in length"),
+    ("adaptive", lambda d: d["streams"][3]["curve"]["pke_us"].__setitem__(4, None), r"'streams\[3\].curve.pke_us\[4\]' is None"),
+]
+
+
+@pytest.mark.parametrize("name, breaks, message", MALFORMED)
+def test_a_malformed_results_file_is_named_with_the_missing_key(name, breaks, message):
+    data = json.loads((RESULTS / f"{name}.json").read_text())
+    breaks(data)
+    with pytest.raises(ConjunctError, match=rf"^broken/{name}.json: .*{message}"):
+        plot.figure_from_results(data, source=f"broken/{name}.json")
+
+
+def test_results_kind_follows_the_script_that_wrote_the_file():
+    assert plot.results_kind(json.loads((RESULTS / "adaptive.json").read_text())) == "adaptive"
+    # bench_chunk_segment.py writes "tasks" too, but it is no decoding benchmark
+    chunk = json.loads((RESULTS / "chunk_segment.json").read_text())
+    assert "tasks" in chunk and plot.results_kind(chunk) is None
+    with pytest.raises(ConjunctError, match=r"chunk_segment.json: not a results file .*\(written by bench_chunk_segment.py\)"):
+        plot.figure_from_results(chunk, source="chunk_segment.json")
+    # without a command, the fields tell
+    adaptive = json.loads((RESULTS / "adaptive.json").read_text())
+    del adaptive["command"]
+    assert plot.results_kind(adaptive) == "adaptive"
+
+
+def test_adaptive_cache(tmp_path):
+    rows = [1024, 4096, 16384, 65536]
+    fig = plot.adaptive_cache({"dep": [(r, 0.4 + 0.05 * i) for i, r in enumerate(rows)],
+                               "labels": [(r, 0.3 + 0.05 * i) for i, r in enumerate(rows)]},
+                              {"dep": [(r, 0.9 + 0.1 * i) for i, r in enumerate(rows)],
+                               "labels": [(r, 1.1) for r in rows]},
+                              {"dep": [(1000, 0.4), (2000, 0.5), (3000, 0.55)], "labels": [(500, 0.3), (1000, 0.35)]},
+                              {"dep": [(1000, 0.8), (2000, 1.0), (3000, 1.2)], "labels": [(500, 1.0), (1000, 1.1)]},
+                              notes={"rows_hit_rate": "LRU"}, caption="python benchmarks/bench_adaptive.py")
+    assert len(fig.axes) == 4
+    assert [len(data_lines(ax)) for ax in fig.axes] == [2, 2, 2, 2]
+    assert fig.axes[0].get_title() == "hit rate against cache rows (LRU)"
+    # one colour per stream in every panel
+    for name in ("dep", "labels"):
+        assert len({ln.get_color() for ax in fig.axes for ln in data_lines(ax) if ln.get_label() == name}) == 1
+    # speed-up panels: log scale, PKE at 1 in PKE's colour, at least four labelled ticks on a narrow range
+    for ax in (fig.axes[1], fig.axes[3]):
+        assert ax.get_yscale() == "log"
+        (ref,) = [ln for ln in ax.get_lines() if ln.get_label() == "PKE (speed-up 1)"]
+        assert set(ref.get_ydata()) == {1.0} and ref.get_color() == plot.method_style("PKE")["color"]
+        lo, hi = ax.get_ylim()
+        assert len([t for t in ax.get_yticks() if lo <= t <= hi]) >= 4
+    fig.canvas.draw()
+    assert [t.get_text() for t in fig.axes[0].get_xticklabels()] == ["$2^{10}$", "$2^{12}$", "$2^{14}$", "$2^{16}$"]
+    assert_png(plot.save_figure(fig, tmp_path / "a.png"))
+    # the cache-rows panels alone
+    assert len(plot.adaptive_cache({"dep": [(1024, 0.5)]}, {"dep": [(1024, 1.2)]}).axes) == 2
+
+
+def test_adaptive_cache_refuses_bad_data():
+    hit, speed = {"dep": [(1024, 0.5)]}, {"dep": [(1024, 1.2)]}
+    with pytest.raises(ConjunctError, match="both stream_hit_rate and stream_speedup"):
+        plot.adaptive_cache(hit, speed, stream_hit_rate={"dep": [(10, 0.5)]})
+    with pytest.raises(ConjunctError, match="a speed-up must be positive"):
+        plot.adaptive_cache(hit, {"dep": [(1024, 0.0)]})
+    with pytest.raises(ConjunctError, match="cache rows must be positive"):
+        plot.adaptive_cache({"dep": [(0, 0.5)]}, speed)
+    with pytest.raises(ConjunctError, match=r"a hit rate is a share in \[0, 1\], got \[57.0\]"):
+        plot.adaptive_cache({"dep": [(1024, 57)]}, speed)
+    with pytest.raises(ConjunctError, match="stream position must be positive"):
+        plot.adaptive_cache(hit, speed, {"dep": [(0, 0.5)]}, {"dep": [(0, 1.0)]})
+    with pytest.raises(ConjunctError, match="has no lines"):
+        plot.adaptive_cache({}, speed)
+    with pytest.raises(ConjunctError, match=r"notes for panels it does not draw: \['stream_speedup'\]"):
+        plot.adaptive_cache(hit, speed, notes={"stream_speedup": "x"})
+
+
+def test_adaptive_figure_reads_the_numbers_right():
+    data = json.loads((RESULTS / "adaptive.json").read_text())
+    fig = plot.figure_from_results(data, source="adaptive.json")
+    s = data["streams"][2]
+    lru = [c for c in s["cache_sizes"] if c["policy"] == "lru"]
+
+    def line(ax):
+        (ln,) = [ln for ln in ax.get_lines() if ln.get_label() == s["stream"]]
+        return list(ln.get_xdata()), list(ln.get_ydata())
+
+    assert line(fig.axes[0]) == ([c["cache_rows"] for c in lru], [c["hit_rate"] for c in lru])
+    assert line(fig.axes[1]) == ([c["cache_rows"] for c in lru], [c["speedup"] for c in lru])
+    c = s["curve"]
+    sizes = np.diff([0] + c["end"])
+    xs, ys = line(fig.axes[2])
+    # the hit rate per chunk, without a remainder of a few decisions at the end
+    assert xs == [e for e, n in zip(c["end"], sizes) if n >= sizes.max() / 2] and len(xs) < len(c["end"])
+    assert ys == [h for h, n in zip(c["hit_rate"], sizes) if n >= sizes.max() / 2]
+    # the speed-up over the stream so far: PKE's time over the adaptive classifier's
+    xs, ys = line(fig.axes[3])
+    assert xs == c["end"]
+    assert ys[-1] == pytest.approx(np.dot(c["pke_us"], sizes) / np.dot(c["adaptive_us"], sizes))
+    assert ys[0] == pytest.approx(c["pke_us"][0] / c["adaptive_us"][0])
 
 
 def test_decode_figure_reads_the_numbers_right():
@@ -218,3 +368,32 @@ def test_version_flag():
 
     out = subprocess.run([sys.executable, "-m", "conjunct", "--version"], capture_output=True, text=True, check=True).stdout
     assert out.strip() == f"conjunct {conjunct.__version__}"
+
+
+BENCHMARKS = RESULTS.parent
+
+
+def test_benchmarks_draw_only_through_conjunct_plot():
+    # one style for every figure: no benchmark script draws with matplotlib itself
+    offenders = [p.name for p in BENCHMARKS.glob("*.py")
+                 if re.search(r"^\s*(import matplotlib|from matplotlib)", p.read_text(encoding="utf-8"), re.M)]
+    assert offenders == []
+
+
+def test_a_benchmark_writes_its_figure_as_conjunct_plot_draws_it(tmp_path, monkeypatch, capsys):
+    monkeypatch.syspath_prepend(str(BENCHMARKS))
+    import _common
+
+    monkeypatch.setattr(_common, "RESULTS", tmp_path)
+    (tmp_path / "adaptive.json").write_text((RESULTS / "adaptive.json").read_text())
+    (tmp_path / "train.json").write_text((RESULTS / "train.json").read_text())
+    assert _common.write_figures("adaptive", {None: tmp_path / "adaptive.png"}) == [tmp_path / "adaptive.png"]
+    assert_png(tmp_path / "adaptive.png")
+    written = _common.write_figures("train", {"examples": tmp_path / "e.png", "N": tmp_path / "n.png"})
+    assert [p.name for p in written] == ["e.png", "n.png"]
+    out = capsys.readouterr().out
+    assert "--figure N -o" in out and "conjunct plot" in out
+    # a results file the benchmark broke is named in the error
+    (tmp_path / "adaptive.json").write_text(json.dumps({"command": "python benchmarks/bench_adaptive.py", "streams": []}))
+    with pytest.raises(ConjunctError, match=r"adaptive.json: 'streams' is empty"):
+        _common.write_figures("adaptive", {None: tmp_path / "x.png"})

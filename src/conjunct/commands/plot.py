@@ -18,7 +18,8 @@ def register(sub) -> None:
         "plot",
         help="draw a benchmark's results JSON as a figure (needs matplotlib: pip install 'conjunct[plot]')",
         description="Draw benchmarks/results/*.json from bench_decode, bench_classify, bench_fstrie_limit, "
-                    "bench_train or bench_learning_curve (or a JSON list of an estimator's history_) as a figure.",
+                    "bench_train, bench_learning_curve or bench_adaptive (or a JSON list of an estimator's history_) "
+                    "as a figure.",
     )
     p.add_argument("results", help="a results JSON file")
     p.add_argument("-o", "--output", help="image to write; the format follows the extension "

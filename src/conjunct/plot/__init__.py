@@ -13,7 +13,10 @@ a notebook can draw one without any benchmark file:
   common features N), log-log, each line labelled with its fitted exponent
   (Yoshinaga & Kitsuregawa 2010, seed 001 Figures 1-4);
 - :func:`learning_curve`: accuracy, updates and support vectors per epoch,
-  from an estimator's ``history_`` (:func:`epoch_records`) or a callback.
+  from an estimator's ``history_`` (:func:`epoch_records`) or a callback;
+- :func:`adaptive_cache`: the self-adaptive classifier's hit rate and
+  speed-up over PKE against cache rows and along the stream (Yoshinaga &
+  Kitsuregawa 2014).
 
 :func:`figure_from_results` reads the JSON that ``benchmarks/*.py`` write
 (and that ``conjunct plot`` draws). Every method keeps one colour, marker and
@@ -25,8 +28,8 @@ Figures are drawn off screen with the Agg canvas; pyplot is never imported.
 """
 
 from ._style import INSTALL_HINT, Point, Series, method_style
-from .figures import (classification_time_vs_size, decoding_speed, epoch_records, fitted_exponent, learning_curve,
-                      save_figure, training_time)
+from .figures import (adaptive_cache, classification_time_vs_size, decoding_speed, epoch_records, fitted_exponent,
+                      learning_curve, save_figure, training_time)
 from .results import FIGURES, figure_from_results, read_results, results_kind
 
 __all__ = [
@@ -34,6 +37,7 @@ __all__ = [
     "INSTALL_HINT",
     "Point",
     "Series",
+    "adaptive_cache",
     "classification_time_vs_size",
     "decoding_speed",
     "epoch_records",

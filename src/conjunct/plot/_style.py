@@ -58,10 +58,13 @@ _ALIASES: Sequence[Tuple[str, str]] = (
     ("l1", "l1-LLM"), ("pkb", "PKB"), ("pki", "PKI"), ("pke", "PKE"), ("split", "split"), ("kernel", "KERNEL"),
     ("ke", "KE"), ("expanded", "KE"), ("sp", "SP"), ("sl*", "SL*"), ("sl", "SL"), ("slicing", "SL"),
 )
+# A variant of a method ("SD, lazy bounds") keeps the method's colour and marker, with an open marker and a
+# dash-dot line, so the two lines of one method stay apart in the same panel.
+_VARIANT = re.compile(r",\s*lazy bounds\s*$", re.IGNORECASE)
 # Colours for names no rule knows, picked by a hash of the name so they stay put between figures.
 _SPARE = ("#393b79", "#637939", "#8c6d31", "#843c39", "#7b4173", "#3182bd", "#e6550d", "#31a354")
 # Lines of learning curves are settings (degrees, C), not methods: a palette of their own.
-_SEQUENTIAL = ("#332288", "#44aa99", "#cc6677", "#ddcc77", "#88ccee")
+_SEQUENTIAL = ("#332288", "#44aa99", "#cc6677", "#999933", "#88ccee")
 
 
 def _canonical(name: str) -> Optional[str]:
@@ -91,15 +94,21 @@ def method_style(name: str) -> Dict[str, str]:
     -------
     dict
         ``color``, ``marker`` and ``linestyle`` (keyword arguments of
-        ``Axes.plot``). Peers are dashed; a name no rule knows gets a colour
-        chosen by a hash of the name, so it too keeps its colour everywhere.
+        ``Axes.plot``). Peers are dashed; a variant of a method (``"SD, lazy
+        bounds"``) has the method's colour, a dash-dot line and an open marker
+        (``markerfacecolor``); a name no rule knows gets a colour chosen by a
+        hash of the name, so it too keeps its colour everywhere.
     """
     canon = _canonical(name)
     if canon is not None:
         color, marker, ls = _STYLES[canon]
     else:
         color, marker, ls = _SPARE[zlib.crc32(name.encode("utf-8")) % len(_SPARE)], "o", "-"
-    return {"color": color, "marker": marker, "linestyle": ls}
+    style = {"color": color, "marker": marker, "linestyle": ls}
+    if canon is not None and _VARIANT.search(name):
+        # a variant of a method drawn beside it (decode.json: "SD" and "SD, lazy bounds"): its colour, told apart
+        style.update(linestyle="-.", markerfacecolor="white")
+    return style
 
 
 _RC = {
@@ -227,15 +236,40 @@ def _draw_series(ax, series: Series, *, log_x: bool, log_y: bool, what: str,
 
 def _plain_log_ticks(axis) -> None:
     """Log-axis ticks as plain numbers (30k, 1M, 0.5) instead of 3×10^4; numbered minor ticks
-    when the axis spans less than about two decades (too few major ticks to read it by)."""
-    from matplotlib.ticker import FuncFormatter, NullFormatter
+    when the axis spans less than about two decades (too few major ticks to read it by), and
+    ticks at round numbers (0.8, 1, 1.2, 1.5) when it spans less than one. Call it after the
+    axes hold everything they draw: it reads their limits."""
+    from matplotlib.ticker import FixedLocator, FuncFormatter, NullFormatter, NullLocator
 
+    axis.axes.autoscale_view()
+    lo, hi = sorted(axis.get_view_interval())
     fmt = FuncFormatter(lambda v, _pos: _si(v))
     axis.set_major_formatter(fmt)
-    lo, hi = axis.get_data_interval()
+    if lo > 0 and hi / lo < 10:
+        ticks = _round_ticks(lo, hi)
+        axis.set_major_locator(FixedLocator(ticks))
+        axis.set_minor_locator(NullLocator())
+        return
     few = lo > 0 and hi / lo < 80
     axis.set_minor_formatter(FuncFormatter(lambda v, _pos: _si(v) if str(f"{v:.1e}")[0] in "235" else "")
                              if few else NullFormatter())
+
+
+# Mantissas of log-axis ticks, sparse to dense: the first that puts four ticks on the axis is used.
+_MANTISSAS = ((1, 2, 5), (1, 2, 3, 5), (1, 1.5, 2, 3, 5, 7), (1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8),
+              (1, 1.1, 1.2, 1.3, 1.4, 1.5, 1.6, 1.8, 2, 2.2, 2.5, 3, 3.5, 4, 4.5, 5, 6, 7, 8, 9))
+
+
+def _round_ticks(lo: float, hi: float) -> List[float]:
+    """Round numbers between lo and hi (lo > 0), at least four of them when the densest set has them."""
+    decades = range(math.floor(math.log10(lo)) - 1, math.ceil(math.log10(hi)) + 1)
+    ticks: List[float] = []
+    for mantissas in _MANTISSAS:
+        ticks = [float(f"{m * 10.0 ** k:.6g}") for k in decades for m in mantissas]
+        ticks = [t for t in ticks if lo <= t <= hi]
+        if len(ticks) >= 4:
+            break
+    return ticks
 
 
 def _wrapped(text: str, ax) -> str:

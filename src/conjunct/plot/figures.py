@@ -8,8 +8,8 @@ import textwrap
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from .._errors import ConjunctError
-from ._style import (_SEQUENTIAL, Point, Series, _check_panels, _draw_series, _finish, _new_figure, _points, _styled,
-                     _wrapped, method_style)
+from ._style import (_SEQUENTIAL, Point, Series, _check_panels, _draw_series, _finish, _new_figure, _plain_log_ticks,
+                     _points, _si, _styled, _wrapped, method_style)
 
 # -- the figures -----------------------------------------------------------------------------------------
 def decoding_speed(panels: Mapping[str, Series], *, x_names: Optional[Mapping[float, str]] = None,
@@ -191,6 +191,8 @@ _CURVE_PANELS: Sequence[Tuple[str, Sequence[str], str]] = (
     ("conjunctions", ("conjunctions",), "conjunctions with a weight"),
 )
 _CURVE_LABELS = {"test_accuracy": "held-out", "train_accuracy": "training"}
+# The record keys learning_curve draws.
+_CURVE_QUANTITIES: Tuple[str, ...] = tuple(k for _, keys, _ in _CURVE_PANELS for k in keys)
 
 
 def learning_curve(curves: Mapping[str, Sequence[Mapping[str, float]]], *, title: Optional[str] = "Learning curves",
@@ -222,6 +224,11 @@ def learning_curve(curves: Mapping[str, Sequence[Mapping[str, float]]], *, title
         for r in records:
             if "epoch" not in r:
                 raise ConjunctError(f"learning_curve: curve {name!r}: a record has no 'epoch': {dict(r)!r}")
+            for key in ("epoch",) + _CURVE_QUANTITIES:
+                v = r.get(key)
+                if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float))):
+                    raise ConjunctError(f"learning_curve: curve {name!r}, epoch {r['epoch']!r}: {key} is {v!r}, "
+                                        "expected a number")
     present = [p for p in _CURVE_PANELS if any(k in r for rs in curves.values() for r in rs for k in p[1])]
     if not present:
         held = sorted({k for rs in curves.values() for r in rs for k in r})
@@ -300,6 +307,111 @@ def epoch_records(history: Sequence[Mapping[str, Any]]) -> List[Dict[str, float]
             rec["search_steps_per_sentence"] = r["iterations"] / r["sentences"]
         out.append(rec)
     return out
+
+
+def adaptive_cache(rows_hit_rate: Series, rows_speedup: Series, stream_hit_rate: Optional[Series] = None,
+                   stream_speedup: Optional[Series] = None, *, reference: str = "PKE",
+                   title: Optional[str] = "Self-adaptive classifier: hit rate and speed-up over PKE",
+                   caption: Optional[str] = None, notes: Optional[Mapping[str, str]] = None):
+    """An adaptive classifier's prefix cache: hit rate and speed-up against cache rows and along the stream.
+
+    Parameters
+    ----------
+    rows_hit_rate, rows_speedup : mapping of str to points
+        Stream name (e.g. ``"bunsetsu d=2 depends"``) -> ``(cache rows, hit
+        rate)`` and ``(cache rows, speed-up)`` points: the share of feature
+        positions the cache answered, and the reference's time over the
+        adaptive classifier's on the same decisions.
+    stream_hit_rate, stream_speedup : mapping of str to points, optional
+        Stream name -> ``(stream position, hit rate)`` and ``(stream position,
+        speed-up)`` points: how the cache warms up as the stream goes by.
+        Without them the figure has the two cache-rows panels only.
+    reference : str
+        The classifier the speed-up is measured against, drawn as a dotted
+        line at 1 in its colour (:func:`method_style`).
+    title, caption : str, optional
+        Figure title and footer.
+    notes : mapping of str to str, optional
+        A note in brackets after a panel's title (the cache policy, how the
+        stream's points are formed), keyed by the parameter that panel draws:
+        ``"rows_hit_rate"``, ``"rows_speedup"``, ``"stream_hit_rate"``,
+        ``"stream_speedup"``.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Two panels (hit rate, speed-up) against cache rows, log scale with
+        powers of two written as such; plus two against stream position (log
+        scale) when given. Speed-ups on a log scale. One colour per stream in
+        every panel, one shared legend.
+    """
+    grid = [("rows_hit_rate", "hit rate", rows_hit_rate, "cache rows"), ("rows_speedup", "speed-up", rows_speedup, "cache rows")]
+    if (stream_hit_rate is None) != (stream_speedup is None):
+        raise ConjunctError("adaptive_cache: give both stream_hit_rate and stream_speedup, or neither")
+    if stream_hit_rate is not None and stream_speedup is not None:
+        grid += [("stream_hit_rate", "hit rate", stream_hit_rate, "stream position"),
+                 ("stream_speedup", "speed-up", stream_speedup, "stream position")]
+    notes = dict(notes or {})
+    unknown = set(notes) - {key for key, _, _, _ in grid}
+    if unknown:
+        raise ConjunctError(f"adaptive_cache: notes for panels it does not draw: {sorted(unknown)}")
+    _check_panels({f"{what} against {x}": series for _, what, series, x in grid}, "adaptive_cache")
+    names = list(dict.fromkeys(name for _, _, series, _ in grid for name in series))
+    colours = {name: _SEQUENTIAL[i % len(_SEQUENTIAL)] for i, name in enumerate(names)}
+    markers = "osD^v"
+    from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
+
+    with _styled():
+        fig, axes = _new_figure(len(grid), ncols=2, panel_width=4.8, height=3.5)
+        for ax, (key, what, series, x) in zip(axes, grid):
+            where = f"adaptive_cache, {what} against {x}"
+            xs_all: List[float] = []
+            for name, pts in series.items():
+                xs, ys, _ = _points(pts, f"{where}, line {name!r}")
+                if not xs:
+                    continue
+                if what == "speed-up" and min(ys) <= 0:
+                    raise ConjunctError(f"{where}, line {name!r}: a speed-up must be positive, got {list(zip(xs, ys))}")
+                if what == "hit rate" and not all(0 <= y <= 1 for y in ys):
+                    raise ConjunctError(f"{where}, line {name!r}: a hit rate is a share in [0, 1], got {ys}")
+                if min(xs) <= 0:  # both x axes are logarithmic
+                    raise ConjunctError(f"{where}, line {name!r}: {x} must be positive, got {xs}")
+                xs_all += xs
+                i = names.index(name)
+                # open markers: streams of one text at two degrees have the same hit rates, drawn over each other
+                ax.plot(xs, ys, label=name, color=colours[name], marker=markers[i % len(markers)], markerfacecolor="none",
+                        markeredgewidth=1.3, markersize=4.5 if x == "stream position" else 6)
+            note = notes.get(key)
+            if what == "speed-up":
+                ax.set_yscale("log")
+                ax.axhline(1.0, color=method_style(reference)["color"], linestyle=":", linewidth=1.4,
+                           label=f"{reference} (speed-up 1)")
+                _plain_log_ticks(ax.yaxis)
+                ax.set_ylabel(f"{reference} time / adaptive time (log scale)")
+                ax.set_title(_wrapped(f"speed-up over {reference} against {x}" + (f" ({note})" if note else ""), ax))
+            else:
+                ax.set_ylim(0, 1)
+                ax.set_ylabel("hit rate (share of feature positions)")
+                ax.set_title(_wrapped(f"hit rate against {x}" + (f" ({note})" if note else ""), ax))
+            ax.set_xscale("log")
+            if x == "cache rows":
+                ticks = sorted(set(xs_all))
+                ax.xaxis.set_major_locator(FixedLocator(ticks))
+                ax.xaxis.set_minor_locator(NullLocator())
+                ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _pos: _power_of_two(v)))
+                ax.set_xlabel("cache rows (log scale)")
+            else:
+                # log: the cache warms up over the first thousands of decisions, and streams differ tenfold in length
+                _plain_log_ticks(ax.xaxis)
+                ax.set_xlabel("stream position (decisions, log scale)")
+        _finish(fig, title, caption)
+    return fig
+
+
+def _power_of_two(v: float) -> str:
+    """65536 -> '$2^{16}$'; other numbers as plain ones."""
+    k = math.log2(v) if v > 0 else 0.5
+    return f"$2^{{{int(round(k))}}}$" if abs(k - round(k)) < 1e-9 else _si(v)
 
 
 def save_figure(fig, path: Union[str, os.PathLike], *, dpi: int = 130) -> str:

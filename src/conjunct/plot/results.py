@@ -9,15 +9,17 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Union
 
 from .._errors import ConjunctError
 from ._style import Point, _canonical, _si
-from .figures import classification_time_vs_size, decoding_speed, epoch_records, learning_curve, training_time
+from .figures import (_CURVE_QUANTITIES, adaptive_cache, classification_time_vs_size, decoding_speed, epoch_records,
+                      learning_curve, training_time)
 
 # -- benchmark results -> figures --------------------------------------------------------------------------
 class _Results:
     """A results JSON with its file name, for messages that say where a field is missing."""
 
-    def __init__(self, data: Any, source: str):
+    def __init__(self, data: Any, source: str, figure: Optional[str] = None):
         self.data = data
         self.source = source
+        self.figure = figure  # None: the kind's default figure
 
     def need(self, obj: Any, *keys: str, kind: type = dict, where: str = "") -> Any:
         for key in keys:
@@ -31,10 +33,11 @@ class _Results:
 
     def number(self, obj: Mapping[str, Any], key: str, where: str) -> Optional[float]:
         v = obj.get(key)
-        if v is None:
-            return None
+        return None if v is None else self.as_number(v, f"{where}.{key}")
+
+    def as_number(self, v: Any, where: str) -> float:
         if isinstance(v, bool) or not isinstance(v, (int, float)):
-            raise ConjunctError(f"{self.source}: '{where}.{key}' is {v!r}, expected a number")
+            raise ConjunctError(f"{self.source}: '{where}' is {v!r}, expected a number")
         return float(v)
 
     def caption(self) -> Optional[str]:
@@ -49,7 +52,10 @@ class _Results:
             parts.append(f"{env['cpu']}, {env.get('cores', '?')} cores")
         if d.get("date"):
             parts.append(str(d["date"]))
-        parts.append(f"figure: conjunct plot {os.path.basename(self.source)}")
+        # the file as named when that is a path within the project, else its name alone
+        shown = self.source if not os.path.isabs(self.source) and not self.source.startswith("..") else \
+            os.path.basename(self.source)
+        parts.append(f"figure: conjunct plot {shown}" + (f" --figure {self.figure}" if self.figure else ""))
         return " · ".join(parts)
 
 
@@ -262,6 +268,11 @@ def _history_curves(r: _Results) -> Dict[str, List[Dict[str, float]]]:
         for name, recs in d["curves"].items():
             if not isinstance(recs, list) or not all(isinstance(x, dict) for x in recs):
                 raise ConjunctError(f"{r.source}: 'curves.{name}' must be a list of per-epoch records")
+            for k, rec in enumerate(recs):
+                if "epoch" not in rec:
+                    raise ConjunctError(f"{r.source}: no 'curves.{name}[{k}].epoch' in this results file")
+                for key in ("epoch",) + _CURVE_QUANTITIES:
+                    r.number(rec, key, f"curves.{name}[{k}]")
             curves[name] = recs
         return curves
     history = d.get("history") if isinstance(d, dict) else d
@@ -278,6 +289,74 @@ def _learning_figure(r: _Results):
     return learning_curve(_history_curves(r), title=title, caption=r.caption())
 
 
+def _adaptive_figure(r: _Results):
+    streams = r.need(r.data, "streams", kind=list)
+    if not streams:
+        raise ConjunctError(f"{r.source}: 'streams' is empty")
+    rows_hit: Dict[str, List[Point]] = {}
+    rows_speedup: Dict[str, List[Point]] = {}
+    along_hit: Dict[str, List[Point]] = {}
+    along_speedup: Dict[str, List[Point]] = {}
+    chunks: set = set()
+    for i, s in enumerate(streams):
+        where = f"streams[{i}]"
+        if not isinstance(s, dict):
+            raise ConjunctError(f"{r.source}: '{where}' is a {type(s).__name__}, expected a dict")
+        name = str(r.need(s, "stream", kind=str, where=where))
+        for j, c in enumerate(r.need(s, "cache_sizes", kind=list, where=where)):
+            w = f"{where}.cache_sizes[{j}]"
+            if not isinstance(c, dict):
+                raise ConjunctError(f"{r.source}: '{w}' is a {type(c).__name__}, expected a dict")
+            if c.get("policy", "lru") != "lru":  # lfu and no-doorkeeper runs are single points at one size
+                continue
+            rows, hit, speedup = (r.number(c, k, w) for k in ("cache_rows", "hit_rate", "speedup"))
+            if rows is None or hit is None or speedup is None:
+                raise ConjunctError(f"{r.source}: '{w}' needs cache_rows, hit_rate and speedup")
+            rows_hit.setdefault(name, []).append((rows, hit))
+            rows_speedup.setdefault(name, []).append((rows, speedup))
+        curve = s.get("curve")
+        if curve is None:
+            continue
+        w = f"{where}.curve"
+        cols = [r.need(s, "curve", key, kind=list, where=where) for key in ("end", "pke_us", "adaptive_us", "hit_rate")]
+        if len({len(c) for c in cols}) != 1:
+            raise ConjunctError(f"{r.source}: '{w}': end, pke_us, adaptive_us and hit_rate differ in length "
+                                f"({', '.join(str(len(c)) for c in cols)})")
+        ends = [r.as_number(v, f"{w}.end[{k}]") for k, v in enumerate(cols[0])]
+        sizes = [e - b for b, e in zip([0.0] + ends, ends)]
+        if any(n <= 0 for n in sizes):
+            raise ConjunctError(f"{r.source}: '{w}.end' must increase, got {cols[0]}")
+        full = max(sizes)
+        decisions = s.get("decisions")
+        chunks.add("per tenth of the stream" if isinstance(decisions, int) and int(full) == decisions // 10 else
+                   f"per chunk of {_si(full)} decisions")
+        pke_total = adaptive_total = 0.0
+        for k, (end, n) in enumerate(zip(ends, sizes)):
+            pke = r.as_number(cols[1][k], f"{w}.pke_us[{k}]")
+            adaptive = r.as_number(cols[2][k], f"{w}.adaptive_us[{k}]")
+            # Time so far, not per chunk: a chunk of a thousand decisions lasts milliseconds and one stall
+            # in it would dwarf the rest; the cumulative ratio is what the stream has gained so far.
+            pke_total += pke * n
+            adaptive_total += adaptive * n
+            along_speedup.setdefault(name, []).append((end, pke_total / adaptive_total))
+            if n >= full / 2:  # a remainder of a few decisions is no hit rate
+                along_hit.setdefault(name, []).append((end, r.as_number(cols[3][k], f"{w}.hit_rate[{k}]")))
+    if not rows_hit:
+        raise ConjunctError(f"{r.source}: no streams[*].cache_sizes with policy 'lru' in this results file")
+    chunk = chunks.pop() if len(chunks) == 1 else "per chunk"
+    return adaptive_cache(rows_hit, rows_speedup, along_hit or None, along_speedup or None,
+                          title="Self-adaptive classifier on text never seen, one pass from an empty cache: "
+                                "hit rate and speed-up over PKE", caption=r.caption(),
+                          notes={"rows_hit_rate": "LRU", "rows_speedup": "LRU", "stream_hit_rate": f"default cache, {chunk}",
+                                 "stream_speedup": "default cache, time so far"})
+
+
+def _script(data: Mapping[str, Any]) -> Optional[str]:
+    """The benchmark script a results file's command ran, e.g. 'bench_decode.py'."""
+    m = re.search(r"\b(bench_\w+\.py)\b", str(data.get("command", "")))
+    return m.group(1) if m else None
+
+
 def results_kind(data: Any) -> Optional[str]:
     """Which kind of results ``data`` holds (a key of :data:`FIGURES`), or None.
 
@@ -289,13 +368,20 @@ def results_kind(data: Any) -> Optional[str]:
     Returns
     -------
     str or None
-        ``"decode"``, ``"classify"``, ``"fstrie_limit"``, ``"train"`` or
-        ``"learning_curve"``.
+        ``"decode"``, ``"classify"``, ``"fstrie_limit"``, ``"train"``,
+        ``"learning_curve"`` or ``"adaptive"``: from the benchmark script its
+        ``command`` names when it names one (None for a script without a
+        figure), else from the fields it holds.
     """
     if isinstance(data, list):
         return "learning_curve" if data and all(isinstance(x, dict) and "epoch" in x for x in data) else None
     if not isinstance(data, dict):
         return None
+    # The script that wrote the file says what it is (bench_chunk_segment.py also writes "tasks", but no decoders);
+    # files without a command (a saved history, hand-made data) are told by their fields.
+    script = _script(data)
+    if script:
+        return _SCRIPT_KINDS.get(script)
     if isinstance(data.get("tasks"), dict):
         return "decode"
     if isinstance(data.get("alternatives"), list):
@@ -308,6 +394,8 @@ def results_kind(data: Any) -> Optional[str]:
         return "train"
     if isinstance(data.get("curves"), dict) or isinstance(data.get("history"), list):
         return "learning_curve"
+    if isinstance(data.get("streams"), list) and any(isinstance(x, dict) and "cache_sizes" in x for x in data["streams"]):
+        return "adaptive"
     return None
 
 
@@ -319,13 +407,17 @@ FIGURES: Dict[str, Dict[str, Callable[[_Results], Any]]] = {
     "train": {"examples": lambda r: _train_figure(r, "time_against_examples"),
               "N": lambda r: _train_figure(r, "time_against_N")},
     "learning_curve": {"epochs": _learning_figure},
+    "adaptive": {"cache": _adaptive_figure},
 }
+_SCRIPT_KINDS = {"bench_decode.py": "decode", "bench_classify.py": "classify", "bench_fstrie_limit.py": "fstrie_limit",
+                 "bench_train.py": "train", "bench_learning_curve.py": "learning_curve", "bench_adaptive.py": "adaptive"}
 _KIND_HELP = {
     "decode": "bench_decode.py (tasks.*.<model>.decoders)",
     "classify": "bench_classify.py (results[*].fstrie_size_sweep)",
     "fstrie_limit": "bench_fstrie_limit.py (alternatives)",
     "train": "bench_train.py (results.*.time_against_examples / time_against_N)",
     "learning_curve": "bench_learning_curve.py (curves) or an estimator's history_ (a list of records)",
+    "adaptive": "bench_adaptive.py (streams[*].cache_sizes, streams[*].curve)",
 }
 
 
@@ -356,11 +448,17 @@ def figure_from_results(data: Any, *, source: str = "<results>", figure: Optiona
     kind = results_kind(data)
     if kind is None:
         top = sorted(data)[:12] if isinstance(data, dict) else type(data).__name__
+        by = f" (written by {_script(data)})" if isinstance(data, dict) and _script(data) else ""
         known = "; ".join(f"{k}: {v}" for k, v in _KIND_HELP.items())
-        raise ConjunctError(f"{source}: not a results file conjunct plot knows (top level: {top}). It reads {known}")
+        raise ConjunctError(f"{source}: not a results file conjunct plot knows{by} (top level: {top}). It reads {known}")
     figures = FIGURES[kind]
-    if figure is None:
-        figure = next(iter(figures))
-    if figure not in figures:
+    if figure is not None and figure not in figures:
         raise ConjunctError(f"{source}: {kind} results have the figures {list(figures)}, not {figure!r}")
-    return figures[figure](_Results(data, source))
+    default = next(iter(figures))
+    try:
+        return figures[figure or default](_Results(data, source, figure if figure not in (None, default) else None))
+    except ConjunctError as e:
+        if str(e).startswith(f"{source}: "):
+            raise
+        # a check of the figure itself (a bad value the reader passed on): still say which file
+        raise ConjunctError(f"{source}: {e}") from e
