@@ -54,7 +54,7 @@ def run_in_pty(argv, *, interrupt_on: bytes = b"", timeout: float = 600):
 def ewt_small(shared_data, tmp_path_factory):
     src = shared_data / "ud_english_ewt" / "en_ewt-ud-dev.conllu"
     path = tmp_path_factory.mktemp("ewt") / "small.conllu"
-    path.write_text("\n\n".join(src.read_text(encoding="utf-8").split("\n\n")[:120]) + "\n\n", encoding="utf-8")
+    path.write_text("\n\n".join(src.read_text(encoding="utf-8").split("\n\n")[:200]) + "\n\n", encoding="utf-8")
     return path
 
 
@@ -64,9 +64,14 @@ def test_parse_train_draws_a_bar_on_a_terminal_only(ewt_small, tmp_path):
     code, drawn, _ = run_in_pty(argv)
     assert code == 0 and model.exists()
     assert "training PAClassifier: 100%" in drawn and "ex/s" in drawn and "epoch 2/2" in drawn
+    # The oracle's pass over the treebank has its bar too, before training.
+    assert "collecting training examples: 100%" in drawn and "200/200" in drawn and "sentences/s" in drawn
+    assert drawn.index("collecting training examples") < drawn.index("training PAClassifier")
+    assert "transition: reading the features of" in drawn and f"writing {model}" in drawn
     # Not a terminal: no bar, the summary line only.
     res = subprocess.run(argv, capture_output=True, text=True)
     assert res.returncode == 0 and "training PAClassifier" not in res.stderr and "\r" not in res.stderr
+    assert "collecting training examples" not in res.stderr and "reading the features" not in res.stderr
     assert "trained a degree-2 ud-english pipeline" in res.stderr
     # -q: nothing, even on a terminal.
     code, drawn, _ = run_in_pty(argv + ["-q"])
@@ -137,3 +142,52 @@ def test_tagger_training_in_slices_gives_the_same_model(monkeypatch, ewt_small):
     assert one.train_log_[1]["token_errors"] == sliced.train_log_[1]["token_errors"]
     for a, b in zip(one.model_.arrays().values(), sliced.model_.arrays().values()):
         assert np.array_equal(a, b)
+
+
+def test_ctrl_c_in_the_oracle_exits_130_before_training(shared_data, tmp_path):
+    """The oracle is a Python loop over sentences: Ctrl-C acts in it, before any training."""
+    model = tmp_path / "p.cjt"
+    code, drawn, waited = run_in_pty(CLI + ["parse", "train", str(shared_data / "ud_english_ewt" / "en_ewt-ud-train.conllu"),
+                                            "-o", str(model)], interrupt_on=b"collecting training examples:")
+    assert waited is not None, drawn
+    assert code == 130 and "conjunct: interrupted" in drawn and "Traceback" not in drawn
+    assert "training PAClassifier" not in drawn and not model.exists()
+
+
+def _oracle_inputs(shared_data):
+    """(pipeline, gold sentences) of every task, a small slice of its real corpus."""
+    from conjunct.corpora import read_columns
+    from conjunct.tasks.bunsetsu import BunsetsuDependencyParser, load_gsd_bunsetsu
+    from conjunct.tasks.chunk import Chunker
+    from conjunct.tasks.english import EnglishDependencyParser, read_ud_english
+    from conjunct.tasks.segment import WordSegmenter, read_segmented_conllu
+
+    gsd = shared_data / "ud_japanese_gsd"
+    return [(BunsetsuDependencyParser(), load_gsd_bunsetsu(gsd, "dev")[:150]),
+            (EnglishDependencyParser(), read_ud_english(shared_data / "ud_english_ewt" / "en_ewt-ud-dev.conllu")[:150]),
+            (Chunker(), read_columns(shared_data / "conll2000" / "train.txt", widths=(3,))[:150]),
+            (WordSegmenter(), read_segmented_conllu(gsd / "r2.8" / "ja_gsd-ud-dev.conllu")[:150])]
+
+
+def test_oracles_give_the_same_examples_with_bars_on(shared_data, capsys):
+    for pipeline, data in _oracle_inputs(shared_data):
+        quiet = pipeline.training_examples(data)
+        assert capsys.readouterr().err == ""  # outside progress_bars: nothing drawn
+        with progress.progress_bars(force=True):
+            shown = pipeline.training_examples(data)
+        drawn = capsys.readouterr().err
+        assert shown == quiet and sum(len(labels) for _, labels in quiet.values()) > 150, pipeline.task
+        assert "collecting training examples: 100%" in drawn and "150/150" in drawn, (pipeline.task, drawn)
+
+
+def test_segment_oracle_in_batches_equals_one_call(shared_data, monkeypatch):
+    """The segmenter's vectorised oracle runs in batches for its bar; the examples are the same."""
+    from conjunct.tasks.segment import oracle, read_segmented_conllu
+
+    sentences = read_segmented_conllu(shared_data / "ud_japanese_gsd" / "r2.8" / "ja_gsd-ud-dev.conllu")[:400]
+    monkeypatch.setattr(oracle, "ORACLE_BATCH", 1 << 30)
+    one = oracle.training_examples(sentences)
+    for size in (1, 7, 128):
+        monkeypatch.setattr(oracle, "ORACLE_BATCH", size)
+        assert oracle.training_examples(sentences) == one, size
+    assert len(one[1]) == sum(len("".join(s)) - 1 for s in sentences)

@@ -101,7 +101,12 @@ def train_and_stream(command, small, n_sentences, capsys):
 def test_parse_run_streams(work, shared_data, capsys):
     small = work / "ewt.conllu"
     small.write_text(_conllu(shared_data, "ud_english_ewt/en_ewt-ud-dev.conllu", 80), encoding="utf-8")
-    train_and_stream("parse", small, 80, capsys)
+    model, whole = train_and_stream("parse", small, 80, capsys)
+    # Recompiled to an fstrie on the input itself (the parser is loaded before its events are read).
+    assert main(["parse", "run", str(model), str(small), "--method", "fstrie", "--batch-size", "4"]) == 0
+    assert capsys.readouterr().out == whole
+    assert main(["parse", "eval", str(model), str(small), "--method", "fstrie"]) == 0
+    assert capsys.readouterr().out.startswith("UAS")
 
 
 def test_chunk_run_streams(work, shared_data, capsys):
@@ -148,3 +153,56 @@ def test_tag_tag_streams(work, shared_data, capsys):
     early, out = first_output_before_eof(CLI + ["tag", "tag", "-q", str(model), "-", "--batch-size", "5"],
                                          text[:cut], text[cut:])
     assert early.strip() and out == whole
+
+
+def test_bunsetsu_parse_run_streams(work, shared_data, capsys):
+    """Bunsetsu `parse run` writes the same bytes at any batch size, from a
+    CoNLL-U file, standard input or a GSD split, and streams from a pipe."""
+    gsd = shared_data / "ud_japanese_gsd"
+    small = work / "gsd_bunsetsu.conllu"
+    small.write_text(_conllu(shared_data, "ud_japanese_gsd/r2.8/ja_gsd-ud-dev.conllu", 150), encoding="utf-8")
+    model = work / "bunsetsu.cjt"
+    assert main(["parse", "train", str(small), "-o", str(model), "--task", "bunsetsu", "-d", "2", "-i", "1",
+                 "--method", "pke", "-q"]) == 0
+    capsys.readouterr()
+    assert main(["parse", "run", str(model), str(small), "--batch-size", "100000"]) == 0
+    whole = capsys.readouterr().out
+    assert len(blocks(whole)) == 150
+    for size in ("1", "7", "64"):
+        assert main(["parse", "run", str(model), str(small), "--batch-size", size]) == 0
+        assert capsys.readouterr().out == whole, size
+    # The heads are the parser's on the sentences read whole.
+    from conjunct.commands.parse import _read_bunsetsu
+
+    parsed = conjunct.load(model).parse(_read_bunsetsu(str(small), None))
+    assert [[int(line.split("\t")[1]) for line in b.split("\n")] for b in blocks(whole)] == parsed
+    # An fstrie built on the input itself reads it all first: the same parses.
+    assert main(["parse", "run", str(model), str(small), "--method", "fstrie", "--batch-size", "5"]) == 0
+    assert capsys.readouterr().out == whole
+    text = small.read_text(encoding="utf-8")
+    cut = text.index("\n\n", len(text) // 3) + 2
+    early, out = first_output_before_eof(CLI + ["parse", "run", str(model), "-", "--batch-size", "5"], text[:cut], text[cut:])
+    assert early.strip() and out == whole
+    # A GSD split, read whole, written in batches.
+    assert main(["parse", "run", str(model), str(gsd), "--split", "test", "--batch-size", "100000"]) == 0
+    split = capsys.readouterr().out
+    assert main(["parse", "run", str(model), str(gsd), "--split", "test", "--batch-size", "333"]) == 0
+    assert capsys.readouterr().out == split and len(blocks(split)) > 500
+
+
+def test_bunsetsu_input_without_labels_names_the_line(work, shared_data, capsys):
+    model = work / "bunsetsu.cjt"  # trained by the test above
+    text = _conllu(shared_data, "ud_japanese_gsd/r2.8/ja_gsd-ud-dev.conllu", 12)
+    lines = text.split("\n")
+    at = max(i for i, line in enumerate(lines) if "BunsetuBILabel" in line)
+    lines[at] = lines[at].replace("BunsetuBILabel=", "Bunsetu=")
+    bad = work / "unlabelled.conllu"
+    bad.write_text("\n".join(lines), encoding="utf-8")
+    assert main(["parse", "run", str(model), str(bad), "--batch-size", "5"]) == 2
+    out, err = capsys.readouterr()
+    assert f"unlabelled.conllu:{at + 1}: sentence 12: word" in err and "no BunsetuBILabel" in err
+    assert len(blocks(out)) == 10  # the batches before the bad sentence were written
+    empty = work / "empty.conllu"
+    empty.write_text("# only a comment\n\n", encoding="utf-8")
+    assert main(["parse", "run", str(model), str(empty)]) == 2
+    assert "empty.conllu: no sentences" in capsys.readouterr().err

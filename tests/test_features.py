@@ -1,6 +1,7 @@
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from hypothesis import given, settings, strategies as st
 
 from conjunct import DataFormatError, FeatureIndex, rows_to_csr
 
@@ -72,3 +73,54 @@ def test_save_load_pickle(tmp_path):
     assert conjunct.load(tmp_path / "f.cjt") == idx
     assert pickle.loads(pickle.dumps(idx)) == idx
     assert idx.info()["most_frequent"][0] == "b"
+
+
+def _reference_transform(names, rows, add):
+    """The plain loop transform replaces: ids in first-seen order, unknowns dropped (or added), one of each."""
+    names = list(names)
+    ids = {n: k for k, n in enumerate(names)}
+    out = []
+    for feats in rows:
+        row = set()
+        for f in feats:
+            if f not in ids and add:
+                ids[f] = len(names)
+                names.append(f)
+            if f in ids:
+                row.add(ids[f])
+        out.append(sorted(row))
+    return names, out
+
+
+_features = st.lists(st.lists(st.sampled_from(["a", "b", "c", "d", "é", "w=x", "", " "]), max_size=6), max_size=8)
+
+
+@settings(max_examples=200, deadline=None)
+@given(known=st.lists(st.sampled_from(["a", "b", "c", "z"]), unique=True), rows=_features, add=st.booleans(),
+       as_tuples=st.booleans())
+def test_transform_equals_the_plain_loop(known, rows, add, as_tuples):
+    idx = FeatureIndex(known)
+    before = idx.counts.copy()
+    given_rows = [tuple(r) for r in rows] if as_tuples else (iter(r) for r in rows)
+    X = idx.transform(given_rows, add=add, count=True)
+    names, want = _reference_transform(known, rows, add)
+    assert idx.names == names and X.shape == (len(rows), len(names))
+    assert [X.indices[X.indptr[i]:X.indptr[i + 1]].tolist() for i in range(len(rows))] == want
+    assert X.has_canonical_format and set(X.data.tolist()) <= {1.0}
+    counts = before.tolist() + [0] * (len(names) - len(before))
+    for row in want:
+        for j in row:
+            counts[j] += 1
+    assert idx.counts.tolist() == counts
+
+
+@pytest.mark.parametrize("add", [False, True])
+@pytest.mark.parametrize("bad, where", [(None, "example 1: feature None"), (3, "example 1: feature 3"),
+                                        (["x"], r"example 1: feature \['x'\]")])
+def test_transform_names_the_example_of_a_feature_that_is_not_a_string(add, bad, where):
+    idx = FeatureIndex(["a"])
+    with pytest.raises(DataFormatError, match=where):
+        idx.transform([["a"], ["a", bad]], add=add)
+    assert idx.names == ["a"]  # nothing added by a failed call
+    with pytest.raises(DataFormatError, match="not a single string"):
+        idx.transform(["ab"], add=add)

@@ -236,31 +236,41 @@ class FeatureIndex(Saveable):
         """
         if self._ids is None:
             raise TypeError("this model's features are numeric column ids; pass integer ids or a CSR matrix, not strings")
-        rows: List[List[int]] = []
+        # Every per-string step runs in C (chain, map, dict.fromkeys, np.fromiter):
+        # a loop in Python here was the longest silent step before training an EWT parser.
+        rows = _feature_rows(feature_lists)
+        lengths = np.fromiter(map(len, rows), dtype=np.int64, count=len(rows))
+        flat = list(itertools.chain.from_iterable(rows))
         lookup = self._ids
-        if add:
-            names = self._names
-            for k, feats in enumerate(feature_lists):
-                row = []
-                for f in _feature_strings(feats):
-                    fid = lookup.get(f) if isinstance(f, str) else None
-                    if fid is None:
-                        if not isinstance(f, str):
-                            raise DataFormatError(f"example {k}: feature {f!r} is not a string")
-                        fid = lookup[f] = len(names)
-                        names.append(f)
-                    row.append(fid)
-                rows.append(row)
-            if len(names) > self.counts.size:
-                self.counts = np.concatenate([self.counts, np.zeros(len(names) - self.counts.size, dtype=np.int64)])
-        else:
-            for k, feats in enumerate(feature_lists):
-                feats = _feature_strings(feats)
-                row = [fid for fid in map(lookup.get, feats) if fid is not None]
-                if len(row) < len(feats):  # unknown features: fine if they are strings
-                    _check_strings(feats, k)
-                rows.append(row)
-        X = rows_to_csr(rows, n_features=len(self), repeats="merge")
+        try:
+            if add:
+                new = [f for f in dict.fromkeys(flat) if f not in lookup]
+                if not all(isinstance(f, str) for f in new):
+                    _raise_non_string(rows)
+                first = len(self._names)
+                self._names.extend(new)
+                lookup.update(zip(new, range(first, first + len(new))))
+                if len(self._names) > self.counts.size:
+                    self.counts = np.concatenate([self.counts, np.zeros(len(self._names) - self.counts.size, dtype=np.int64)])
+                ids = np.fromiter(map(lookup.__getitem__, flat), dtype=np.int64, count=len(flat))
+            else:
+                ids = np.fromiter(map(lookup.get, flat, itertools.repeat(-1)), dtype=np.int64, count=len(flat))
+        except TypeError:  # an unhashable item (a list among the strings)
+            _raise_non_string(rows)
+        if not add and ids.size and ids.min() < 0:  # unknown features: fine if they are strings
+            unknown = np.flatnonzero(ids < 0)
+            if not all(isinstance(flat[j], str) for j in unknown):
+                _raise_non_string(rows)
+            kept = ids >= 0
+            lengths = np.bincount(np.repeat(np.arange(len(rows)), lengths)[kept], minlength=len(rows)).astype(np.int64)
+            ids = ids[kept]
+        if len(self) > MAX_FEATURE_ID + 1:
+            raise DataFormatError(f"{len(self)} features do not fit 32-bit feature ids")
+        indptr = np.zeros(len(rows) + 1, dtype=np.int64)
+        np.cumsum(lengths, out=indptr[1:])
+        X = sp.csr_matrix((np.ones(ids.size), ids.astype(np.int32), indptr), shape=(len(rows), len(self)))
+        X.sum_duplicates()  # sorts each row's ids; a repeated feature counts once
+        X.data[:] = 1.0
         if count:
             self.counts += np.bincount(X.indices, minlength=len(self)).astype(np.int64)
         return X
@@ -321,16 +331,24 @@ class FeatureIndex(Saveable):
         return cls(names=names, counts=counts)
 
 
-def _feature_strings(feats) -> Sequence[str]:
-    if isinstance(feats, str):
+def _feature_rows(feature_lists: Iterable[Iterable[str]]) -> List[Sequence[str]]:
+    """The examples as a list of lists or tuples of features (other iterables copied)."""
+    rows = feature_lists if isinstance(feature_lists, list) else list(feature_lists)
+    types = set(map(type, rows))
+    if any(issubclass(t, (str, bytes)) for t in types):
         raise DataFormatError("each example must be a list of feature strings, not a single string")
-    return feats if isinstance(feats, (list, tuple)) else list(feats)
+    if not types <= {list, tuple}:
+        rows = [r if isinstance(r, (list, tuple)) else list(r) for r in rows]
+    return rows
 
 
-def _check_strings(feats: Sequence, k: int) -> None:
-    for f in feats:
-        if not isinstance(f, str):
-            raise DataFormatError(f"example {k}: feature {f!r} is not a string")
+def _raise_non_string(rows: Sequence[Sequence]) -> None:
+    """Name the first feature that is not a string (the fast paths only know there is one)."""
+    for k, feats in enumerate(rows):
+        for f in feats:
+            if not isinstance(f, str):
+                raise DataFormatError(f"example {k}: feature {f!r} is not a string")
+    raise AssertionError("no feature is wrong")  # pragma: no cover - called only when one is
 
 
 def store_features(features: Optional[FeatureIndex], meta: dict, arrays: Dict[str, np.ndarray]) -> None:

@@ -18,11 +18,13 @@ import contextvars
 import os
 import sys
 import time
-from typing import Callable, Iterator, Optional
+from typing import Callable, Iterable, Iterator, List, Optional, TypeVar
 
 import numpy as np
 
-__all__ = ["progress_bars", "bar", "bars_enabled", "say", "Slices"]
+__all__ = ["progress_bars", "bar", "bars_enabled", "say", "status", "each", "batches", "Slices"]
+
+T = TypeVar("T")
 
 _enabled: contextvars.ContextVar[bool] = contextvars.ContextVar("conjunct_progress_bars", default=False)
 
@@ -111,6 +113,47 @@ def say(line: str) -> None:
         print(line, file=sys.stderr, flush=True)
     else:
         tqdm.write(line, file=sys.stderr)
+
+
+def status(line: str) -> None:
+    """A line on standard error only where bars are drawn (the command line on
+    a terminal): what a silent step is doing, for steps that cannot count."""
+    if _enabled.get():
+        say(line)
+
+
+def _total(items) -> Optional[int]:
+    try:
+        return len(items)
+    except TypeError:  # a generator or a stream: a counter with its rate
+        return None
+
+
+def each(items: Iterable[T], *, desc: str, unit: str = " sentences", delay: float = 0.0) -> Iterator[T]:
+    """The items one at a time, a bar counting them (rate, and ETA when
+    ``items`` has a length). Ctrl-C acts between items."""
+    with bar(total=_total(items), desc=desc, unit=unit, delay=delay) as shown:
+        for item in items:
+            yield item
+            shown.update(1)
+
+
+def batches(items: Iterable[T], size: int, *, desc: str, unit: str = " sentences", delay: float = 0.0
+            ) -> Iterator[List[T]]:
+    """Lists of up to ``size`` consecutive items, each yielded as soon as it is
+    read (a stream is never read ahead), a bar counting the items done (rate,
+    and ETA when ``items`` has a length)."""
+    with bar(total=_total(items), desc=desc, unit=unit, delay=delay) as shown:
+        batch: List[T] = []
+        for item in items:
+            batch.append(item)
+            if len(batch) == size:
+                yield batch
+                shown.update(len(batch))
+                batch = []
+        if batch:
+            yield batch
+            shown.update(len(batch))
 
 
 # Long C++ passes run in slices of about SLICE_SECONDS (the number of items

@@ -17,7 +17,7 @@ import time
 from typing import Callable, Iterable, Iterator, Optional
 
 from .._errors import ConjunctError
-from ..progress import bar
+from ..progress import batches, status
 
 METHODS = ["pkb", "pki", "pke", "split", "fstrie", "adaptive"]
 
@@ -146,17 +146,7 @@ def batched(items: Iterable, size: int, *, desc: str, unit: str = " sentences") 
     """Lists of up to ``size`` consecutive items, each yielded as soon as it
     is read (streaming: the caller writes one before the next is read); a
     progress bar counts the items done."""
-    with bar(desc=desc, unit=unit) as shown:
-        batch: list = []
-        for item in items:
-            batch.append(item)
-            if len(batch) == size:
-                yield batch
-                shown.update(len(batch))
-                batch = []
-        if batch:
-            yield batch
-            shown.update(len(batch))
+    return batches(items, size, desc=desc, unit=unit)
 
 
 def needs_input_events(pipeline, method: Optional[str], events: Optional[str]) -> bool:
@@ -217,14 +207,18 @@ def pipeline_params(args) -> dict:
     return params
 
 
-def train_pipeline(args, pipeline, data) -> int:
-    """Fit ``pipeline`` on ``data`` (the first ``--max-sentences``), save it to
-    ``-o``, and unless ``-q`` say what was trained."""
+def train_pipeline(args, pipeline, read: Callable[[], list]) -> int:
+    """Fit ``pipeline`` on the sentences ``read()`` returns (the first
+    ``--max-sentences``), save it to ``-o``, and unless ``-q`` say what was trained."""
+    status(f"reading {args.data}")  # a treebank takes seconds
+    data = read()
     if args.max_sentences is not None:
         data = data[:args.max_sentences]
+    status(f"training a {pipeline.task} pipeline on {len(data):,} sentences")  # importing the trainers takes seconds
     start = time.perf_counter()
     pipeline.fit(data)
     elapsed = time.perf_counter() - start
+    status(f"writing {args.output}")  # a model of hundreds of MB takes seconds
     pipeline.save(args.output)
     if not args.quiet:
         skipped = getattr(pipeline, "skipped_sentences_", None)

@@ -19,6 +19,7 @@ import sys
 import time
 
 from .._errors import ConjunctError
+from ..progress import status
 from ._common import load_object, on_cluster, open_output, option, output_option
 
 
@@ -124,6 +125,7 @@ def run_train(args) -> int:
     params = dict(n_iter=args.iterations, random_state=args.seed, verbose=max(0, verbose - 1))
     degree = {} if args.degree is None else {"degree": args.degree}
     start = time.perf_counter()
+    status(f"reading {args.data}")  # seconds on a treebank before the first bar
     if args.lang == "en":
         from ..analysis import EnglishTextPipeline
         from ..corpora import read_conll2000
@@ -146,6 +148,7 @@ def run_train(args) -> int:
                                    BunsetsuDependencyParser(**params, **{"degree": 3, **degree}),
                                    folds=args.folds, random_state=args.seed, verbose=verbose)
         nlp.fit(data)
+    status(f"writing {args.output}")  # every stage's models: seconds
     nlp.save(args.output)
     if not args.quiet:
         print(f"trained a {args.lang} text pipeline ({', '.join(n for n, s in nlp.stages().items() if s is not None)}) "

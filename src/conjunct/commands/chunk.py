@@ -27,7 +27,7 @@ def run_train(args) -> int:
     from ..tasks.chunk import Chunker
 
     chunker = Chunker(window=args.window, **pipeline_params(args))
-    return train_pipeline(args, chunker, read_columns(args.data, widths=(3,)))
+    return train_pipeline(args, chunker, lambda: read_columns(args.data, widths=(3,)))
 
 
 def run_run(args) -> int:

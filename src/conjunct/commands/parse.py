@@ -4,12 +4,15 @@ Tasks: ``ud-english`` (labeled arc-eager parsing of CoNLL-U, gold POS as input)
 and ``bunsetsu`` (Japanese bunsetsu dependencies, Sassano's algorithm). A
 bunsetsu corpus is either the UD Japanese GSD data directory (``--split``
 chooses train/dev/test) or a CoNLL-U file whose MISC column marks bunsetsu with
-``BunsetuBILabel``.
+``BunsetuBILabel`` (``parse run`` also reads one from standard input, ``-``).
 
 Output of ``parse run``: for ud-english the input CoNLL-U with HEAD and DEPREL
 filled in and DEPS cleared to ``_`` (comments, multiword tokens and empty nodes kept); for bunsetsu one
 line per bunsetsu, ``INDEX<TAB>HEAD<TAB>SURFACE`` (0-based indices, HEAD -1 for
-the root), a blank line after each sentence.
+the root), a blank line after each sentence. Both stream: ``--batch-size``
+sentences are read, parsed and written at a time (a GSD split is read whole
+first; ``--method fstrie`` without ``--events`` reads the whole input first,
+its events).
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from __future__ import annotations
 import json
 import os
 
-from .._errors import ConjunctError, DataFormatError
+from .._errors import ConjunctError
 from ._common import (add_command_group, add_pipeline_train, add_pipeline_use, batched, load_pipeline, needs_input_events,
                       on_cluster, open_output, output_option, pipeline_params, print_speed, recompile, train_pipeline)
 
@@ -61,19 +64,20 @@ def events_arg(q):
 
 
 # -- data ----------------------------------------------------------------------------------------------
-def _read_bunsetsu(path: str, split):
-    from ..tasks.bunsetsu import BunsetsuSentence, group_bunsetsu, load_gsd_bunsetsu, read_ud_tokens
+def _bunsetsu_input(path: str, split):
+    """Bunsetsu sentences of a GSD split (a list: the split is read whole) or of
+    a CoNLL-U file or standard input with BunsetuBILabel (read as consumed)."""
+    from ..tasks.bunsetsu import iter_bunsetsu_conllu, load_gsd_bunsetsu
 
-    if os.path.isdir(path):
+    if path != "-" and os.path.isdir(path):
         if not split:
             raise ConjunctError(f"{path} is a directory: name the GSD split with --split (train, dev or test)")
         return load_gsd_bunsetsu(path, split)
-    out = []
-    for k, tokens in enumerate(read_ud_tokens(path)):
-        if any(t.bi not in ("B", "I") for t in tokens):
-            raise DataFormatError(f"sentence {k + 1} has words without BunsetuBILabel in MISC", path)
-        out.append(BunsetsuSentence(group_bunsetsu(tokens, [t.bi for t in tokens]), sent_index=k))
-    return out
+    return iter_bunsetsu_conllu(path)
+
+
+def _read_bunsetsu(path: str, split):
+    return list(_bunsetsu_input(path, split))
 
 
 def _read(task: str, path: str, split):
@@ -94,7 +98,12 @@ def _words(blocks):
 
 
 def _load(args):
-    return load_pipeline(args, args.task or TASK_NAMES)
+    """The parser, not recompiled yet: ``_recompile`` does that once its events are known."""
+    method, args.method = args.method, None
+    try:
+        return load_pipeline(args, args.task or TASK_NAMES)
+    finally:
+        args.method = method
 
 
 def _recompile(parser, args, data):
@@ -107,7 +116,7 @@ def run_train(args) -> int:
     from ..tasks.base import TASKS
 
     parser = TASKS[args.task](**pipeline_params(args))
-    return train_pipeline(args, parser, _read(args.task, args.data, args.split))
+    return train_pipeline(args, parser, lambda: _read(args.task, args.data, args.split))
 
 
 def run_parse(args) -> int:
@@ -115,16 +124,17 @@ def run_parse(args) -> int:
         return on_cluster(args)
     parser = _load(args)
     if parser.task == "bunsetsu":
-        if args.data == "-":
-            raise ConjunctError("bunsetsu input is a GSD directory or a CoNLL-U file, not stdin")
-        data = _read("bunsetsu", args.data, args.split)
-        _recompile(parser, args, data)
-        heads = parser.parse(data)
+        sentences = _bunsetsu_input(args.data, args.split)
+        if needs_input_events(parser, args.method, args.events):
+            sentences = list(sentences)
+            _recompile(parser, args, sentences)
+        else:
+            _recompile(parser, args, None)
         with open_output(args.output or "-") as out:
-            for s, hs in zip(data, heads):
-                for k, (b, h) in enumerate(zip(s.bunsetsu, hs)):
-                    out.write(f"{k}\t{h}\t{b.surface}\n")
-                out.write("\n")
+            for batch in batched(sentences, args.batch_size, desc="parsing"):
+                for s, heads in zip(batch, parser.parse(batch)):
+                    out.write("".join(f"{k}\t{h}\t{b.surface}\n" for k, (b, h) in enumerate(zip(s.bunsetsu, heads))) + "\n")
+                out.flush()
         return 0
     from ..corpora import iter_conllu
 

@@ -28,7 +28,7 @@ def run_train(args) -> int:
     from ..tasks.segment import WordSegmenter, read_segmented_conllu
 
     seg = WordSegmenter(ngram=args.ngram, **pipeline_params(args))
-    return train_pipeline(args, seg, read_segmented_conllu(args.data))
+    return train_pipeline(args, seg, lambda: read_segmented_conllu(args.data))
 
 
 def _pieces(path: str):

@@ -6,7 +6,7 @@ import sys
 import time
 
 from .._errors import ConjunctError
-from ..progress import bar, bars_enabled
+from ..progress import bar, bars_enabled, status
 from ._common import add_command_group, at_least, fit, load_object, on_cluster, open_output, option, output_option
 
 
@@ -89,7 +89,9 @@ def run_train(args) -> int:
     from ..tagging import HMMTagger, PerceptronTagger
     from ..tagging.io import read_tagged
 
+    status(f"reading {args.data}")  # seconds on a treebank, like the features before the first epoch
     words, tags = read_tagged(args.data, format=args.format, tag_field=args.tag_field)
+    status(f"training a {args.model} tagger on {len(words):,} sentences")
     field = _tag_field(args.data, args.format, args.tag_field)
     if args.model == "hmm":
         tagger = HMMTagger(decoder=args.decoder, beam_width=args.beam_width)
@@ -103,6 +105,7 @@ def run_train(args) -> int:
     elapsed = time.perf_counter() - t0
     if field:
         tagger.tag_field_ = field
+    status(f"writing {args.output}")
     tagger.save(args.output)
     if not args.quiet:
         print(f"trained a {args.model} tagger on {len(words)} sentences, {len(tagger.labels_)} labels, "

@@ -20,9 +20,9 @@ import scipy.sparse as sp
 from .._errors import ConjunctError, ModelFormatError
 from .._params import Params
 from ..persistence import Registry, Saveable, pack, unpack
-from ..progress import bar
+from ..progress import bar, batches, each, status
 
-__all__ = ["TaskPipeline", "TASKS", "register_task"]
+__all__ = ["TaskPipeline", "TASKS", "register_task", "oracle_sentences"]
 
 # Where each task's pipeline is defined (the class registers itself on import).
 TASKS = Registry("task", {
@@ -31,6 +31,15 @@ TASKS = Registry("task", {
     "conll2000-chunk": "conjunct.tasks.chunk",
     "ja-segment": "conjunct.tasks.segment",
 })
+
+
+def oracle_sentences(sentences, batch: Optional[int] = None):
+    """The gold sentences an oracle reads, one at a time (or in lists of
+    ``batch``, for a vectorised oracle) behind the bar "collecting training
+    examples" (drawn only inside ``progress_bars``). Ctrl-C acts between them."""
+    if batch is None:
+        return each(sentences, desc="collecting training examples")
+    return batches(sentences, batch, desc="collecting training examples")
 
 
 def register_task(cls):
@@ -157,6 +166,8 @@ class TaskPipeline(Saveable, Params):
             models = {}
             for name, (feats, labels) in self.training_examples(data).items():
                 t0 = time.perf_counter()
+                # Turning the strings into ids takes seconds on a treebank before the training bar starts.
+                status(f"{name}: reading the features of {len(labels):,} training examples")
                 est = PAClassifier(degree=self.degree, C=self.C, n_iter=self.n_iter, margin=self.margin,
                                    common_features=self.common_features, random_state=self.random_state, verbose=self.verbose)
                 est.fit(feats, labels)

@@ -31,7 +31,7 @@ from .features import DEFAULT_GROUPS, FEATURE_GROUPS, SentenceFeatures, pair_fea
 from .metrics import dependency_accuracy
 from .oracle import is_head_final_projective, sassano_oracle, sassano_parse, training_examples
 from .pipeline import BunsetsuDependencyParser
-from .reader import load_gsd_bunsetsu, read_cabocha_heads, read_ud_tokens, segmentation_agreement
+from .reader import iter_bunsetsu_conllu, load_gsd_bunsetsu, read_cabocha_heads, read_ud_tokens, segmentation_agreement
 from .runner import BunsetsuParser
 from .segmenter import BunsetsuSegmenter
 from .sentence import Bunsetsu, BunsetsuSentence, Token, group_bunsetsu
@@ -42,6 +42,7 @@ __all__ = [
     "BunsetsuSentence",
     "group_bunsetsu",
     "read_ud_tokens",
+    "iter_bunsetsu_conllu",
     "BunsetsuSegmenter",
     "load_gsd_bunsetsu",
     "segmentation_agreement",

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Callable, Iterable, List, Optional, Sequence, Tuple
 
+from ..base import oracle_sentences
 from .features import DEFAULT_GROUPS, SentenceFeatures
 from .sentence import BunsetsuSentence
 
@@ -81,7 +82,7 @@ def training_examples(sentences: Iterable[BunsetsuSentence], groups: Iterable[st
     feats: List[List[str]] = []
     labels: List[int] = []
     skipped = 0
-    for s in sentences:
+    for s in oracle_sentences(sentences):
         if not is_head_final_projective(s.heads):
             skipped += 1
             continue

@@ -5,36 +5,80 @@ and CaboCha files (to check the derivation against)."""
 from __future__ import annotations
 
 import os
-from typing import List, Optional, Tuple
+from typing import Iterator, List, Optional, Tuple
 
 from ..._errors import DataFormatError
-from ...corpora import iter_conllu
+from ...corpora import ConlluSentence, iter_conllu
+from ...data import _open_text
+from ...progress import each
 from .segmenter import BunsetsuSegmenter
 from .sentence import BunsetsuSentence, Token, group_bunsetsu
 
-__all__ = ["read_ud_tokens", "load_gsd_bunsetsu", "segmentation_agreement", "read_cabocha_heads"]
+__all__ = ["read_ud_tokens", "iter_bunsetsu_conllu", "load_gsd_bunsetsu", "segmentation_agreement", "read_cabocha_heads"]
+
+
+def _tokens(s: ConlluSentence, name: str) -> List[Token]:
+    """The :class:`Token` s of one CoNLL-U sentence block."""
+    tokens: List[Token] = []
+    for lineno, cols in zip(s.line_numbers, s.words):
+        try:
+            head = int(cols[6])
+        except ValueError:
+            raise DataFormatError(f"HEAD {cols[6]!r} is not an integer", name, lineno) from None
+        if not 0 <= head <= len(s.words):
+            raise DataFormatError(f"word {cols[0]} has head {head} outside the sentence", name, lineno)
+        misc = dict(kv.split("=", 1) for kv in cols[9].split("|") if "=" in kv)
+        tokens.append(Token(int(cols[0]), cols[1], cols[2], cols[3], cols[4], head, cols[7], misc.get("BunsetuBILabel")))
+    return tokens
+
+
+def _ud_sentences(source, *, shown: bool = False) -> Iterator[Tuple[List[Token], ConlluSentence, str]]:
+    """(tokens, block, source name) of every sentence of a CoNLL-U source, one
+    at a time; "no sentences" at the end of an input that had none. ``shown``:
+    a bar counts them."""
+    with _open_text(source) as (f, name):
+        blocks = iter_conllu(f)
+        if shown:
+            blocks = each(blocks, desc=f"reading {os.path.basename(name)}", delay=0.5)
+        seen = False
+        for s in blocks:
+            if s.words:
+                seen = True
+                yield _tokens(s, name), s, name
+        if not seen:
+            raise DataFormatError("no sentences", name)
 
 
 def read_ud_tokens(path) -> List[List[Token]]:
     """Sentences of a UD Japanese CoNLL-U file as :class:`Token` lists."""
-    name = os.fspath(path)
-    sentences: List[List[Token]] = []
-    for s in iter_conllu(name):
-        current: List[Token] = []
-        for lineno, cols in zip(s.line_numbers, s.words):
-            try:
-                head = int(cols[6])
-            except ValueError:
-                raise DataFormatError(f"HEAD {cols[6]!r} is not an integer", name, lineno) from None
-            if not 0 <= head <= len(s.words):
-                raise DataFormatError(f"word {cols[0]} has head {head} outside the sentence", name, lineno)
-            misc = dict(kv.split("=", 1) for kv in cols[9].split("|") if "=" in kv)
-            current.append(Token(int(cols[0]), cols[1], cols[2], cols[3], cols[4], head, cols[7], misc.get("BunsetuBILabel")))
-        if current:
-            sentences.append(current)
-    if not sentences:
-        raise DataFormatError("no sentences", name)
-    return sentences
+    return [tokens for tokens, _, _ in _ud_sentences(os.fspath(path), shown=True)]
+
+
+def iter_bunsetsu_conllu(source) -> Iterator[BunsetsuSentence]:
+    """Bunsetsu sentences of a CoNLL-U file whose MISC column marks every word
+    with ``BunsetuBILabel`` (B or I), read one at a time (memory stays bounded).
+
+    Parameters
+    ----------
+    source : path, ``'-'`` or text stream
+        The CoNLL-U input (``'-'``: standard input).
+
+    Yields
+    ------
+    BunsetsuSentence
+        Its bunsetsu as the labels mark them; heads from the words' dependencies.
+
+    Raises
+    ------
+    DataFormatError
+        At a word without the label (naming its file and line), and for input without a sentence.
+    """
+    for k, (tokens, block, name) in enumerate(_ud_sentences(source)):
+        for t, lineno in zip(tokens, block.line_numbers):
+            if t.bi not in ("B", "I"):
+                raise DataFormatError(f"sentence {k + 1}: word {t.id} has no BunsetuBILabel (B or I) in MISC; "
+                                      "bunsetsu input marks every word", name, lineno)
+        yield BunsetsuSentence(group_bunsetsu(tokens, [t.bi for t in tokens]), sent_index=k)
 
 
 def load_gsd_bunsetsu(data_dir, split: str, segmenter: Optional[BunsetsuSegmenter] = None) -> List[BunsetsuSentence]:
@@ -65,7 +109,7 @@ def load_gsd_bunsetsu(data_dir, split: str, segmenter: Optional[BunsetsuSegmente
             read_ud_tokens(os.path.join(base, "ja_gsd-ud-dev.conllu")) + read_ud_tokens(os.path.join(base, "ja_gsd-ud-test.conllu"))
         )
     out = []
-    for k, s in enumerate(tokens):
+    for k, s in enumerate(each(tokens, desc=f"grouping the bunsetsu of {split}", delay=0.5)):
         labels = [t.bi for t in s] if gold else segmenter.labels(s)
         out.append(BunsetsuSentence(group_bunsetsu(s, labels), derived_segmentation=not gold, sent_index=k))
     return out

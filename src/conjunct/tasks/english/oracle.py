@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import List, Optional, Sequence, Tuple
 
 from ..._errors import DataFormatError
+from ..base import oracle_sentences
 from .features import ARC_FEATURES, ConfigurationFeatures
 from .reader import DepSentence
 from .transitions import LA, RA, RE, ROOT_LABEL, SH, TRANSITIONS, State, is_projective
@@ -49,7 +50,7 @@ def training_examples(sentences: Sequence[DepSentence]) -> Tuple[dict, int]:
     lf: List[List[str]] = []
     ll: List[str] = []
     skipped = 0
-    for s in sentences:
+    for s in oracle_sentences(sentences):
         if s.heads is None:
             raise DataFormatError("training needs gold HEAD and DEPREL columns")
         if not is_projective(s.heads):

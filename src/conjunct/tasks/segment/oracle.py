@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import List, Sequence, Tuple
 
 from ..._errors import DataFormatError
+from ..base import oracle_sentences
 from .features import SegmentEncoder
 
 __all__ = ["boundary_labels", "words_from_boundaries", "training_examples"]
@@ -34,10 +35,18 @@ def words_from_boundaries(text: str, boundaries: Sequence[bool]) -> List[str]:
     return words
 
 
+# Sentences per vectorised call of the oracle: often enough for a progress bar.
+ORACLE_BATCH = 1000
+
+
 def training_examples(sentences: Sequence[Sequence[str]], ngram: int = 3) -> Tuple[List[List[str]], List[int]]:
     """(feature strings, +1/-1) of every character boundary of the gold segmentations."""
     encoder = SegmentEncoder(ngram)
-    texts = ["".join(s) for s in sentences]
-    keys, _ = encoder.boundary_keys(texts, grow=True)
-    labels = [y for s in sentences for y in boundary_labels(s)]
-    return encoder.names(keys).tolist(), labels
+    feats: List[List[str]] = []
+    labels: List[int] = []
+    # Batches give the same strings as one call: a boundary's features depend on its sentence only.
+    for batch in oracle_sentences(sentences, ORACLE_BATCH):
+        keys, _ = encoder.boundary_keys(["".join(s) for s in batch], grow=True)
+        feats.extend(encoder.names(keys).tolist())
+        labels.extend(y for s in batch for y in boundary_labels(s))
+    return feats, labels
