@@ -76,21 +76,20 @@ def _csr_from_flat(flat: np.ndarray, lengths: np.ndarray, n_features: Optional[i
         raise DataFormatError(f"feature id {width - 1} is out of range for {n_features} features")
     if n_features > np.iinfo(np.int32).max:
         raise DataFormatError(f"{n_features} features do not fit 32-bit feature ids")
-    row_of = np.repeat(np.arange(n_rows, dtype=np.int64), lengths)
-    order = np.lexsort((flat, row_of))
-    flat, row_of = flat[order], row_of[order]
-    keep = np.ones(flat.size, dtype=bool)
-    keep[1:] = (flat[1:] != flat[:-1]) | (row_of[1:] != row_of[:-1])
-    if repeats == "error" and not keep.all():
-        j = int(np.argmin(keep))
-        raise DataFormatError(
-            f"row {int(row_of[j])} repeats feature id {int(flat[j])}: a row lists the ids of its active features, "
-            "each once (a dense 0/1 matrix must be a numpy array or a scipy.sparse matrix: np.asarray(X))")
-    flat, row_of = flat[keep], row_of[keep]
     indptr = np.zeros(n_rows + 1, dtype=np.int64)
-    np.cumsum(np.bincount(row_of, minlength=n_rows), out=indptr[1:])
-    data = np.ones(flat.size, dtype=np.float64)
-    return sp.csr_matrix((data, flat.astype(np.int32), indptr), shape=(n_rows, n_features))
+    np.cumsum(lengths, out=indptr[1:])
+    X = sp.csr_matrix((np.ones(flat.size), flat.astype(np.int32), indptr), shape=(n_rows, n_features))
+    # scipy sorts each row and adds up repeats in C (a global lexsort cost seconds on a parser's decisions).
+    X.sum_duplicates()
+    if X.nnz < flat.size:
+        if repeats == "error":
+            j = int(np.argmax(X.data > 1))
+            row = int(np.searchsorted(X.indptr, j, side="right")) - 1
+            raise DataFormatError(
+                f"row {row} repeats feature id {int(X.indices[j])}: a row lists the ids of its active features, "
+                "each once (a dense 0/1 matrix must be a numpy array or a scipy.sparse matrix: np.asarray(X))")
+        X.data[:] = 1.0
+    return X
 
 
 def _check_numeric_width(n: int) -> None:
@@ -264,13 +263,7 @@ class FeatureIndex(Saveable):
             kept = ids >= 0
             lengths = np.bincount(np.repeat(np.arange(len(rows)), lengths)[kept], minlength=len(rows)).astype(np.int64)
             ids = ids[kept]
-        if len(self) > MAX_FEATURE_ID + 1:
-            raise DataFormatError(f"{len(self)} features do not fit 32-bit feature ids")
-        indptr = np.zeros(len(rows) + 1, dtype=np.int64)
-        np.cumsum(lengths, out=indptr[1:])
-        X = sp.csr_matrix((np.ones(ids.size), ids.astype(np.int32), indptr), shape=(len(rows), len(self)))
-        X.sum_duplicates()  # sorts each row's ids; a repeated feature counts once
-        X.data[:] = 1.0
+        X = _csr_from_flat(ids, lengths, len(self), repeats="merge")
         if count:
             self.counts += np.bincount(X.indices, minlength=len(self)).astype(np.int64)
         return X
