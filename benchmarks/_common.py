@@ -74,11 +74,30 @@ def markdown_table(header: Sequence[str], rows: List[Sequence]) -> str:
     return "\n".join(lines)
 
 
+def shown_path(path: Path) -> str:
+    """A path as results record it, never this machine's: inside the peer kit's
+    work folder ``PEER_WORK/...`` (record the folder itself with
+    :func:`peer_work_shown`), anywhere else relative to the project."""
+    try:
+        return "PEER_WORK/" + Path(path).resolve().relative_to(PEER_WORK.resolve()).as_posix()
+    except ValueError:
+        return os.path.relpath(path, ROOT)
+
+
+def peer_work_shown() -> dict:
+    """The peer kit's work folder that ``PEER_WORK/...`` paths are in, relative to the project."""
+    return {"PEER_WORK": os.path.relpath(PEER_WORK, ROOT)}
+
+
+def _json_value(value):
+    return shown_path(value) if isinstance(value, Path) else str(value)
+
+
 def write_results(name: str, results: dict, markdown: str) -> None:
     """Write results/<name>.json and results/<name>.md, both naming the command."""
     RESULTS.mkdir(parents=True, exist_ok=True)
     payload = {"command": command_line(), "date": time.strftime("%Y-%m-%d %H:%M:%S"), "environment": environment(), **results}
-    (RESULTS / f"{name}.json").write_text(json.dumps(payload, indent=2, default=str) + "\n")
+    (RESULTS / f"{name}.json").write_text(json.dumps(payload, indent=2, default=_json_value) + "\n")
     env = payload["environment"]
     md = (
         f"# {name}\n\nCommand: `{payload['command']}`  \nDate: {payload['date']}  \n"

@@ -31,7 +31,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from _common import PEER_BUILD, PEER_WORK, markdown_table, require_shared_data, write_results
+from _common import (PEER_BUILD, PEER_WORK, markdown_table, peer_work_shown, require_shared_data, shown_path,
+                     write_results)
 
 PECCO = {"PKI": ["-t", "0"], "PKE": ["-t", "1"], "FST": ["-t", "2"]}
 EXACT = ["-m", "1", "-s", "0", "-r", "0", "-i", "0"]  # pecco's exact settings (no pruning, no approximation)
@@ -109,7 +110,7 @@ def train_jdepp(build: Path, data: Path, model_dir: Path, degree: int, cache: Pa
         for f in cached.iterdir():
             if f.name.startswith("depnd.p0.") and not (model_dir / f.name).exists():
                 shutil.copyfile(f, model_dir / f.name)
-        out["compiled_files_from"] = str(cached)
+        out["compiled_files_from"] = shown_path(cached)
     if not (model_dir / "depnd.p0.event").exists():
         # The events pecco's FST is built from: J.DepP parses its training text with PKE.
         _, out["fst_events"] = run([jdepp, "-t", "3", "-I", "2", "-c", str(data / "train.JDP"), "-m", str(model_dir), "--", "--",
@@ -245,7 +246,9 @@ def main() -> None:
             ["conjunct cold / warm", "", f"{cc / cw:.2f}", ""],
             ["training CPU s", f"{jt:.1f}", f"{ct:.1f}", f"{ct / jt:.2f}x"],
         ]))
-    write_results("jdepp" + ("_quick" if args.quick else ""), {"results": results, "args": {k: str(v) for k, v in vars(args).items()}},
+    write_results("jdepp" + ("_quick" if args.quick else ""),
+                  {"results": results, "args": {k: shown_path(v) if isinstance(v, Path) else str(v)
+                                                 for k, v in vars(args).items()}, **peer_work_shown()},
                   "\n\n".join(md))
     print("\n\n".join(md))
 
