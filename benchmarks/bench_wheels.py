@@ -154,7 +154,7 @@ def main() -> int:
     if len(wheels) < 2:
         parser.error("give at least two --wheel NAME=PATH")
     rounds = 2 if args.quick else args.rounds
-    pythons = {name: make_venv(args.venvs / name, path) for name, path in wheels.items()}
+    pythons = {name: make_venv(args.venvs.resolve() / name, path) for name, path in wheels.items()}
     samples = {name: {w: [] for w in WORKLOADS} for name in wheels}
     outputs = {}
     names = list(wheels)
