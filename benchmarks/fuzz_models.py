@@ -145,6 +145,15 @@ def build_samples(*, quick: bool = False, shared_data: Optional[Path] = None) ->
     objects.append(("classifier_split_d3", binary.compile("split", **small), {"kind": "classifier", "rows": rows2}))
     objects.append(("classifier_pki_ovo", ovo.compile("pki"), {"kind": "classifier", "rows": rows3}))
     objects.append(("classifier_split_ovo", ovo.compile("split", common_features=20), {"kind": "classifier", "rows": rows3}))
+    # One non-zero coefficient per support vector of six outputs: the stores keep sparse rows.
+    one_hot = np.zeros((60, 6))
+    pick = np.random.default_rng(7)
+    one_hot[np.arange(60), pick.integers(0, 6, size=60)] = pick.normal(size=60)
+    sparse_rows = conjunct.KernelModel(S, one_hot, pick.normal(size=6), degree=2, classes=[f"c{i}" for i in range(6)],
+                                       features=multi.features)
+    objects.append(("classifier_pke_sparse_rows", sparse_rows.compile("pke", **small), {"kind": "classifier", "rows": rows3}))
+    objects.append(("classifier_split_sparse_rows", sparse_rows.compile("split", common_features=20, **small),
+                    {"kind": "classifier", "rows": rows3}))
     conj = [[0], [1], [0, 1], [2, 3], [0, 2, 5], [4]]
     clm = ConjunctiveLinearModel(conj, rng.normal(size=(6, 2)), [0.1, -0.2], classes=["x", "y"],
                                  features=conjunct.FeatureIndex([f"g{i}" for i in range(7)]))

@@ -53,8 +53,15 @@ def kernel_models(draw, max_sv: int = 40, max_features: int = 30, max_outputs: i
     coef0 = draw(st.sampled_from([1.0, 0.0, 0.5, 3.0]))
     S = random_binary_csr(rng, n_sv, n_features, density)
     alpha = rng.normal(size=(n_sv, K))
-    # Mostly-zero rows (as in one-vs-one models) take the sparse-alpha path.
-    alpha[rng.random(alpha.shape) < draw(st.sampled_from([0.0, 0.7, 1.0]))] = 0.0
+    # Mostly-zero rows (as in one-vs-one models) take the sparse-alpha path; one non-zero
+    # output per support vector (as in multi-class PA) gives stores with sparse rows.
+    zeros = draw(st.sampled_from([0.0, 0.7, 1.0, "one"]))
+    if zeros == "one":
+        keep = np.zeros(alpha.shape, dtype=bool)
+        keep[np.arange(n_sv), rng.integers(0, K, size=n_sv)] = True
+        alpha[~keep] = 0.0
+    else:
+        alpha[rng.random(alpha.shape) < zeros] = 0.0
     bias = rng.normal(size=K)
     decision = "sign" if K == 1 else ("ovo" if K == 3 and draw(st.booleans()) else "argmax")
     classes = [0, 1, 2] if decision == "ovo" else None

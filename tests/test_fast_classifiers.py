@@ -219,6 +219,33 @@ def test_persistence(tmp_path, method, params):
         np.testing.assert_array_equal(again.decision_function(X), expected)
 
 
+@pytest.mark.parametrize("method, params", [("pke", {"dense_features": 2}), ("split", {"common_features": 8}),
+                                            ("fstrie", {"max_nodes": 30}), ("adaptive", {})])
+def test_sparse_rows_exact_and_saved(tmp_path, method, params):
+    """A multi-class model whose support vectors each move one of K outputs
+    stores its conjunctions' rows sparse: same margins as the brute force,
+    smaller than the dense rows, saved and loaded (mapped too) unchanged."""
+    rng = np.random.default_rng(5)
+    K = 12
+    S = random_binary_csr(rng, 80, 40, 0.15)
+    alpha = np.zeros((80, K))
+    alpha[np.arange(80), rng.integers(0, K, size=80)] = rng.normal(size=80)
+    model = conjunct.KernelModel(S, alpha, rng.normal(size=K), degree=2)
+    X = random_binary_csr(rng, 60, 44, 0.2)
+    expected, scale = reference_margins(model, X)
+    clf = model.compile(method, **params)
+    store = "base.store." if method in ("fstrie", "adaptive") else "store."
+    if method == "split":
+        store = "common.store." if any(k.startswith("common.store.") for k in clf.arrays) else store
+    assert store + "row_begin" in clf.arrays and store + "weight" not in clf.arrays, sorted(clf.arrays)
+    n_nodes = clf.arrays[store + "row_begin"].size - 1
+    assert clf.arrays[store + "row_value"].size < n_nodes * K / 3
+    assert_margins_close(clf.decision_function(X), expected, scale)
+    clf.save(tmp_path / "c.cjt")
+    for again in (conjunct.load(tmp_path / "c.cjt"), conjunct.load(tmp_path / "c.cjt", mmap=True)):
+        np.testing.assert_array_equal(again.decision_function(X), clf.decision_function(X))
+
+
 def test_bad_parameters():
     rng = np.random.default_rng(3)
     model = conjunct.KernelModel(random_binary_csr(rng, 10, 5, 0.5), rng.normal(size=10), degree=2)

@@ -172,12 +172,61 @@ def test_dense_table_size_and_n_dense(model):
         edited(clf, "m.store.dense", lambda a: a[:-1])
 
 
-@pytest.mark.parametrize("section", ["m.store.weight", "m.store.dense", "m.bias"])
-def test_non_finite_floats_are_refused(model, section):
-    clf = model.compile("pke")
+@pytest.fixture(scope="module")
+def binary_model():
+    feats, y = make_zipf_data(200, n_classes=2, seed=5)
+    return PAClassifier(degree=2, n_iter=2).fit(feats, y).model_
+
+
+@pytest.fixture(scope="module")
+def many_classes():
+    """Twelve classes: each support vector moves two or three of the twelve rows, so the
+    compiled store keeps sparse rows (and a small dense table leaves conjunctions in its trie)."""
+    feats, y = make_zipf_data(300, n_classes=12, seed=5)
+    return PAClassifier(degree=2, n_iter=2).fit(feats, y).model_.compile("pke", dense_features=4)
+
+
+@pytest.mark.parametrize("section", ["m.store.weight", "m.store.row_value", "m.store.dense", "m.bias"])
+def test_non_finite_floats_are_refused(binary_model, many_classes, section):
+    # A binary model's store has dense rows (a small dense table leaves conjunctions in the trie).
+    clf = binary_model.compile("pke", dense_features=4) if section != "m.store.row_value" else many_classes
+    assert section in clf.to_container()[2]
     for value in (np.nan, np.inf, -np.inf):
         with pytest.raises(ModelFormatError, match="non-finite"):
             edited(clf, section, setter(0, value))
+
+
+@pytest.mark.parametrize("section, change, message", [
+    ("m.store.row_output", setter(0, 12), "outside \\[0, 12\\)"),
+    ("m.store.row_output", setter(0, -1), "outside \\[0, 12\\)"),
+    ("m.store.row_begin", setter(-1, 10**9), "must run from 0"),
+    ("m.store.row_begin", setter(0, 1), "must run from 0"),
+    ("m.store.row_begin", lambda a: a[:-1], "shape"),
+    ("m.store.row_value", lambda a: a[:-1], "shape"),
+    ("m.store.row_output", lambda a: a.astype(np.int64), "dtype"),
+])
+def test_sparse_store_rows_checked(many_classes, section, change, message):
+    clf = many_classes
+    with pytest.raises(ModelFormatError, match=message):
+        edited(clf, section, change)
+
+
+def test_sparse_store_rows_decreasing_or_unordered(many_classes):
+    clf = many_classes
+    _, _, arrays = parts(clf)
+    begin, outputs = arrays["m.store.row_begin"], arrays["m.store.row_output"]
+    v = int(np.flatnonzero(np.diff(begin) >= 2)[0])  # a row with two values or more
+    with pytest.raises(ModelFormatError, match="decreases"):
+        edited(clf, "m.store.row_begin", setter(v + 1, begin[v] - 1))  # row v ends before it starts
+    i = int(begin[v])
+    swapped = outputs.copy()
+    swapped[i], swapped[i + 1] = outputs[i + 1], outputs[i]
+    with pytest.raises(ModelFormatError, match="does not ascend"):
+        edited(clf, "m.store.row_output", lambda a: swapped)
+    with pytest.raises(ModelFormatError, match="not both"):
+        kind, m, arrays = parts(clf)
+        arrays["m.store.weight"] = np.zeros((begin.size - 1) * 12)
+        reload(kind, m, arrays)
 
 
 def test_alpha_rows_checked(model):
@@ -353,13 +402,18 @@ def test_deeply_nested_header_is_a_clean_error(model):
         persistence.from_bytes(with_header(data, n, deep[:n]))
 
 
-def test_memory_mapped_load_does_not_copy_sections(tmp_path, model):
+def test_memory_mapped_load_does_not_copy_sections(tmp_path, model, many_classes):
+    for clf, store in ((model.compile("pke", dense_features=4), ("store.weight",)),
+                       (many_classes, ("store.row_value", "store.row_begin", "store.row_output"))):
+        _mapped_views(tmp_path, clf, ("col_map", *store, "store.dense", "store.label"))
+
+
+def _mapped_views(tmp_path, clf, names):
     import mmap
 
-    clf = model.compile("pke")
     clf.save(tmp_path / "m.cjt")
     again = conjunct.load(tmp_path / "m.cjt", mmap=True)
-    for name in ("col_map", "store.weight", "store.dense", "store.label"):
+    for name in names:
         a = again.arrays[name]
         while not isinstance(a, mmap.mmap):
             assert a is not None, f"{name} is not a view of the memory map"

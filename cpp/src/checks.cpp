@@ -114,11 +114,33 @@ void check_store(const ConjunctionStoreView& s, int32_t label_limit, const std::
   check_trie(s.trie, F, s.n_dense, LabelOrder::Descending, s.degree, what + " trie");
   for (int32_t c = s.trie.child_begin[0]; c < s.trie.child_begin[1]; ++c)
     if (s.trie.label[c] >= label_limit) fail(what, "a conjunction's rarest member is outside the expanded features");
-  if (s.weight.size != s.trie.n_nodes() * s.n_outputs) fail(what, "weight needs K values per trie node");
+  if (s.sparse()) {
+    if (s.n_outputs < 2) fail(what, "sparse rows need K >= 2 outputs");
+    if (s.weight.size != 0) fail(what, "has both dense and sparse rows");
+    const size_t n = s.trie.n_nodes();
+    if (s.row_begin.size != n + 1) fail(what, "row_begin needs one entry per trie node, plus one");
+    if (s.row_begin[0] != 0) fail(what, "row_begin must start at 0");
+    if (s.row_output.size != s.row_value.size) fail(what, "row_output and row_value differ in length");
+    if (s.row_begin[n] != static_cast<int64_t>(s.row_value.size)) fail(what, "row_begin must end at the number of values");
+    // Monotone from 0 to the number of values first: then every row is in bounds.
+    for (size_t v = 0; v < n; ++v)
+      if (s.row_begin[v + 1] < s.row_begin[v]) fail(what, "row_begin must not decrease");
+    for (size_t v = 0; v < n; ++v) {
+      const int64_t b = s.row_begin[v], e = s.row_begin[v + 1];
+      for (int64_t i = b; i < e; ++i) {
+        const int32_t o = s.row_output[i];
+        if (o < 0 || static_cast<size_t>(o) >= s.n_outputs) fail(what, "row_output outside [0, K)");
+        if (i > b && o <= s.row_output[i - 1]) fail(what, "row_output must ascend within a row");
+      }
+    }
+    check_finite(s.row_value, what + " row_value");
+  } else if (s.weight.size != s.trie.n_nodes() * s.n_outputs) {
+    fail(what, "weight needs K values per trie node");
+  }
   const int64_t entries = dense_table_entries(s.n_dense, std::min(s.degree, kMaxDenseDegree));
   if (s.dense.size != static_cast<size_t>(entries) * s.n_outputs)
     fail(what, "dense has " + std::to_string(s.dense.size) + " values, expected " + std::to_string(entries) + " x K");
-  check_finite(s.weight, what + " weight");
+  if (!s.sparse()) check_finite(s.weight, what + " weight");
   check_finite(s.dense, what + " dense");
 }
 

@@ -70,7 +70,8 @@ ConjunctionStore::ConjunctionStore(ConjunctionStoreView view) : v_(view) {
   if (v_.degree < 1) throw std::invalid_argument("conjunction store: degree must be >= 1");
   if (v_.n_dense > 0 && v_.degree > kMaxDenseDegree)
     throw std::invalid_argument("conjunction store: the dense table supports degree <= 4");
-  if (v_.weight.size != v_.trie.n_nodes() * v_.n_outputs)
+  if (v_.sparse() ? v_.n_outputs < 2 || v_.row_begin.size != v_.trie.n_nodes() + 1 || v_.weight.size != 0
+                  : v_.weight.size != v_.trie.n_nodes() * v_.n_outputs)
     throw std::invalid_argument("conjunction store: weights do not match the trie");
   if (v_.trie.child_begin.size != v_.trie.n_nodes() + 1)
     throw std::invalid_argument("conjunction store: malformed trie");
@@ -204,13 +205,12 @@ double ConjunctionStore::descend_one(int32_t node, const uint64_t* marks, const 
 
 void ConjunctionStore::descend(int32_t node, const uint64_t* marks, const int32_t* xs, size_t n_xs, int level,
                                double* out) const {
-  const size_t K = v_.n_outputs;
   const int32_t* label = v_.trie.label.data;
   const int32_t begin = v_.trie.child_begin[node], end = v_.trie.child_begin[node + 1];
   if (static_cast<size_t>(end - begin) <= 16 * n_xs) {
     for (int32_t c = begin; c < end; ++c) {
       if (!marked(marks, label[c])) continue;
-      add_row<false>(v_.weight.data + static_cast<size_t>(c) * K, out);
+      add_node_row(c, out);
       if (level < v_.degree && v_.trie.has_children(c)) descend(c, marks, xs, n_xs, level + 1, out);
     }
     return;
@@ -221,7 +221,7 @@ void ConjunctionStore::descend(int32_t node, const uint64_t* marks, const int32_
     lo = std::lower_bound(lo, stop, xs[i]);
     if (lo == stop || *lo != xs[i]) continue;
     const int32_t c = static_cast<int32_t>(lo - label);
-    add_row<false>(v_.weight.data + static_cast<size_t>(c) * K, out);
+    add_node_row(c, out);
     if (level < v_.degree && v_.trie.has_children(c)) descend(c, marks, xs, i, level + 1, out);
   }
 }
@@ -242,7 +242,7 @@ void ConjunctionStore::Walk::add_position(size_t j, double* out) const {
     out[0] += s.v_.weight.data[node] + (extend ? s.descend_one(node, marks(), x, j, 2) : 0.0);
     return;
   }
-  s.add_row<false>(s.v_.weight.data + static_cast<size_t>(node) * s.v_.n_outputs, out);
+  s.add_node_row(node, out);
   if (extend) s.descend(node, marks(), x, j, 2, out);
 }
 
@@ -287,6 +287,14 @@ void ConjunctionStore::compute_bounds() const {
     double* b = sums.data() + f * 2 * K;
     for (size_t o = 0; o < K; ++o) (w[o] < 0 ? b[o] : b[K + o]) += w[o];
   };
+  auto add_node = [&](size_t f, int32_t node) {
+    if (!v_.sparse()) return add(f, v_.weight.data + static_cast<size_t>(node) * K);
+    double* b = sums.data() + f * 2 * K;
+    for (int64_t i = v_.row_begin[static_cast<size_t>(node)]; i < v_.row_begin[static_cast<size_t>(node) + 1]; ++i) {
+      const double w = v_.row_value[i];
+      (w < 0 ? b[v_.row_output[i]] : b[K + v_.row_output[i]]) += w;
+    }
+  };
   // Dense entries: the rarest member is the largest id of the combination.
   const int d = std::min(v_.degree, kMaxDenseDegree);
   for (int64_t a = 0; a < v_.n_dense; ++a) {
@@ -301,7 +309,7 @@ void ConjunctionStore::compute_bounds() const {
   for (size_t v = 0; v < n; ++v)
     for (int32_t c = v_.trie.child_begin[v]; c < v_.trie.child_begin[v + 1]; ++c) {
       rarest[c] = v == 0 ? v_.trie.label[c] : rarest[v];
-      add(static_cast<size_t>(rarest[c]), v_.weight.data + static_cast<size_t>(c) * K);
+      add_node(static_cast<size_t>(rarest[c]), c);
     }
   // Floats rounded away from zero are still bounds.
   bounds_.resize(sums.size());
@@ -451,10 +459,33 @@ ConjunctionStoreArrays ConjunctionStoreBuilder::finish() {
   out.weight.assign(weight_.size(), 0.0);
   for (size_t n = 0; n < label_.size(); ++n)
     std::copy(weight_.begin() + n * K_, weight_.begin() + (n + 1) * K_, out.weight.begin() + static_cast<size_t>(new_id[n]) * K_);
+  sparsify_rows(out);
   std::vector<int32_t>().swap(parent_);
   std::vector<int32_t>().swap(label_);
   std::vector<double>().swap(weight_);
   return out;
+}
+
+void sparsify_rows(ConjunctionStoreArrays& store) {
+  const size_t K = store.n_outputs;
+  if (K < 2 || K > static_cast<size_t>(std::numeric_limits<int32_t>::max())) return;
+  const size_t nnz = static_cast<size_t>(
+      std::count_if(store.weight.begin(), store.weight.end(), [](double w) { return w != 0.0; }));
+  if (static_cast<double>(nnz) > kSparseRowDensity * static_cast<double>(store.weight.size())) return;
+  const size_t n_nodes = store.weight.size() / K;
+  store.row_begin.assign(n_nodes + 1, 0);
+  store.row_output.reserve(nnz);
+  store.row_value.reserve(nnz);
+  for (size_t n = 0; n < n_nodes; ++n) {
+    for (size_t o = 0; o < K; ++o) {
+      const double w = store.weight[n * K + o];
+      if (w == 0.0) continue;
+      store.row_output.push_back(static_cast<int32_t>(o));
+      store.row_value.push_back(w);
+    }
+    store.row_begin[n + 1] = static_cast<int64_t>(store.row_value.size());
+  }
+  std::vector<double>().swap(store.weight);
 }
 
 ConjunctionStoreArrays build_conjunction_store(const CsrView& conjunctions, Span<double> weights, size_t n_outputs,
@@ -498,7 +529,13 @@ void put_store(ConjunctionStoreArrays&& store, Sections& out) {
   out.put("store.child_begin", std::move(store.trie.child_begin));
   out.put("store.label", std::move(store.trie.label));
   out.put("store.root_map", std::move(store.trie.root_map));
-  out.put("store.weight", std::move(store.weight));
+  if (store.row_begin.empty()) {
+    out.put("store.weight", std::move(store.weight));
+    return;
+  }
+  out.put("store.row_begin", std::move(store.row_begin));
+  out.put("store.row_output", std::move(store.row_output));
+  out.put("store.row_value", std::move(store.row_value));
 }
 
 ConjunctionStoreView store_of(const Sections& arrays, size_t n_outputs, int degree, int32_t n_dense, int32_t label_limit) {
@@ -509,7 +546,13 @@ ConjunctionStoreView store_of(const Sections& arrays, size_t n_outputs, int degr
   v.dense = arrays.span<double>("store.dense");
   v.trie = TrieView{arrays.span<int32_t>("store.child_begin"), arrays.span<int32_t>("store.label"),
                     arrays.span<int32_t>("store.root_map")};
-  v.weight = arrays.span<double>("store.weight");
+  if (arrays.has("store.row_begin")) {
+    v.row_begin = arrays.span<int64_t>("store.row_begin");
+    v.row_output = arrays.span<int32_t>("store.row_output");
+    v.row_value = arrays.span<double>("store.row_value");
+  } else {
+    v.weight = arrays.span<double>("store.weight");
+  }
   check_store(v, label_limit, "store");
   return v;
 }

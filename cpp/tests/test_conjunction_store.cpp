@@ -79,7 +79,10 @@ static void test_explicit_conjunctions(uint32_t seed) {
   std::mt19937 rng(seed);
   const int32_t F = 2 + static_cast<int32_t>(rng() % 30);
   const int degree = 1 + static_cast<int>(rng() % 4);
-  const size_t K = seed % 3 == 0 ? 3 : 1;
+  const size_t K = seed % 3 == 0 ? (seed % 2 == 0 ? 3 : 7) : 1;
+  // With K = 7 a row has one non-zero output (as a multi-class support vector
+  // moves a few of its K rows): the store keeps its rows sparse.
+  const bool one_output = K == 7;
   Weights w;
   std::normal_distribution<double> normal;
   const int n = static_cast<int>(rng() % 80);
@@ -88,8 +91,10 @@ static void test_explicit_conjunctions(uint32_t seed) {
     if (t.empty()) t.push_back(static_cast<int32_t>(rng() % F));
     if (t.size() > static_cast<size_t>(degree)) t.resize(static_cast<size_t>(degree));
     std::vector<double>& row = w[t];
-    row.resize(K);
-    for (double& v : row) v = normal(rng);
+    row.assign(K, 0.0);
+    if (one_output) row[rng() % K] = normal(rng);
+    else
+      for (double& v : row) v = normal(rng);
   }
   std::vector<int64_t> indptr{0};
   std::vector<int32_t> indices;
@@ -103,6 +108,8 @@ static void test_explicit_conjunctions(uint32_t seed) {
   for (int32_t n_dense : {0, 1, F / 2, F}) {
     ConjunctionStoreArrays a = build_conjunction_store(conj, Span<double>(weights), K, F, n_dense);
     check_store(a.view(), F, "store");
+    if (one_output) CHECK(a.view().sparse() && a.weight.empty());
+    if (K < 3) CHECK(!a.view().sparse());
     int64_t stored = 0;
     for (int64_t c : a.count_by_size) stored += c;
     int64_t nonzero = 0;
@@ -204,6 +211,44 @@ static void test_store_checks() {
                "ascending"));
 }
 
+// Sparse rows are checked like dense ones: a crafted file cannot index past K
+// or past the values.
+static void test_sparse_store_checks() {
+  std::vector<int64_t> indptr{0, 1, 3, 5, 8};
+  std::vector<int32_t> indices{0, 1, 4, 2, 5, 1, 3, 6};
+  std::vector<double> weights{1, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 3, 0, 4, 0, 0};  // K = 4, one value a row
+  const CsrView conj{Span<int64_t>(indptr), Span<int32_t>(indices)};
+  const ConjunctionStoreArrays good = build_conjunction_store(conj, Span<double>(weights), 4, 7, 0);
+  CHECK(good.view().sparse() && good.row_value.size() == 4);
+  check_store(good.view(), 7, "store");
+  auto with = [&](auto edit) {
+    ConjunctionStoreArrays a = good;
+    edit(a);
+    return a;
+  };
+  auto refused = [&](auto edit, const char* message) {
+    const ConjunctionStoreArrays a = with(edit);
+    return throws([&] { check_store(a.view(), 7, "store"); }, message);
+  };
+  CHECK(refused([](ConjunctionStoreArrays& a) { a.row_output.back() = 4; }, "outside [0, K)"));
+  CHECK(refused([](ConjunctionStoreArrays& a) { a.row_output.back() = -1; }, "outside [0, K)"));
+  CHECK(refused([](ConjunctionStoreArrays& a) { a.row_begin.back() += 1; }, "end at the number"));
+  CHECK(refused([](ConjunctionStoreArrays& a) { a.row_begin.pop_back(); }, "one entry per trie node"));
+  CHECK(refused([](ConjunctionStoreArrays& a) { a.row_begin[0] = 1; }, "start at 0"));
+  CHECK(refused([](ConjunctionStoreArrays& a) { a.row_begin[1] = a.row_begin[2] + 1; }, "decrease"));
+  CHECK(refused([](ConjunctionStoreArrays& a) { a.row_value.pop_back(); }, "differ in length"));
+  CHECK(refused([](ConjunctionStoreArrays& a) { a.row_value[0] = std::nan(""); }, "not finite"));
+  CHECK(refused([](ConjunctionStoreArrays& a) { a.weight.assign((a.row_begin.size() - 1) * 4, 0.0); }, "both dense and sparse"));
+  CHECK(refused([](ConjunctionStoreArrays& a) { a.n_outputs = 1; }, "K >= 2"));
+  // Two values of one row out of order.
+  const std::vector<double> two{1, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+  ConjunctionStoreArrays pair = build_conjunction_store(conj, Span<double>(two), 4, 7, 0);
+  CHECK(pair.view().sparse());
+  check_store(pair.view(), 7, "store");
+  std::swap(pair.row_output[0], pair.row_output[1]);
+  CHECK(throws([&] { check_store(pair.view(), 7, "store"); }, "ascend"));
+}
+
 static void test_dense_sizes() {
   CHECK(dense_table_entries(10, 2) == 10 + 45);
   CHECK(dense_table_entries(10, 4) == 10 + 45 + 120 + 210);
@@ -223,6 +268,7 @@ int main() {
   for (uint32_t seed = 0; seed < 150; ++seed) test_explicit_conjunctions(seed);
   for (uint32_t seed = 0; seed < 150; ++seed) test_kernel_expansion(seed);
   test_store_checks();
+  test_sparse_store_checks();
   test_dense_sizes();
   return report("test_conjunction_store");
 }

@@ -434,8 +434,32 @@ def _store(arrays: Arrays, where: _Where, *, degree: int, n_dense: int, n_featur
                                  f"{n_dense} dense features x {K} outputs)")
     _check_finite(dense, st, "dense")
     n_nodes = _trie(arrays, st, n_features, descending=True, max_depth=degree, label_limit=label_limit)
-    weight = _section(arrays, st, "weight", "<f8", (n_nodes * K,))
-    _check_finite(weight, st, "weight")
+    if st.prefix + "row_begin" not in arrays:
+        weight = _section(arrays, st, "weight", "<f8", (n_nodes * K,))
+        _check_finite(weight, st, "weight")
+        return
+    # Sparse rows: each trie node's non-zero outputs, ascending.
+    if K < 2:
+        st.section_fail("row_begin", f"sparse rows need K >= 2 outputs, the model has {K}")
+    if st.prefix + "weight" in arrays:
+        st.section_fail("weight", "a store has dense or sparse rows, not both")
+    begin = _section(arrays, st, "row_begin", "<i8", (n_nodes + 1,))
+    values = _section(arrays, st, "row_value", "<f8", (None,))
+    outputs = _section(arrays, st, "row_output", "<i4", (values.size,))
+    if begin[0] != 0 or begin[-1] != values.size:
+        st.section_fail("row_begin", f"must run from 0 to the number of values ({values.size}), "
+                                     f"runs from {begin[0]} to {begin[-1]}")
+    if np.any(np.diff(begin) < 0):
+        st.section_fail("row_begin", f"decreases at index {int(np.argmax(np.diff(begin) < 0)) + 1}")
+    if outputs.size and (outputs.min() < 0 or outputs.max() >= K):
+        bad = int(np.argmax((outputs < 0) | (outputs >= K)))
+        st.section_fail("row_output", f"value {int(outputs[bad])} at index {bad} is outside [0, {K})")
+    # Ascending within each row: a step that does not rise must start a new row.
+    falls = np.flatnonzero(np.diff(outputs) <= 0) + 1
+    if falls.size and not np.all(np.isin(falls, begin)):
+        bad = int(falls[~np.isin(falls, begin)][0])
+        st.section_fail("row_output", f"does not ascend within its row at index {bad}")
+    _check_finite(values, st, "row_value")
 
 
 def _stats(params: _Meta, keys: Sequence[str]) -> None:

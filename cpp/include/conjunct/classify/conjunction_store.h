@@ -33,7 +33,15 @@ struct ConjunctionStoreView {
   int32_t n_dense = 0;
   Span<double> dense;   // levels 1..degree, C(n_dense, r) entries of K each
   TrieView trie;
-  Span<double> weight;  // n_nodes x K (the root's row is unused)
+  Span<double> weight;  // n_nodes x K (the root's row is unused); empty when rows are sparse
+  // Sparse rows (K > 1 only): node n's non-zero weights are row_value[i] for
+  // output row_output[i], i in [row_begin[n], row_begin[n + 1]), outputs
+  // ascending. A multi-class model's support vector moves a few of its K
+  // rows, so most conjunctions have a few non-zero outputs of K.
+  Span<int64_t> row_begin;
+  Span<int32_t> row_output;
+  Span<double> row_value;
+  bool sparse() const { return row_begin.size != 0; }
 };
 
 class ConjunctionStore {
@@ -108,6 +116,15 @@ class ConjunctionStore {
     else
       for (size_t o = 0; o < v_.n_outputs; ++o) out[o] += w[o];
   }
+  // out += trie node `node`'s weights, K outputs (dense or sparse rows).
+  void add_node_row(int32_t node, double* out) const {
+    if (!v_.sparse()) {
+      add_row<false>(v_.weight.data + static_cast<size_t>(node) * v_.n_outputs, out);
+      return;
+    }
+    const int64_t end = v_.row_begin[static_cast<size_t>(node) + 1];
+    for (int64_t i = v_.row_begin[static_cast<size_t>(node)]; i < end; ++i) out[v_.row_output[i]] += v_.row_value[i];
+  }
   void compute_bounds() const;
 
   ConjunctionStoreView v_;
@@ -124,12 +141,22 @@ struct ConjunctionStoreArrays {
   int32_t n_dense = 0;
   std::vector<double> dense;
   TrieArrays trie;
-  std::vector<double> weight;
+  std::vector<double> weight;           // dense rows, or empty with the three sparse arrays
+  std::vector<int64_t> row_begin;
+  std::vector<int32_t> row_output;
+  std::vector<double> row_value;
   std::vector<int64_t> count_by_size;  // stored (non-zero) conjunctions per size 0..degree
   ConjunctionStoreView view() const {
-    return ConjunctionStoreView{n_outputs, degree, n_dense, Span<double>(dense), trie.view(), Span<double>(weight)};
+    return ConjunctionStoreView{n_outputs,          degree,       n_dense,
+                                Span<double>(dense), trie.view(), Span<double>(weight),
+                                Span<int64_t>(row_begin), Span<int32_t>(row_output), Span<double>(row_value)};
   }
 };
+
+// Trie rows are stored sparse when K > 1 and at most this share of their
+// values is non-zero: then the sparse arrays (12 bytes per value) are at most
+// ~40% of the dense rows and a row costs a few adds instead of K.
+constexpr double kSparseRowDensity = 1.0 / 3.0;
 
 // Dense levels support conjunctions of up to this many features.
 constexpr int kMaxDenseDegree = 4;
@@ -187,6 +214,10 @@ int64_t dense_table_entries(int64_t n, int degree);
 // when given, else the most whose table of K-wide rows fits dense_bytes.
 int32_t choose_n_dense(int degree, size_t n_outputs, int32_t n_features, std::optional<int64_t> dense_bytes,
                        std::optional<int64_t> dense_features);
+
+// Turns the dense trie rows of a store into sparse rows when K > 1 and at most
+// kSparseRowDensity of their values are non-zero (same values, same order).
+void sparsify_rows(ConjunctionStoreArrays& store);
 
 // The store as "store.*" arrays of a classifier, and back (checked).
 void put_store(ConjunctionStoreArrays&& store, Sections& out);
