@@ -84,3 +84,23 @@ def test_unknown_split_is_refused(tmp_path):
 
     with pytest.raises(conjunct.ConjunctError, match="unknown GSD split 'valid'"):
         load_gsd_bunsetsu(tmp_path, "valid")
+
+
+@pytest.mark.realdata
+def test_accuracy_benchmark_trains_without_test(tmp_path, shared_data):
+    """benchmarks/bench_accuracy.py trains every model (through the CLI) before
+    it reads test: its training step opens no test file."""
+    import argparse
+
+    sys.path.insert(0, str(BENCHMARKS))
+    try:
+        import bench_accuracy
+    finally:
+        sys.path.remove(str(BENCHMARKS))
+    args = argparse.Namespace(langs=["ja", "en"], iterations=1, folds=2, train_sentences=30, reuse=False,
+                              no_gold_tag_parser=False)
+    with files_opened() as seen:
+        trained = bench_accuracy.train_models(args, shared_data, tmp_path)
+    assert set(trained["paths"]) == {"ja", "en", "en_gold_tag_parser"} and all(p.exists() for p in trained["paths"].values())
+    assert {"ja_gsd-ud-train.conllu", "en_ewt-ud-train.conllu"} <= {os.path.basename(p) for p in seen}
+    assert split_files_of_test(seen, shared_data) == []
