@@ -109,11 +109,15 @@ def english(model: Path, parser_model, data: Path, n_test) -> dict:
     return out
 
 
+def _pct(x: float) -> str:
+    return f"{100 * x:.2f}"
+
+
 def report(res: dict) -> str:
     parts = []
     ja = res.get("japanese")
     if ja:
-        rows = [[name.replace("_", " "), *(100 * ja[name][f"{k}_f1"] for k in ("word", "upos", "xpos", "bunsetsu", "dependency"))]
+        rows = [[name.replace("_", " "), *(_pct(ja[name][f"{k}_f1"]) for k in ("word", "upos", "xpos", "bunsetsu", "dependency"))]
                 for name in ("raw_text", "gold_words")]
         parts.append(f"## Japanese: UD Japanese GSD r2.8 test ({ja['test_sentences']} sentences)\n\n"
                      f"`conjunct analyze train --lang ja` on {res['train_sentences'] or 'all'} GSD train sentences "
@@ -122,12 +126,12 @@ def report(res: dict) -> str:
                      + markdown_table(["input", "word F1", "UPOS F1", "XPOS F1", "bunsetsu F1", "bunsetsu dep. F1"], rows))
     en = res.get("english")
     if en:
-        rows = [["every stage predicted", 100 * en["predicted_tags"]["upos_accuracy"], 100 * en["predicted_tags"]["xpos_accuracy"],
-                 100 * en["predicted_tags"]["uas"], 100 * en["predicted_tags"]["las"]]]
+        p = en["predicted_tags"]
+        rows = [["every stage predicted", *(_pct(p[k]) for k in ("upos_accuracy", "xpos_accuracy", "uas", "las"))]]
         if "gold_tags" in en:
-            rows.append(["gold tags, parser trained on gold tags", "", "", 100 * en["gold_tags"]["uas"], 100 * en["gold_tags"]["las"]])
+            rows.append(["gold tags, parser trained on gold tags", "", "", _pct(en["gold_tags"]["uas"]), _pct(en["gold_tags"]["las"])])
         g = en["gold_tags_pipeline_parser"]
-        rows.append(["gold tags, the pipeline's parser (trained on jackknifed tags)", "", "", 100 * g["uas"], 100 * g["las"]])
+        rows.append(["gold tags, the pipeline's parser (trained on jackknifed tags)", "", "", _pct(g["uas"]), _pct(g["las"])])
         parts.append(f"## English: UD English EWT test ({en['test_sentences']} sentences), gold tokenization\n\n"
                      f"`conjunct analyze train --lang en` (no chunker) and `conjunct parse train` on "
                      f"{res['train_sentences'] or 'all'} EWT train sentences ({res['iterations']} epochs, {res['folds']}-fold "
