@@ -144,13 +144,14 @@ def render_sentence(analysis, index: int = 0) -> str:
     xpos = list(getattr(analysis, "xpos", None) or [""] * n)
     xpos = [("" if x == u else x) for u, x in zip(upos, xpos)]  # a tag set without XPOS repeats UPOS
     heads = getattr(analysis, "heads", None)
-    deprels = getattr(analysis, "deprels", None) or ([""] * n if heads is not None else None)
+    deprels: List[str] = list(getattr(analysis, "deprels", None) or [""] * n)
     chunks = getattr(analysis, "chunks", None)
     groups = getattr(analysis, "bunsetsu", None)
     bheads = getattr(analysis, "bunsetsu_heads", None)
 
     widths = [max(_width(f, FORM_PX, True), _width(u, TAG_PX), _width(x, TAG_PX), 18.0) for f, u, x in zip(forms, upos, xpos)]
-    left, x = [], MARGIN
+    left: List[float] = []
+    x = float(MARGIN)
     for w in widths:
         left.append(x)
         x += w + GAP
@@ -201,10 +202,10 @@ def render_sentence(analysis, index: int = 0) -> str:
                      f'<text class="upos" x="{centre[k]:.1f}" y="{y_upos:.1f}" text-anchor="middle">{_esc(u)}</text>'
                      + (f'<text class="xpos" x="{centre[k]:.1f}" y="{y_xpos:.1f}" text-anchor="middle">{_esc(xp)}</text>'
                         if xp else "") + "</g>")
-    height = y + (6 if groups is not None else 0)
+    height = y + (6.0 if groups is not None else 0.0)
     if chunks is not None:
         y_chunk = height + 10
-        colours = {}
+        colours: dict = {}
         for kind, a, b in _chunk_spans(chunks):
             colour = colours.setdefault(kind, _CHUNK_COLOURS[len(colours) % len(_CHUNK_COLOURS)])
             x0, x1 = left[a] - 4, left[b] + widths[b] + 4
@@ -241,13 +242,13 @@ def render_sentence(analysis, index: int = 0) -> str:
 def _chunk_spans(tags: Sequence[str]) -> Iterator[Tuple[str, int, int]]:
     """(type, first word, last word) of the chunks of IOB2 tags (an I- after
     another type starts a chunk, as conlleval reads it)."""
-    start, kind = None, None
+    start, kind = -1, ""
     for k, tag in enumerate(list(tags) + ["O"]):
         prefix, _, t = tag.partition("-")
-        if start is not None and (prefix != "I" or t != kind):
+        if start >= 0 and (prefix != "I" or t != kind):
             yield kind, start, k - 1
-            start, kind = None, None
-        if prefix in ("B", "I") and start is None:
+            start, kind = -1, ""
+        if prefix in ("B", "I") and start < 0:
             start, kind = k, t
     return
 
