@@ -1,6 +1,6 @@
 """conjunct's bunsetsu parser against J.DepP, on the same data in one run.
 
-Both systems train on the same 7,012 sentences (66,592 decisions of
+Both systems train on the same 6,992 sentences (65,789 decisions of
 Sassano's oracle; averaged PA-I, C = 1, 10 epochs, kernel slicing) and parse
 the same 543 test sentences (gold bunsetsu). J.DepP's input files come from
 the peer kit's ``convert.py`` (``--jdepp-data``); its binaries from the kit's

@@ -49,6 +49,7 @@ _LAZY = {
     "TextPipeline": "conjunct.analysis",
     "read_conllu": "conjunct.corpora",
     "read_conll2000": "conjunct.corpora",
+    "render": "conjunct.rendering",
 }
 
 __all__ = [
@@ -79,6 +80,7 @@ __all__ = [
     "TextPipeline",
     "EnglishTextPipeline",
     "JapaneseTextPipeline",
+    "render",
     # data
     "read_data",
     "read_svmlight",

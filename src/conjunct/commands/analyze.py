@@ -47,8 +47,10 @@ def register(sub) -> None:
     rn = actions.add_parser("run", prog="conjunct analyze [run]", help="analyse a text file (the default action)")
     rn.add_argument("model", help="text pipeline model file (conjunct analyze train)")
     rn.add_argument("data", help="input: CoNLL-U or one sentence per line ('-' reads stdin)")
-    output_option(rn, help="CoNLL-U output file ('-' = standard output, the default)", required=False, default="-")
+    output_option(rn, help="output file ('-' = standard output, the default)", required=False, default="-")
     rn.add_argument("--batch-size", type=int, default=1000, help="sentences per call of each stage (default 1000)")
+    rn.add_argument("--output-format", choices=["conllu", "html"], default="conllu",
+                    help="conllu (default), or html: one self-contained page drawing every sentence's analysis as SVG")
     rn.add_argument("--lang", choices=["en", "ja"], default=None, help="check that the model is for this language")
     option(rn, "scheduler")
     rn.set_defaults(func=run_analyze)
@@ -104,14 +106,23 @@ def run_analyze(args) -> int:
     if args.batch_size < 1:
         raise ConjunctError("--batch-size must be at least 1")
     if getattr(args, "scheduler", None):
+        if getattr(args, "output_format", "conllu") == "html":
+            raise ConjunctError("--output-format html writes one page: run it without --scheduler")
         if args.data == "-":
             raise ConjunctError("--scheduler reads an input file, not standard input")
         return on_cluster(args, unit=_unit(args.data))
     preloaded = getattr(args, "preloaded", None)
     model = load_text_pipeline(args.model, args.lang, None if preloaded is None else load_object(args))
     sentences = read_text(args.data, raw=model.lang == "ja")
+    if getattr(args, "output_format", "conllu") == "html":
+        from ..rendering import render_stream
+
+        title = "standard input" if args.data == "-" else os.path.basename(args.data)
+        blocks = render_stream(model, sentences, batch_size=args.batch_size, title=title)
+    else:
+        blocks = analyze_stream(model, sentences, batch_size=args.batch_size)
     with open_output(args.output) as out:
-        for block in analyze_stream(model, sentences, batch_size=args.batch_size):
+        for block in blocks:
             out.write(block)
     return 0
 

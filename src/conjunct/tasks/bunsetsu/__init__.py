@@ -7,9 +7,9 @@ Corpus derivation
 UD Japanese GSD r2.8 is annotated with short-unit words. Its dev and test files
 mark bunsetsu boundaries (``BunsetuBILabel`` in MISC); the train file does not.
 :class:`BunsetsuSegmenter` learns a back-off table from the gold boundaries of
-dev and test -- keys are the previous and current token's UniDic POS, the
-current token's dependency relation and attachment direction -- and segments
-train with it (99% of tokens agree on a held-out split; see
+dev (test stays unseen) -- keys are the previous and current token's UniDic
+POS, the current token's dependency relation and attachment direction -- and
+segments train with it (99% of test tokens agree; see
 :func:`segmentation_agreement`). A bunsetsu's head is the bunsetsu that holds
 the head of its external dependency; on dev/test this reproduces the CaboCha
 bunsetsu dependencies of the same sentences (``ja_gsd_cabocha``) for 99.8-100%

@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 from typing import Iterator, List, Optional, Tuple
 
-from ..._errors import DataFormatError
+from ..._errors import ConjunctError, DataFormatError
 from ...corpora import ConlluSentence, iter_conllu
 from ...data import _open_text
 from ...progress import each
@@ -81,12 +81,22 @@ def iter_bunsetsu_conllu(source) -> Iterator[BunsetsuSentence]:
         yield BunsetsuSentence(group_bunsetsu(tokens, [t.bi for t in tokens]), sent_index=k)
 
 
+#: The splits of UD Japanese GSD r2.8.
+SPLITS = ("train", "dev", "test")
+
+
+def _split_path(data_dir, split: str) -> str:
+    return os.path.join(os.fspath(data_dir), "r2.8", f"ja_gsd-ud-{split}.conllu")
+
+
 def load_gsd_bunsetsu(data_dir, split: str, segmenter: Optional[BunsetsuSegmenter] = None) -> List[BunsetsuSentence]:
     """Bunsetsu sentences of UD Japanese GSD r2.8 ``split`` (train/dev/test).
 
     ``data_dir`` is the ``ud_japanese_gsd`` folder of the shared data. Gold
     boundaries are used where annotated; otherwise ``segmenter`` (by default
-    one learned from dev + test) derives them.
+    one learned from the gold boundaries of dev) derives them. The test split
+    is read only when ``split`` is ``"test"``: nothing trained from train or
+    dev has seen it.
 
     Parameters
     ----------
@@ -101,13 +111,13 @@ def load_gsd_bunsetsu(data_dir, split: str, segmenter: Optional[BunsetsuSegmente
     -------
     list of BunsetsuSentence
     """
-    base = os.path.join(os.fspath(data_dir), "r2.8")
-    tokens = read_ud_tokens(os.path.join(base, f"ja_gsd-ud-{split}.conllu"))
+    if split not in SPLITS:
+        raise ConjunctError(f"unknown GSD split {split!r} (choose from {', '.join(SPLITS)})")
+    tokens = read_ud_tokens(_split_path(data_dir, split))
     gold = all(t.bi in ("B", "I") for s in tokens for t in s)
     if not gold and segmenter is None:
-        segmenter = BunsetsuSegmenter().fit(
-            read_ud_tokens(os.path.join(base, "ja_gsd-ud-dev.conllu")) + read_ud_tokens(os.path.join(base, "ja_gsd-ud-test.conllu"))
-        )
+        # Dev only: test labels must not shape the training data.
+        segmenter = BunsetsuSegmenter().fit(read_ud_tokens(_split_path(data_dir, "dev")))
     out = []
     for k, s in enumerate(each(tokens, desc=f"grouping the bunsetsu of {split}", delay=0.5)):
         labels = [t.bi for t in s] if gold else segmenter.labels(s)
@@ -115,23 +125,40 @@ def load_gsd_bunsetsu(data_dir, split: str, segmenter: Optional[BunsetsuSegmente
     return out
 
 
-def segmentation_agreement(data_dir) -> dict:
-    """Held-out agreement of the learned segmenter (fit on one of dev/test, scored on the other)."""
-    base = os.path.join(os.fspath(data_dir), "r2.8")
-    dev = read_ud_tokens(os.path.join(base, "ja_gsd-ud-dev.conllu"))
-    test = read_ud_tokens(os.path.join(base, "ja_gsd-ud-test.conllu"))
-    out = {}
-    for name, fit, score in (("dev->test", dev, test), ("test->dev", test, dev)):
-        seg = BunsetsuSegmenter().fit(fit)
-        tok = ok = sent_ok = 0
-        for s in score:
-            pred = seg.labels(s)
-            good = [p == t.bi for p, t in zip(pred, s)]
-            tok += len(s)
-            ok += sum(good)
-            sent_ok += all(good)
-        out[name] = {"token_accuracy": ok / tok, "sentence_accuracy": sent_ok / len(score)}
+def segmentation_agreement(data_dir, folds: int = 5) -> dict:
+    """Agreement with gold of the back-off table that segments GSD train.
+
+    ``"dev->test"``: the table :func:`load_gsd_bunsetsu` uses (fit on all of
+    dev) scored on test, a final figure; ``"dev k-fold"``: fit on k - 1 parts
+    of dev and scored on the part left out, summed over the parts (no test
+    data read). Token and whole-sentence accuracy each.
+    """
+    dev = read_ud_tokens(_split_path(data_dir, "dev"))
+    if not 2 <= folds <= len(dev):
+        raise ConjunctError(f"folds must be between 2 and {len(dev)}, got {folds}")
+    counts = [0, 0, 0, 0]
+    for f in range(folds):
+        seg = BunsetsuSegmenter().fit(s for k, s in enumerate(dev) if k % folds != f)
+        _score(seg, [s for k, s in enumerate(dev) if k % folds == f], counts)
+    out = {f"dev {folds}-fold": _agreement(counts)}
+    counts = [0, 0, 0, 0]
+    _score(BunsetsuSegmenter().fit(dev), read_ud_tokens(_split_path(data_dir, "test")), counts)
+    out["dev->test"] = _agreement(counts)
     return out
+
+
+def _score(seg: BunsetsuSegmenter, sentences, counts: List[int]) -> None:
+    """Adds (tokens, tokens right, sentences, sentences entirely right) to ``counts``."""
+    for s in sentences:
+        good = [p == t.bi for p, t in zip(seg.labels(s), s)]
+        counts[0] += len(s)
+        counts[1] += sum(good)
+        counts[2] += 1
+        counts[3] += all(good)
+
+
+def _agreement(counts: List[int]) -> dict:
+    return {"token_accuracy": counts[1] / counts[0], "sentence_accuracy": counts[3] / counts[2]}
 
 
 def read_cabocha_heads(path) -> List[Tuple[List[str], List[int]]]:

@@ -1,5 +1,5 @@
 """Bunsetsu boundaries for UD Japanese GSD's train file, which does not mark
-them: a back-off table learned from the gold boundaries of dev and test."""
+them: a back-off table learned from the gold boundaries of dev."""
 
 from __future__ import annotations
 
