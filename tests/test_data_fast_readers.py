@@ -56,13 +56,16 @@ def assert_same_strings(a, b):
     np.testing.assert_array_equal(a[1], b[1])
 
 
-LABELS = ["+1", "-1", "1", "0", "2", "2.5", "1e3", "a", "NaN", "x:y", "\\#", "-0", "007"]
+LABELS = ["+1", "-1", "1", "0", "2", "2.5", "1e3", "a", "NaN", "x:y", "\\#", "-0", "007", "\u52d5\u8a5e", "\\u0061",
+          "\\ud800", "a\\:b", "1\\"]
 SVM_TOKENS = ["3:1", "12:1", "0:1", "7:0", "7:1.0", "5:2", "5:1e0", "5:+1", "5:-0.0", "5:.5", "5:inf", "+4:1",
               "004:1", "4_0:1", "qid:3", "x:1", "3", "3:", ":1", "2147483646:1", "2147483647:1", "9:1:1", "8:1e999",
               "6:1.00000000000000000001", "\u00e9:1", "3:\\1"]
 STR_TOKENS = ["a", "b", "a:1", "b:0", "c:2", "w=x:y", "5:04", "t:inf", "t:nan", "n:1_0", "a\\:1", "\\e", "x:1.0",
-              "y:.5", "z:1e0", "\u00fc", "fine:fine", "a:b:1", ":1", "q:"]
-SEPS = [" ", "  ", "\t", "\x0b", "\x0c", "\x1c", " \x1f "]
+              "y:.5", "z:1e0", "\u00fc", "fine:fine", "a:b:1", ":1", "q:", "\\u0061", "\\u0061:1", "\\ud800",
+              "\\uD83D", "\\\\:1", "\\\\\\:1", "w=\u52d5\u304f", "\u52d5\u304f:1", "\\s\\t", "x\\", "\\q", "\\#a",
+              "\\u00e9", "\u00e9", "a#b"]
+SEPS = [" ", "  ", "\t", "\x0b", "\x0c", "\x1c", " \x1f ", "\u3000", "\u00a0", "\u2028", "\x85"]
 ENDS = ["\n", "\r\n", "\r"]
 
 
@@ -83,15 +86,19 @@ def files(draw, tokens):
         lines.append(line + draw(st.sampled_from(ENDS)))
     text = "".join(lines)
     if draw(st.integers(0, 9)) == 0:
-        text = "\ufeff" + text
-    return text
+        text = "\ufeff" * draw(st.integers(1, 2)) + text
+    data = text.encode("utf-8")
+    if draw(st.integers(0, 9)) == 0:  # a byte that is not UTF-8
+        cut = draw(st.integers(0, len(data)))
+        data = data[:cut] + draw(st.sampled_from([b"\xff", b"\xc3", b"\xed\xa0\x80", b"\xe0\x80\x80"])) + data[cut:]
+    return data
 
 
 @settings(max_examples=300, deadline=None)
 @given(text=files(SVM_TOKENS), binarize=st.booleans())
 def test_svmlight_scanner_equals_python(tmp_path_factory, text, binarize):
     path = tmp_path_factory.mktemp("svm") / "data.svm"
-    path.write_bytes(text.encode("utf-8"))
+    path.write_bytes(text)
     a, b = both(read_svmlight, path, binarize=binarize)
     assert_same_svmlight(a, b)
 
@@ -100,7 +107,7 @@ def test_svmlight_scanner_equals_python(tmp_path_factory, text, binarize):
 @given(text=files(STR_TOKENS), binarize=st.booleans())
 def test_strings_scanner_equals_python(tmp_path_factory, text, binarize):
     path = tmp_path_factory.mktemp("str") / "data.txt"
-    path.write_bytes(text.encode("utf-8"))
+    path.write_bytes(text)
     a, b = both(read_strings, path, binarize=binarize)
     assert_same_strings(a, b)
 
@@ -108,7 +115,7 @@ def test_strings_scanner_equals_python(tmp_path_factory, text, binarize):
 def test_scanner_reads_plain_files_and_gives_up_on_the_rest():
     ok = _core.scan_svmlight(b"+1 3:1 1:1 3:1\r-1 2:0 # c\n\n", binarize=False)
     assert ok[0] and ok[2] == ["+1", "-1"] and ok[4].tolist() == [3, 0] and ok[5].tolist() == [3, 1, 3]
-    for bad, line in ((b"1 2:1\n1 3:2\n", 2), (b"1 a:1\n", 1), (b"1 2:1\n\xc3\xa9 1:1\n", 2), (b"1 2:1\\\n", 1)):
+    for bad, line in ((b"1 2:1\n1 3:2\n", 2), (b"1 a:1\n", 1), (b"1 2:1\n\xc3\x28 1:1\n", 2), (b"1 2:1 # \xff\n", 1), (b"1 2:1\\\n", 1)):
         assert _core.scan_svmlight(bad, binarize=False)[:2] == (False, line)
     assert _core.scan_svmlight(b"1 3:2\n", binarize=True)[0]
     assert not _core.scan_svmlight(b"# only a comment\n", binarize=False)[0]

@@ -237,8 +237,8 @@ def read_svmlight(source: Source, *, binarize: bool = False, n_features: Optiona
 
 
 def _scanned(source: Source, fmt: str, binarize: bool):
-    """The C++ scanner's reading of a file (plain ASCII, no escapes, plain
-    binary values): (label tokens, label ids, row lengths, ids, vocabulary), or
+    """The C++ scanner's reading of a file (UTF-8, plain binary values):
+    (labels as strings, label ids, row lengths, ids, vocabulary), or
     None when the source is not a file or the scanner gave up on something the
     Python reader handles (or reports, with file and line)."""
     if not isinstance(source, (str, os.PathLike)) or os.fspath(source) == "-" or not os.path.isfile(source):
@@ -249,6 +249,8 @@ def _scanned(source: Source, fmt: str, binarize: bool):
         data = f.read()
     if data.startswith(b"\xef\xbb\xbf"):  # a byte-order mark, as utf-8-sig skips it
         data = data[3:]
+        if data.startswith(b"\xef\xbb\xbf"):  # a second one: the Python reader's rule
+            return None
     scan = _core.scan_svmlight if fmt == "svmlight" else _core.scan_strings
     result = scan(data, binarize=bool(binarize))
     if not result[0]:

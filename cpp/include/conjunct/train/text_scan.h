@@ -1,14 +1,16 @@
 // Fast scanners of training data files (svmlight and opal's string format)
-// for the common case: ASCII text without escapes, binary values written
-// plainly. They give up (ok = false) on anything else -- a backslash, a
-// non-ASCII byte, a value or id the Python reader would parse differently,
+// for the common case: UTF-8 text, binary values written plainly. They give
+// up (ok = false) on anything else -- text that is not UTF-8, a value or id
+// the Python reader would parse differently, an escape giving a lone surrogate,
 // or any error -- and the Python reader then reads the file, with its exact
 // semantics and its messages naming file and line. So a file read here gives
 // exactly what the Python reader gives.
 //
-// Lines end at \n, \r\n or \r (Python's text mode); a comment starts at '#';
+// Lines end at \n, \r\n or \r (Python's text mode); a comment starts at a '#'
+// no backslash escapes;
 // tokens are separated by the characters Python's str.split() treats as
-// whitespace in ASCII (\t \n \v \f \r \x1c-\x1f and space).
+// whitespace (\t \n \v \f \r \x1c-\x1f, space and the Unicode spaces). Escapes
+// (backslash) are read as data.py's unescape_token reads them.
 #pragma once
 #include <cstddef>
 #include <cstdint>
