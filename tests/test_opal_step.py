@@ -163,3 +163,24 @@ def test_step_is_validated():
     with pytest.raises(ConjunctError, match="step rule"):
         PAClassifier(2, step="norm").fit([["a"], ["b"]], [0, 1])
     assert PAClassifier(2, step="opal").get_params()["step"] == "opal"
+
+
+def test_cli_train_step(tmp_path):
+    """``conjunct train --step opal`` trains the model of PAClassifier(step="opal")."""
+    from conjunct.cli import main
+    from conjunct.persistence import load
+
+    rng = np.random.default_rng(0)
+    X = (rng.random((120, 30)) < 0.2).astype(float)
+    y = np.where(X[:, :5].sum(axis=1) + rng.normal(0, 0.5, 120) > 1, 1, -1)
+    data = tmp_path / "d.svm"
+    write_svmlight(data, X, y)
+    sizes = {}
+    for step in ("opal", "kernel"):
+        out = tmp_path / f"{step}.cjt"
+        assert main(["train", str(data), "-o", str(out), "-d", "2", "-i", "2", "--no-shuffle", "--step", step, "-q"]) == 0
+        sizes[step] = load(out).n_support_vectors
+        Xr, yr = read_svmlight(data)
+        want = PAClassifier(2, step=step, n_iter=2, shuffle=False).fit(Xr, yr)
+        assert sizes[step] == want.n_support_
+    assert sizes["opal"] != sizes["kernel"]
