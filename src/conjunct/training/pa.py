@@ -74,9 +74,9 @@ class PAClassifier(OnlineEstimator):
         kernel's feature space, ``k(x, x)`` (Crammer et al. 2006).
         ``"opal"``: opal's rule, ``q = |x|``, the number of active features,
         whatever the degree, so that PA-I is opal's ``min(C, loss / |x|)``
-        and trains opal's model. Its steps are larger: it keeps fewer support
-        vectors and was less accurate on held-out data
-        (``benchmarks/bench_pecco_train.py``).
+        and trains opal's model. Its steps are larger (fewer support vectors,
+        faster training) and overshoot, so rounding differences grow: the
+        margin modes agree on short runs only (docs/training.md).
     margin : {"slicing", "split", "expanded", "kernel"}, default "slicing"
         How margins are computed: ``"kernel"`` PKI over the support set,
         ``"expanded"`` explicit weights of every conjunction, ``"split"``
