@@ -6,7 +6,10 @@ bunsetsu-pair decisions of UD Japanese GSD train, about 32 features each),
 read by our svmlight reader. Both learners get the same settings: polynomial
 kernel of degree d, PA-I, C = 1, 10 epochs, averaging, shuffling, kernel
 slicing -- opal's ``-t 1 -d D -c 1 -i 10 -a -s -k -p`` against
-``PAClassifier(degree=D, margin="slicing")``.
+``PAClassifier(degree=D, margin="slicing")`` with each step rule: ours
+(``step="kernel"``, the default: q = k(x, x)) and opal's (``step="opal"``:
+q = |x|, opal's model). ``--order file`` turns shuffling off on both sides
+(the same example order: opal's model, up to rounding).
 
 Two tasks per degree, each run of each learner in a fresh process, in
 interleaved rounds whose order rotates (medians):
@@ -18,13 +21,15 @@ Reported per learner: CPU and wall seconds of the process, the learner's own
 time for reading and for training, peak RSS, support vectors, and held-out
 accuracy. opal is run by ``benchmarks/peers/opal_train.cc``, a small driver
 compiled against the kit's unmodified ``pa.h`` (built with the kit's flags,
-``g++ -O2``). The models differ by design: opal's PA step uses |x| where
-conjunct uses the kernel norm k(x, x) = (|x| + 1)^d (DESIGN.md), so conjunct's
-steps are smaller and it keeps more support vectors.
+``g++ -O2``). With ``step="kernel"`` the models differ by design: opal's PA
+step uses |x| where conjunct's default uses the kernel norm
+k(x, x) = (|x| + 1)^d (DESIGN.md), so its steps are smaller and it keeps more
+support vectors; ``step="opal"`` trains opal's model.
 
     python benchmarks/bench_pecco_train.py                     # d = 2, 3; 3 rounds
     python benchmarks/bench_pecco_train.py --degrees 2 --rounds 5
     python benchmarks/bench_pecco_train.py --work ../peer/work # where the kit's train.py wrote its models
+    python benchmarks/bench_pecco_train.py --degrees 2 --rounds 1 --tasks all --sweep-degree 0   # a quick check
 
 It then trains ours on every example with other settings of the same model
 (common features N, reuse, termination; --sweep-degree, --sweep-epochs) to show
@@ -55,8 +60,11 @@ DEFAULT_KIT = ROOT.parent / "shared" / "peers" / "jdepp"
 DEFAULT_WORK = ROOT.parent / "peer" / "work"
 
 
-def opal_options(degree: int) -> List[str]:
-    return ["-t", "1", "-d", str(degree), "-c", "1", "-i", "10", "-a", "-s", "-k", "-p"]
+SYSTEMS = {"opal": None, "conjunct": {"step": "kernel"}, "conjunct step=opal": {"step": "opal"}}
+
+
+def opal_options(degree: int, shuffle: bool = True) -> List[str]:
+    return ["-t", "1", "-d", str(degree), "-c", "1", "-i", "10", "-a", *(["-s"] if shuffle else []), "-k", "-p"]
 
 
 def build_driver(kit: Path, build: Path) -> Path:
@@ -101,9 +109,10 @@ def measured(cmd: Sequence[str]) -> dict:
     return r
 
 
-def opal_run(binary: Path, degree: int, train: Path, test: Optional[Path], model: Path) -> dict:
+def opal_run(binary: Path, degree: int, train: Path, test: Optional[Path], model: Path, shuffle: bool = True) -> dict:
     # opal writes its model (as J.DepP does) unless it tests right after training.
-    r = measured([str(binary), *opal_options(degree), str(train), "-" if test else str(model), str(test) if test else "-"])
+    r = measured([str(binary), *opal_options(degree, shuffle), str(train), "-" if test else str(model),
+                  str(test) if test else "-"])
     err = r["stderr"].replace("\r", "\n")
     out = {"wall_s": r["wall_s"], "cpu_s": r["cpu_s"], "max_rss_mb": r["max_rss_mb"]}
     for line in err.splitlines():
@@ -137,22 +146,30 @@ def worker(degree: int, train: str, test: Optional[str], n_iter: int, params: di
     t0 = time.process_time()
     X, y = read_svmlight(train)
     t1 = time.process_time()
-    clf = PAClassifier(degree=degree, C=1.0, n_iter=n_iter, margin="slicing", average=True, shuffle=True, random_state=0,
-                       **params)
+    params = dict(params)
+    shuffle = params.pop("shuffle", True)
+    clf = PAClassifier(degree=degree, C=1.0, n_iter=n_iter, margin="slicing", average=True, shuffle=shuffle,
+                       random_state=0, **params)
     clf.fit(X, y)
     t2 = time.process_time()
+    import resource
+
     out = {"read_s": t1 - t0, "train_s": t2 - t1, "support_vectors": int(clf.n_support_),
-           "common_features": int(clf.stats_["common_features"])}
+           "common_features": int(clf.stats_["common_features"]),
+           # peak RSS up to the end of training (the process's peak also covers the held-out test)
+           "train_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
     if test:
         Xt, yt = read_svmlight(test)
         Xt = Xt[:, :X.shape[1]] if Xt.shape[1] >= X.shape[1] else sp.hstack([Xt, sp.csr_matrix((Xt.shape[0], X.shape[1] - Xt.shape[1]))]).tocsr()
-        out["accuracy"] = float(np.mean(clf.model_.compile("pke").predict(Xt) == yt))  # features unseen in training dropped
+        # pki: exact and small (pke's tables at d = 3 would dwarf the training's memory); features unseen in training dropped
+        out["accuracy"] = float(np.mean(clf.model_.compile("pki").predict(Xt) == yt))
     print(json.dumps(out), flush=True)
 
 
 def run_pecco_train(work: Path = DEFAULT_WORK, kit: Path = DEFAULT_KIT, degrees: Sequence[int] = (2, 3), rounds: int = 3,
-                    build: Optional[Path] = None, tasks: Sequence[str] = ("all", "held-out"), verbose: bool = True) -> dict:
-    """Times opal and PAClassifier on J.DepP's training vectors; returns the results (see the module doc)."""
+                    build: Optional[Path] = None, tasks: Sequence[str] = ("all", "held-out"), verbose: bool = True,
+                    systems: Sequence[str] = tuple(SYSTEMS), shuffle: bool = True) -> dict:
+    """Times opal and PAClassifier (each step rule) on J.DepP's training vectors; returns the results (see the module doc)."""
     build = Path(build or Path(tempfile.gettempdir()) / "conjunct-opal-train")
     binary = build_driver(Path(kit), build)
     results = []
@@ -165,14 +182,14 @@ def run_pecco_train(work: Path = DEFAULT_WORK, kit: Path = DEFAULT_KIT, degrees:
             (scratch / f"d{d}").mkdir()
             parts = split_file(src, scratch / f"d{d}")
             inputs = {"all": (src, None), "held-out": (parts["train"], parts["test"])}
-            runs = {(task, system): [] for task in tasks for system in ("opal", "conjunct")}
+            runs = {(task, system): [] for task in tasks for system in systems}
             for r in range(rounds):
                 keys = list(runs)
                 keys = keys[r % len(keys):] + keys[:r % len(keys)]
                 for task, system in keys:
                     train, test = inputs[task]
-                    res = (opal_run(binary, d, train, test, scratch / f"d{d}" / "opal.model") if system == "opal"
-                           else conjunct_run(d, train, test))
+                    res = (opal_run(binary, d, train, test, scratch / f"d{d}" / "opal.model", shuffle) if system == "opal"
+                           else conjunct_run(d, train, test, params=dict(SYSTEMS[system], shuffle=shuffle)))
                     runs[(task, system)].append(res)
                     if verbose:
                         print(f"d={d} {task:8s} {system:8s} round {r}: cpu {res['cpu_s']:.2f} s, train {res.get('train_s', 0):.2f} s, "
@@ -180,7 +197,7 @@ def run_pecco_train(work: Path = DEFAULT_WORK, kit: Path = DEFAULT_KIT, degrees:
             for (task, system), rs in runs.items():
                 row = {"degree": d, "task": task, "system": system, "rounds": len(rs),
                        "examples": parts["n_train"] if task == "held-out" else parts["n_train"] + parts["n_test"]}
-                for k in ("cpu_s", "wall_s", "read_s", "train_s", "max_rss_mb"):
+                for k in ("cpu_s", "wall_s", "read_s", "train_s", "max_rss_mb", "train_rss_mb"):
                     vals = [x[k] for x in rs if x.get(k) is not None]
                     row[k] = statistics.median(vals) if vals else None
                 row["support_vectors"] = rs[-1].get("support_vectors")
@@ -190,23 +207,36 @@ def run_pecco_train(work: Path = DEFAULT_WORK, kit: Path = DEFAULT_KIT, degrees:
         shutil.rmtree(scratch, ignore_errors=True)
     by = {(r["degree"], r["task"], r["system"]): r for r in results}
     for r in results:
-        if r["system"] == "conjunct":
-            o = by[(r["degree"], r["task"], "opal")]
+        o = by.get((r["degree"], r["task"], "opal"))
+        if r["system"] != "opal" and o is not None:
             r["cpu_vs_opal"] = o["cpu_s"] / r["cpu_s"]
             r["train_vs_opal"] = o["train_s"] / r["train_s"] if o.get("train_s") and r.get("train_s") else None
-    return {"options": " ".join(opal_options(0)).replace("-d 0", "-d D"), "rows": results}
+            r["svs_vs_opal"] = r["support_vectors"] / o["support_vectors"] if o.get("support_vectors") else None
+            # opal's process peak against ours up to the end of training (the same work: read and train)
+            mine = r.get("train_rss_mb") or r["max_rss_mb"]
+            r["rss_vs_opal"] = mine / o["max_rss_mb"] if o.get("max_rss_mb") and mine else None
+    return {"options": " ".join(opal_options(0, shuffle)).replace("-d 0", "-d D"), "shuffle": shuffle, "rows": results}
 
 
 def markdown(res: dict) -> str:
+    def ratio(v, digits=2):
+        return f"{v:.{digits}f}x" if v else ""
+
     rows = [[r["degree"], r["task"], r["system"], r["examples"], r["cpu_s"], r["wall_s"], r.get("read_s"), r.get("train_s"),
-             r["max_rss_mb"] if r["max_rss_mb"] is not None else "", r["support_vectors"],
+             r["max_rss_mb"] if r["max_rss_mb"] is not None else "", r.get("train_rss_mb") or "", r["support_vectors"],
              f"{r['accuracy']:.4f}" if r["accuracy"] is not None else "",
-             f"{r['train_vs_opal']:.2f}x" if r.get("train_vs_opal") else ""] for r in res["rows"]]
-    return ("opal (`" + res["options"] + "`) against `PAClassifier(degree=D, margin=\"slicing\")` on J.DepP's "
-            "training vectors; each run a fresh process, medians of interleaved rounds. Seconds; `read s` and `train s` "
-            "are the learner's own CPU time for reading the file and for training; `vs opal` is opal's train s / ours.\n\n"
+             ratio(r.get("train_vs_opal")), ratio(r.get("svs_vs_opal"), 3), ratio(r.get("rss_vs_opal"))] for r in res["rows"]]
+    order = "shuffled (opal once, ours every epoch)" if res.get("shuffle", True) else "the file's order on both sides"
+    return ("opal (`" + res["options"] + "`) against `PAClassifier(degree=D, margin=\"slicing\")` with its default "
+            "step (`conjunct`, q = k(x, x)) and with opal's (`conjunct step=opal`, q = |x|) on J.DepP's "
+            f"training vectors; example order: {order}. Each run a fresh process, medians of interleaved rounds. "
+            "Seconds; `read s` and `train s` are the learner's own CPU time for reading the file and for training; "
+            "`train vs opal` is opal's train s / ours (above 1: faster than opal); `SVs vs opal` is ours / opal's; "
+            "`peak RSS MB` is the process's (ours includes the held-out test), `train RSS MB` ours up to the end of "
+            "training, and `RSS vs opal` that against opal's process peak.\n\n"
             + markdown_table(["d", "task", "learner", "examples", "process CPU s", "wall s", "read s", "train s",
-                              "peak RSS MB", "SVs", "held-out acc.", "vs opal"], rows))
+                              "peak RSS MB", "train RSS MB", "SVs", "held-out acc.", "train vs opal", "SVs vs opal",
+                              "RSS vs opal"], rows))
 
 
 def main() -> None:
@@ -221,12 +251,17 @@ def main() -> None:
     ap.add_argument("--degrees", type=int, nargs="+", default=[2, 3])
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--tasks", nargs="+", default=["all", "held-out"], choices=["all", "held-out"])
+    ap.add_argument("--systems", nargs="+", default=list(SYSTEMS), choices=list(SYSTEMS),
+                    help="learners to run (default: opal and both of our step rules)")
+    ap.add_argument("--order", choices=["shuffled", "file"], default="shuffled",
+                    help="shuffled: opal -s and ours shuffled (default); file: the file's order on both sides")
     ap.add_argument("--sweep-degree", type=int, default=3,
                     help="also train ours with other settings (same model, other speed) at this degree; 0: skip")
     ap.add_argument("--sweep-epochs", type=int, default=3)
     ap.add_argument("--name", default="pecco_train")
     args = ap.parse_args()
-    res = run_pecco_train(args.work, args.kit, args.degrees, args.rounds, args.build, args.tasks)
+    res = run_pecco_train(args.work, args.kit, args.degrees, args.rounds, args.build, args.tasks,
+                          systems=args.systems, shuffle=args.order == "shuffled")
     md = markdown(res)
     if args.sweep_degree:
         res["sweep"] = sweep(args.work, args.sweep_degree, args.sweep_epochs)

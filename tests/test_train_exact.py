@@ -46,17 +46,18 @@ def mode_configs(n_features: int):
     return configs
 
 
-def norms_of(rows, order, *, K, degree, gamma, coef0, fit_intercept, **_):
-    """q of every round: k(x, x) (+ 1 with an intercept), twice that for multi-class."""
-    q = np.array([(gamma * len(rows[i]) + coef0) ** degree for i in order]) + (1.0 if fit_intercept else 0.0)
+def norms_of(rows, order, *, K, degree, gamma, coef0, fit_intercept, step="kernel", **_):
+    """q of every round: k(x, x) or |x| (opal's step), + 1 with an intercept, twice that for multi-class."""
+    size = (lambda n: n) if step == "opal" else (lambda n: (gamma * n + coef0) ** degree)
+    q = np.array([size(len(rows[i])) for i in order], dtype=np.float64) + (1.0 if fit_intercept else 0.0)
     return np.maximum(q * (2 if K > 1 else 1), 1e-300)
 
 
 def train(rows, labels, order, *, K, degree, gamma, coef0, learner, C, fit_intercept, n_features, margin,
-          common_features=-1, reuse=True, terminate=True, weight_budget=0, weights=None):
+          common_features=-1, reuse=True, terminate=True, weight_budget=0, weights=None, step="kernel"):
     t = _core.PaTrainer(gamma=gamma, coef0=coef0, degree=degree, n_outputs=K, learner=learner, C=C, margin=margin,
                         common_features=common_features, reuse=reuse, terminate=terminate, fit_intercept=fit_intercept,
-                        weight_budget=weight_budget, trace=True)
+                        weight_budget=weight_budget, trace=True, step=step)
     t.ensure_features(n_features)
     indptr, indices = csr_of(rows)
     t.run(indptr=indptr, indices=indices, labels=np.asarray(labels, dtype=np.int32), order=np.asarray(order, dtype=np.int64),
@@ -126,6 +127,7 @@ def problems(draw, max_rows=30, max_features=20):
         learner=draw(st.sampled_from(["pa1", "pa1", "pa", "pa2", "perceptron"])),
         C=draw(st.sampled_from([1.0, 0.05, 10.0])),
         fit_intercept=draw(st.booleans()),
+        step=draw(st.sampled_from(["kernel", "opal"])),
     )
     if draw(st.booleans()):  # sample weights: zeros, fractions, large
         kw["weights"] = rng.choice([0.0, 0.25, 1.0, 3.0], size=n).tolist()
@@ -201,7 +203,8 @@ def step_scale(trace, rows, K, degree):
 @pytest.mark.realdata
 @pytest.mark.parametrize("degree", [1, 2, 3, 4])
 @pytest.mark.parametrize("task", ["binary", "multiclass"])
-def test_modes_identical_on_chunking(chunk_rows, task, degree):
+@pytest.mark.parametrize("step", ["kernel", "opal"])
+def test_modes_identical_on_chunking(chunk_rows, task, degree, step):
     rows, tags, V = chunk_rows
     if task == "binary":
         labels, K = np.where(tags == "B-NP", 1, -1), 1
@@ -210,7 +213,7 @@ def test_modes_identical_on_chunking(chunk_rows, task, degree):
         labels, K = np.searchsorted(classes, tags), len(classes)
     rng = np.random.default_rng(degree)
     order = np.concatenate([rng.permutation(len(rows)) for _ in range(2)])
-    kw = dict(K=K, degree=degree, gamma=1.0, coef0=1.0, learner="pa1", C=1.0, fit_intercept=False, n_features=V)
+    kw = dict(K=K, degree=degree, gamma=1.0, coef0=1.0, learner="pa1", C=1.0, fit_intercept=False, n_features=V, step=step)
     configs = [("kernel", dict(margin="kernel")), ("expanded", dict(margin="expanded")),
                ("split", dict(margin="split", common_features=64)),
                ("slicing", dict(margin="slicing", common_features=64)),
@@ -236,8 +239,12 @@ def test_modes_identical_on_chunking(chunk_rows, task, degree):
         sv = t.export(False)
         np.testing.assert_array_equal(sv[0], base_sv[0], err_msg=name)
         np.testing.assert_array_equal(sv[1], base_sv[1], err_msg=name)
+        # opal's step overshoots (x's own margin moves by loss k(x, x) / |x|),
+        # so the modes' rounding differences grow from update to update: the
+        # same decisions, weights equal to about 1e-8 after two epochs.
+        alpha_tol = TOL if step == "kernel" else 1e-6
         for got, want in ((sv[2], base_sv[2]), (t.export(True)[2], base_avg[2])):
-            np.testing.assert_allclose(got, want, rtol=0, atol=TOL * np.abs(want).max(), err_msg=name)
+            np.testing.assert_allclose(got, want, rtol=0, atol=alpha_tol * np.abs(want).max(), err_msg=name)
         if name == "slicing" and degree >= 2:
             s = t.stats()
             assert s["terminated"] > 0 and s["reused"] > 0, name

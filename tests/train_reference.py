@@ -47,7 +47,7 @@ class PaRun:
 
 def reference_pa(rows: Sequence[Sequence[int]], labels: Sequence[int], order: Sequence[int], *, K: int, degree: int,
                  gamma: float = 1.0, coef0: float = 1.0, learner: str = "pa1", C: float = 1.0,
-                 fit_intercept: bool = False, tie_margin: float = 1e-12, weights=None) -> PaRun:
+                 fit_intercept: bool = False, tie_margin: float = 1e-12, weights=None, step: str = "kernel") -> PaRun:
     """PA-family training by brute-force kernel sums (conjunct's documented rules).
 
     ``near_tie`` is set when a decision (update or not, which rival) hinged on
@@ -56,7 +56,8 @@ def reference_pa(rows: Sequence[Sequence[int]], labels: Sequence[int], order: Se
     computes both sides exactly: outputs nothing was learnt for (all terms
     zero), or the perceptron (steps of 1 and dyadic kernel values: every sum
     is exact). ``weights`` (one per row): the weight scales C (PA-I, PA-II) or
-    the step (PA, perceptron); 0 means no update.
+    the step (PA, perceptron); 0 means no update. ``step="opal"``: q = |x|
+    (opal's rule) instead of k(x, x).
     """
     run = PaRun(bias=np.zeros(K), bias_beta=np.zeros(K))
     index: Dict[Tuple[int, ...], int] = {}
@@ -111,12 +112,16 @@ def reference_pa(rows: Sequence[Sequence[int]], labels: Sequence[int], order: Se
         w = 1.0 if weights is None else float(weights[i])
         update = update and w > 0
         if update:
-            q = (gamma * len(x) + coef0) ** degree + (1.0 if fit_intercept else 0.0)
+            opal = step == "opal"
+            q = (len(x) if opal else (gamma * len(x) + coef0) ** degree) + (1.0 if fit_intercept else 0.0)
             if K > 1:
                 q *= 2.0
-            tau = {"perceptron": lambda: w, "pa": lambda: w * (loss / q), "pa1": lambda: min(w * C, loss / q),
-                   "pa2": lambda: loss / (q + 0.5 / (w * C))}[learner]() if q > 0 else 0.0
-            update = q > 0 and tau > 0
+            ratio = loss / q if q > 0 else math.inf
+            tau = {"perceptron": lambda: w, "pa": lambda: w * ratio, "pa1": lambda: min(w * C, ratio),
+                   "pa2": lambda: loss / (q + 0.5 / (w * C))}[learner]()
+            # opal's q = 0 (no features) still moves the kernel's constant term coef0^d.
+            moves = q > 0 or (opal and coef0 ** degree > 0)
+            update = moves and math.isfinite(tau) and tau > 0
         if update:
             delta = np.zeros(K)
             if K == 1:

@@ -10,6 +10,7 @@
 #include "common.h"
 #include "conjunct/train/l1_loglinear.h"
 #include "conjunct/train/pa.h"
+#include "conjunct/train/text_scan.h"
 #include "conjunct/train/weight_trie.h"
 
 namespace conjunct::py {
@@ -97,12 +98,13 @@ void bind_train(nb::module_& m) {
           "__init__",
           [](PaTrainer* self, double gamma, double coef0, int degree, size_t n_outputs, const std::string& learner,
              double C, const std::string& margin, int64_t common_features, bool reuse, bool terminate,
-             bool fit_intercept, int64_t weight_budget, bool trace) {
+             bool fit_intercept, int64_t weight_budget, bool trace, const std::string& step) {
             translating([&] {
               PaOptions o;
               o.kernel = PolyKernel(gamma, coef0, degree);
               o.n_outputs = n_outputs;
               o.learner = parse_learner(learner);
+              o.step = parse_step(step);
               o.C = C;
               o.mode = parse_margin_mode(margin);
               o.common_features = common_features;
@@ -117,7 +119,7 @@ void bind_train(nb::module_& m) {
           },
           nb::kw_only(), nb::arg("gamma"), nb::arg("coef0"), nb::arg("degree"), nb::arg("n_outputs"), nb::arg("learner"),
           nb::arg("C"), nb::arg("margin"), nb::arg("common_features"), nb::arg("reuse"), nb::arg("terminate"),
-          nb::arg("fit_intercept"), nb::arg("weight_budget"), nb::arg("trace"))
+          nb::arg("fit_intercept"), nb::arg("weight_budget"), nb::arg("trace"), nb::arg("step") = "kernel")
       .def_prop_ro("n_features", &PaTrainer::n_features)
       .def_prop_ro("n_outputs", [](const PaTrainer& t) { return t.options().n_outputs; })
       .def_prop_ro("rounds", &PaTrainer::rounds)
@@ -340,6 +342,39 @@ void bind_train(nb::module_& m) {
       "Kernel expansion (Eq. 1): every conjunction (ids ascending, size 1..d) of the support vectors with its "
       "K weights c_d(|t|) * sum of the alpha rows containing it. The constant c_d(0) * sum(alpha) is not included. "
       "max_bytes (0: no limit) stops it with a ValueError once the weights and their export would pass it.");
+
+  auto scanned = [](TextScan&& r) -> nb::object {
+    if (!r.ok) return nb::make_tuple(false, r.line);
+    const size_t n = r.lengths.size(), nnz = r.features.size();
+    return nb::make_tuple(true, r.line, nb::cast(r.labels), owned(std::move(r.label_ids), n),
+                          owned(std::move(r.lengths), n), owned(std::move(r.features), nnz), nb::cast(r.vocabulary));
+  };
+  m.def(
+      "scan_svmlight",
+      [scanned](const nb::bytes& data, bool binarize) {
+        TextScan r;
+        {
+          nb::gil_scoped_release release;
+          r = scan_svmlight(data.c_str(), data.size(), binarize);
+        }
+        return scanned(std::move(r));
+      },
+      nb::arg("data"), nb::arg("binarize") = false,
+      "Fast path of read_svmlight for plain ASCII files: (True, 0, label tokens, label ids, row lengths, feature "
+      "ids, []) or (False, line) where it gave up (the Python reader then reads the file).");
+  m.def(
+      "scan_strings",
+      [scanned](const nb::bytes& data, bool binarize) {
+        TextScan r;
+        {
+          nb::gil_scoped_release release;
+          r = scan_strings(data.c_str(), data.size(), binarize);
+        }
+        return scanned(std::move(r));
+      },
+      nb::arg("data"), nb::arg("binarize") = false,
+      "Fast path of read_strings for plain ASCII files without escapes: (True, 0, label tokens, label ids, row "
+      "lengths, feature indices, vocabulary) or (False, line) where it gave up.");
 }
 
 }  // namespace conjunct::py

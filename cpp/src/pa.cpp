@@ -19,6 +19,12 @@ Learner parse_learner(const std::string& name) {
   throw std::invalid_argument("unknown learner '" + name + "'; expected perceptron, pa, pa1 or pa2");
 }
 
+Step parse_step(const std::string& name) {
+  if (name == "kernel") return Step::Kernel;
+  if (name == "opal") return Step::Opal;
+  throw std::invalid_argument("unknown step rule '" + name + "'; expected kernel or opal");
+}
+
 MarginMode parse_margin_mode(const std::string& name) {
   if (name == "kernel") return MarginMode::Kernel;
   if (name == "expanded") return MarginMode::Expanded;
@@ -138,7 +144,9 @@ void PaTrainer::run(const CsrView& X, Span<int32_t> labels, Span<int64_t> order,
         update = loss > kLossTolerance;
       }
       if (update && weight > 0.0) {
-        double q = opt_.kernel.norm(static_cast<int64_t>(x.size)) + (opt_.fit_intercept ? 1.0 : 0.0);
+        const bool opal = opt_.step == Step::Opal;
+        const int64_t n = static_cast<int64_t>(x.size);
+        double q = (opal ? static_cast<double>(n) : opt_.kernel.norm(n)) + (opt_.fit_intercept ? 1.0 : 0.0);
         if (!binary) q *= 2.0;
         switch (opt_.learner) {
           case Learner::Perceptron: tau = weight; break;
@@ -146,9 +154,11 @@ void PaTrainer::run(const CsrView& X, Span<int32_t> labels, Span<int64_t> order,
           case Learner::PA1: tau = std::min(weight * opt_.C, loss / q); break;
           case Learner::PA2: tau = loss / (q + 0.5 / (weight * opt_.C)); break;
         }
-        // With q = 0 (no features, coef0 = 0, no intercept) an update could
-        // not change any margin, so there is none.
-        update = q > 0.0 && std::isfinite(tau) && tau > 0.0;
+        // The kernel rule's q = 0 (no features, coef0 = 0, no intercept): an
+        // update could not change any margin, so there is none. opal's q = 0
+        // (no features) still moves the kernel's constant term when coef0 > 0.
+        const bool moves = q > 0.0 || (opal && opt_.kernel.value(0) > 0.0);
+        update = moves && std::isfinite(tau) && tau > 0.0;
         if (update) {
           if (binary) apply(x, 0, -1, y > 0 ? tau : -tau, round);
           else apply(x, y, rival, tau, round);

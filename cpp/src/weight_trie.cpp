@@ -153,6 +153,24 @@ size_t WeightTrie::partial(const int32_t* x, size_t j, double* out, Scratch& sc)
   const int32_t f = x[j];
   if (f < dense_) {
     if (f >= dense_size_) return 1;  // no support vector holds f yet
+    if (degree_ == 3 && K_ == 1) {
+      // The common case of slicing at d = 3, unrolled: pairs {y, f} and
+      // triples {z, y, f} (z < y < f) are runs of the tables at C(f, 2) and
+      // C(f, 3) + C(y, 2), read by x's earlier features; no recursion.
+      const double* t2 = dense_w_[2].data() + C(f, 2);
+      const double* t3 = dense_w_[3].data() + C(f, 3);
+      double pairs = 0.0, triples = 0.0;
+      for (size_t a = 0; a < j; ++a) {
+        const int32_t y = x[a];
+        pairs += t2[y];
+        const double* run = t3 + C(y, 2);
+        double sum = 0.0;
+        for (size_t b = 0; b < a; ++b) sum += run[x[b]];
+        triples += sum;
+      }
+      out[0] += dense_w_[1][static_cast<size_t>(f)] + pairs + triples;
+      return 1 + j + j * (j - 1) / 2;
+    }
     uint64_t index[kMaxDenseDegree + 1];
     for (int r = 1; r <= degree_; ++r) index[r] = C(f, r);
     const double* w = dense_w_[1].data() + index[1] * K_;

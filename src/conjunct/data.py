@@ -198,6 +198,11 @@ def read_svmlight(source: Source, *, binarize: bool = False, n_features: Optiona
         On a malformed line (naming file and line), a non-binary value, or a
         file without examples.
     """
+    fast = _scanned(source, "svmlight", binarize)
+    if fast is not None:
+        label_tokens, label_ids, lengths_a, ids, _ = fast
+        X = _csr_from_flat(ids, lengths_a, n_features)
+        return X, _labels_of(label_tokens, label_ids)
     labels: List = []
     flat: List[int] = []
     lengths: List[int] = []
@@ -231,6 +236,34 @@ def read_svmlight(source: Source, *, binarize: bool = False, n_features: Optiona
     return X, labels_array(labels)
 
 
+def _scanned(source: Source, fmt: str, binarize: bool):
+    """The C++ scanner's reading of a file (UTF-8, plain binary values):
+    (labels as strings, label ids, row lengths, ids, vocabulary), or
+    None when the source is not a file or the scanner gave up on something the
+    Python reader handles (or reports, with file and line)."""
+    if not isinstance(source, (str, os.PathLike)) or os.fspath(source) == "-" or not os.path.isfile(source):
+        return None
+    from . import _core
+
+    with open(source, "rb") as f:
+        data = f.read()
+    if data.startswith(b"\xef\xbb\xbf"):  # a byte-order mark, as utf-8-sig skips it
+        data = data[3:]
+        if data.startswith(b"\xef\xbb\xbf"):  # a second one: the Python reader's rule
+            return None
+    scan = _core.scan_svmlight if fmt == "svmlight" else _core.scan_strings
+    result = scan(data, binarize=bool(binarize))
+    if not result[0]:
+        return None
+    return result[2:]
+
+
+def _labels_of(tokens: List[str], ids: np.ndarray) -> np.ndarray:
+    """Labels from the distinct label tokens and each example's index into
+    them (labels_array decides the type from the distinct values alone)."""
+    return labels_array([parse_label(t) for t in tokens])[ids]
+
+
 def read_strings(source: Source, *, binarize: bool = False) -> Tuple[List[List[str]], np.ndarray]:
     """Read the opal/TinySVM string format: ``label feature feature ...``.
 
@@ -252,6 +285,15 @@ def read_strings(source: Source, *, binarize: bool = False) -> Tuple[List[List[s
     y : numpy.ndarray
         Labels.
     """
+    fast = _scanned(source, "strings", binarize)
+    if fast is not None:
+        label_tokens, label_ids, lengths_a, ids, vocabulary = fast
+        vocab = np.empty(len(vocabulary), dtype=object)
+        vocab[:] = vocabulary
+        flat = vocab[ids].tolist()
+        ends = np.cumsum(lengths_a).tolist()
+        starts = [0] + ends[:-1]
+        return [flat[a:b] for a, b in zip(starts, ends)], _labels_of(label_tokens, label_ids)
     labels: List = []
     rows: List[List[str]] = []
     with _open_text(source) as (f, name):

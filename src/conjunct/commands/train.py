@@ -22,6 +22,8 @@ def register(sub) -> None:
     option(t, "C", help="PA-I/PA-II aggressiveness, or l1 strength (default 1)")
     option(t, "iterations")
     t.add_argument("--learner", choices=["pa1", "pa2", "pa", "perceptron"], default="pa1", help="PA step size (default pa1)")
+    t.add_argument("--step", choices=["kernel", "opal"], default="kernel",
+                   help="q of the step: kernel = k(x, x) (default), opal = |x|, opal's rule (trains opal's model)")
     t.add_argument("--margin", choices=["slicing", "split", "expanded", "kernel"], default="slicing",
                    help="margin computation (all train the same model; default slicing)")
     t.add_argument("--common-features", type=int, default=None,
@@ -87,7 +89,8 @@ def run(args) -> int:
     X, y = _read(args.data, args.format, args.binarize)
     verbose = verbosity(args)
     if args.algorithm == "pa":
-        est = PAClassifier(args.degree, C=args.C, learner=args.learner, margin=args.margin, n_iter=args.iterations,
+        est = PAClassifier(args.degree, C=args.C, learner=args.learner, step=args.step, margin=args.margin,
+                           n_iter=args.iterations,
                            average=args.average, common_features=args.common_features,
                            memory_budget=args.weight_budget, reuse=args.reuse, terminate=args.terminate,
                            fit_intercept=args.fit_intercept, gamma=args.gamma, coef0=args.coef0, shuffle=args.shuffle,

@@ -20,9 +20,10 @@ from .checks import check_int, check_kernel_range, check_positive
 from .encoding import encode_labels
 from .expand import expand
 
-__all__ = ["PAClassifier", "LEARNERS", "MARGINS", "default_common_features"]
+__all__ = ["PAClassifier", "LEARNERS", "MARGINS", "STEPS", "default_common_features"]
 
 LEARNERS = ("perceptron", "pa", "pa1", "pa2")
+STEPS = ("kernel", "opal")
 MARGINS = ("kernel", "expanded", "split", "slicing")
 
 
@@ -68,6 +69,14 @@ class PAClassifier(OnlineEstimator):
         Step size: PA-I ``min(C, loss / q)``, PA-II ``loss / (q + 1/(2C))``, PA
         ``loss / q``, perceptron 1, with ``q = k(x, x) = (gamma |x| + coef0)^d``
         (twice that for multi-class, whose update moves two classes).
+    step : {"kernel", "opal"}, default "kernel"
+        What q is. ``"kernel"``: the squared norm of the update in the
+        kernel's feature space, ``k(x, x)`` (Crammer et al. 2006).
+        ``"opal"``: opal's rule, ``q = |x|``, the number of active features,
+        whatever the degree, so that PA-I is opal's ``min(C, loss / |x|)``
+        and trains opal's model. Its steps are larger (fewer support vectors,
+        faster training) and overshoot, so rounding differences grow: the
+        margin modes agree on short runs only (docs/training.md).
     margin : {"slicing", "split", "expanded", "kernel"}, default "slicing"
         How margins are computed: ``"kernel"`` PKI over the support set,
         ``"expanded"`` explicit weights of every conjunction, ``"split"``
@@ -148,7 +157,7 @@ class PAClassifier(OnlineEstimator):
         Platt's (A, B) per sigmoid when ``probability=True``.
     """
 
-    def __init__(self, degree: int = 2, *, C: float = 1.0, learner: str = "pa1", margin: str = "slicing",
+    def __init__(self, degree: int = 2, *, C: float = 1.0, learner: str = "pa1", step: str = "kernel", margin: str = "slicing",
                  n_iter: int = 10, average: bool = True, common_features: Optional[int] = None,
                  memory_budget: Optional[float] = None, reuse: Optional[bool] = None, terminate: Optional[bool] = None,
                  fit_intercept: bool = False, gamma: float = 1.0, coef0: float = 1.0, shuffle: bool = True,
@@ -157,6 +166,7 @@ class PAClassifier(OnlineEstimator):
         self.degree = degree
         self.C = C
         self.learner = learner
+        self.step = step
         self.margin = margin
         self.n_iter = n_iter
         self.average = average
@@ -180,6 +190,8 @@ class PAClassifier(OnlineEstimator):
         degree = check_int("degree", self.degree, 1)
         if self.learner not in LEARNERS:
             raise ConjunctError(f"unknown learner {self.learner!r}; expected one of {', '.join(LEARNERS)}")
+        if getattr(self, "step", "kernel") not in STEPS:  # estimators pickled before the option: the kernel rule
+            raise ConjunctError(f"unknown step rule {self.step!r}; expected one of {', '.join(STEPS)}")
         if self.margin not in MARGINS:
             raise ConjunctError(f"unknown margin mode {self.margin!r}; expected one of {', '.join(MARGINS)}")
         N = check_int("common_features", self.common_features, 0, allow_none=True)
@@ -243,7 +255,7 @@ class PAClassifier(OnlineEstimator):
     def _new_trainer(self):
         p = self._params
         return _core.PaTrainer(gamma=p["gamma"], coef0=p["coef0"], degree=p["degree"], n_outputs=self._K,
-                               learner=self.learner, C=p["C"], margin=self.margin, common_features=p["N"],
+                               learner=self.learner, step=getattr(self, "step", "kernel"), C=p["C"], margin=self.margin, common_features=p["N"],
                                reuse=p["reuse"], terminate=p["terminate"], fit_intercept=bool(self.fit_intercept),
                                weight_budget=p["budget"], trace=bool(self.trace))
 

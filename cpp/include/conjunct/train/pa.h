@@ -14,6 +14,10 @@
 // learnt as the weight of a constant coordinate 1 (q grows by 1, or 2 for
 // multi-class); without it the kernel's constant term c_d(0) sum alpha plays
 // that role (opal's behaviour).
+// Step rule: q as above (Step::Kernel), or as opal computes it (Step::Opal):
+// q = |x|, the number of active features whatever the kernel (plus 1 with an
+// intercept, times 2 for multi-class, as above); PA-I then gives opal's
+// tau = min(C, l / |x|), and an empty x (q = 0) a PA-I step of C.
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -29,8 +33,10 @@ namespace conjunct {
 
 enum class Learner { Perceptron, PA, PA1, PA2 };
 enum class MarginMode { Kernel, Expanded, Split, Slicing };
+enum class Step { Kernel, Opal };
 
 Learner parse_learner(const std::string& name);
+Step parse_step(const std::string& name);
 MarginMode parse_margin_mode(const std::string& name);
 
 // PA's update leaves the margin of the updated example exactly on 1, so an
@@ -47,6 +53,7 @@ struct PaOptions {
   PolyKernel kernel;
   size_t n_outputs = 1;        // 1: binary; else the number of classes
   Learner learner = Learner::PA1;
+  Step step = Step::Kernel;
   double C = 1.0;
   MarginMode mode = MarginMode::Slicing;
   int64_t common_features = -1;  // N (internal ids below are common); -1: all; kAutoCommon: as many as dense tables hold
