@@ -17,7 +17,7 @@ __all__ = ["BunsetsuDependencyParser"]
 class BunsetsuDependencyParser(TaskPipeline):
     """Japanese bunsetsu dependency parser: Sassano's (2004) shift-reduce
     algorithm with a binary polynomial-kernel classifier over the pair features
-    of :mod:`conjunct.tasks.bunsetsu.features` (seed 000 Table 1 and more),
+    of :mod:`conjunct.tasks.bunsetsu.features` (Yoshinaga & Kitsuregawa 2009 Table 1 and more),
     trained with PA-I (kernel slicing).
 
     >>> parser = BunsetsuDependencyParser(degree=3).fit(train_sentences)   # doctest: +SKIP

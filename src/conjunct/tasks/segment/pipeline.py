@@ -14,7 +14,7 @@ __all__ = ["WordSegmenter"]
 
 class WordSegmenter(TaskPipeline):
     """Japanese word segmenter: a binary polynomial-kernel classifier per
-    character boundary over character and character-type n-grams (seed 003
+    character boundary over character and character-type n-grams (Kudo & Matsumoto 2003
     §5.2), trained with PA-I (kernel slicing). Gold data are sentences as word
     lists (:func:`read_segmented_conllu`); input to :meth:`segment` is text.
 
