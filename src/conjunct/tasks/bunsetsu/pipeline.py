@@ -56,8 +56,6 @@ class BunsetsuDependencyParser(TaskPipeline):
         """Heads of each sentence (bunsetsu indices, -1 for the root)."""
         return self.runner().parse_many(sentences, timing=timing)
 
-    run = parse
-
     def _scores(self, data, output) -> dict:
         """Dependency and sentence accuracy."""
         dep, sent = dependency_accuracy(data, output)

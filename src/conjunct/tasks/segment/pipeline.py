@@ -66,8 +66,6 @@ class WordSegmenter(TaskPipeline):
             raise TypeError("segment() takes a sequence of texts; wrap a single text in a list")
         return self._run(self.runner(), texts)
 
-    run = segment
-
     def _scores(self, data, output) -> dict:
         """Word precision / recall / F1 and boundary accuracy."""
         return word_scores(data, output)
