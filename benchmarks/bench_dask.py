@@ -2,7 +2,7 @@
 memory each worker holds, and parameter mixing against serial training.
 
 1. Processing. A perceptron XPOS tagger trained on EWT train tags
-   --copies copies of EWT train (CoNLL-U) with ``conjunct tag tag``: serial,
+   --copies copies of EWT train (CoNLL-U) with ``conjunct tag run``: serial,
    and with ``--scheduler`` on a running LocalCluster of 1 and of 2 worker
    processes (single-threaded), interleaved rounds, median of --repeats.
    Every output is checked byte-identical to the serial one. The cost of
@@ -84,7 +84,7 @@ def memory_per_worker(n: int, model: str, src: str, work: str) -> list:
 
 
 def tag_command(model, src, out, scheduler=None):
-    argv = ["tag", "tag", model, src, "-o", out, "-q"]
+    argv = ["tag", "run", model, src, "-o", out, "-q"]
     if scheduler:
         argv += ["--scheduler", scheduler]
     assert cli.main(argv) == 0

@@ -8,7 +8,7 @@ test split is turned into feature ids and tagged:
 - with a fresh cache (text never seen, nothing remembered);
 - with a cache that has seen the training text first, on the (unseen) test
   text: the steady state of a stream of text from one domain tagged in batches
-  (``conjunct tag tag``);
+  (``conjunct tag run``);
 - on text the cache has seen (everything remembered);
 - decoding alone (SD+C-EXP, from feature ids), and end to end from tokens with
   the training-warmed cache and with a fresh one;

@@ -1,5 +1,5 @@
 """Tagger accuracy by feature set, on development data, with known and unknown
-words apart (issue 20, item 4).
+words apart.
 
 The averaged perceptron (10 epochs, SD+C-EXP) is trained with
 
@@ -34,12 +34,14 @@ from _common import markdown_table, require_shared_data, write_results
 from bench_decode import crfsuite_items, crfsuite_tagger
 
 from conjunct.tagging import DEFAULT_TEMPLATES, Featurizer, PerceptronTagger
-from conjunct.tagging.features import LEGACY_TEMPLATES
 from conjunct.tagging.io import read_tagged
 
 CRFSUITE_USUAL = ("bias", "lw", "s3", "s2", "allcaps", "title", "digit", "w-1", "title-1", "allcaps-1", "w+1",
                   "title+1", "allcaps+1")
-SETS = {"version 1 defaults": LEGACY_TEMPLATES, "python-crfsuite's usual templates": CRFSUITE_USUAL,
+# The defaults before this comparison: words, affixes up to 4 letters, shape, neighbouring words.
+VERSION_1_DEFAULTS = ("bias", "w", "lw", "p1", "p2", "p3", "p4", "s1", "s2", "s3", "s4", "shape",
+                      "w-2", "w-1", "w+1", "w+2", "w-1|w", "w|w+1")
+SETS = {"version 1 defaults": VERSION_1_DEFAULTS, "python-crfsuite's usual templates": CRFSUITE_USUAL,
         "defaults": DEFAULT_TEMPLATES}
 TASKS = {
     "xpos": ("EWT XPOS", "ud_english_ewt/en_ewt-ud-train.conllu", "ud_english_ewt/en_ewt-ud-dev.conllu", "conllu", "xpos"),

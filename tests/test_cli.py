@@ -99,7 +99,7 @@ def test_compile_and_predict_every_method(tmp_path, libsvm_model, capsys):
     assert main(["compile", str(tmp_path / "pki.cjt"), "-o", str(tmp_path / "again.cjt")]) == 2
     assert main(["compile", str(path), "-o", str(tmp_path / "x.cjt"), "--method", "pki", "--sigma", "1"]) == 2
     assert "--sigma applies" in capsys.readouterr().err
-    assert main(["compile", str(path), str(tmp_path / "x.cjt"), "--method", "pke", "--cache-rows", "10"]) == 2
+    assert main(["compile", str(path), "-o", str(tmp_path / "x.cjt"), "--method", "pke", "--cache-rows", "10"]) == 2
     assert "--cache-rows applies" in capsys.readouterr().err
 
 

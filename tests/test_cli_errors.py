@@ -92,7 +92,6 @@ def test_ctrl_c_exits_130_without_a_traceback(monkeypatch, svm, tmp_path, capsys
 @pytest.mark.parametrize("argv, flag", [
     (["train", "{svm}", "-o", "{out}", "--seed", "-1"], "--seed"),
     (["demo", "--classes", "1"], "--classes"),
-    (["predict", "{model}", "{svm}", "--n-jobs", "0"], "--n-jobs"),
     (["predict", "{model}", "{svm}", "-j", "0"], "-j"),
     (["chunk", "train", "{svm}", "-o", "{out}", "--window", "-1"], "--window"),
     (["segment", "train", "{svm}", "-o", "{out}", "--max-sentences", "0"], "--max-sentences"),
@@ -217,9 +216,9 @@ def test_cli_memory_budget_flag(wide_model, tmp_path, capsys):
     assert memory_budget() > 32 << 20  # the flag does not outlive the command
 
 
-def test_train_memory_budget_in_megabytes_still_means_explicit_weights(svm, tmp_path, capsys):
+def test_train_memory_budget_needs_a_unit(svm, tmp_path, capsys):
     code, _, err = run(["train", "-q", svm, "-o", tmp_path / "m.cjt", "--memory-budget", "5"], capsys)
-    assert code == 0 and "--weight-budget 5" in err
+    assert code == 2 and "give a unit" in err and not (tmp_path / "m.cjt").exists()
     code, _, err = run(["train", "-q", svm, "-o", tmp_path / "m.cjt", "--weight-budget", "5", "--memory-budget", "1G"],
                        capsys)
     assert code == 0 and err == ""
@@ -300,13 +299,13 @@ def test_tagging_one_sentence_per_line_keeps_every_word(tagger_files, tmp_path, 
     text = tmp_path / "text.txt"
     sentences = ["The cat sat on the mat .", "It was happy .", "Dogs bark ."]
     text.write_text("\n".join(sentences) + "\n", encoding="utf-8")
-    code, out, _ = run(["tag", "tag", "-q", tagger_files["xpos"], text], capsys)
+    code, out, _ = run(["tag", "run", "-q", tagger_files["xpos"], text], capsys)
     assert code == 0
     tagged = [[line.split("\t")[0] for line in block.splitlines()] for block in out.strip().split("\n\n")]
     assert tagged == [s.split() for s in sentences]
-    assert run(["tag", "tag", "-q", tagger_files["xpos"], text, "--format", "text"], capsys)[1] == out
+    assert run(["tag", "run", "-q", tagger_files["xpos"], text, "--format", "text"], capsys)[1] == out
     # Declared as token-per-line columns, a line of several words is an error, not a dropped word.
-    code, _, err = run(["tag", "tag", "-q", tagger_files["xpos"], text, "--format", "columns"], capsys)
+    code, _, err = run(["tag", "run", "-q", tagger_files["xpos"], text, "--format", "columns"], capsys)
     assert code == EXIT_INPUT and "text.txt:2: 4 columns where line 1 had 7" in err and "--format text" in err
     # Text has no tags to learn from.
     code, _, err = run(["tag", "train", text, "-o", tmp_path / "t.cjt"], capsys)
@@ -318,7 +317,7 @@ def test_stdin_text_is_detected_too(tagger_files, monkeypatch, capsys):
     import sys
 
     monkeypatch.setattr(sys, "stdin", io.StringIO("The cat sat .\nIt was .\n"))
-    code, out, _ = run(["tag", "tag", "-q", tagger_files["xpos"], "-"], capsys)
+    code, out, _ = run(["tag", "run", "-q", tagger_files["xpos"], "-"], capsys)
     assert code == 0 and [line.split("\t")[0] for line in out.split("\n") if line] == "The cat sat . It was .".split()
 
 

@@ -1,4 +1,4 @@
-"""One flag vocabulary across the subcommands, and the old spellings kept for one release."""
+"""One flag vocabulary across the subcommands."""
 
 import argparse
 
@@ -17,7 +17,7 @@ VOCABULARY = {
     "verbose": ["-v", "--verbose"],
     "jobs": ["-j", "--jobs"],
 }
-OLD = {"--out", "--n-iter", "--n-jobs"}
+OLD = {"--out", "--n-iter", "--n-jobs"}  # spellings conjunct never accepts
 
 
 def _leaves(parser, path=()):
@@ -36,8 +36,6 @@ def test_every_command_speaks_one_vocabulary():
     seen = set()
     for path, parser in leaves.items():
         for action in parser._actions:
-            if action.help == argparse.SUPPRESS:
-                continue
             assert not OLD & set(action.option_strings), (path, action.option_strings)
             if action.dest in VOCABULARY:
                 assert action.option_strings == VOCABULARY[action.dest], (path, action.option_strings)
@@ -45,7 +43,7 @@ def test_every_command_speaks_one_vocabulary():
     assert seen == set(VOCABULARY)
     # whatever writes a file takes it with -o; whatever trains takes -d (but the tagger), -i and -q
     for path in [("convert",), ("compile",), ("train",), ("chunk", "train"), ("segment", "train"), ("parse", "train"),
-                 ("tag", "train"), ("predict",), ("chunk", "run"), ("segment", "run"), ("parse", "run"), ("tag", "tag")]:
+                 ("tag", "train"), ("predict",), ("chunk", "run"), ("segment", "run"), ("parse", "run"), ("tag", "run")]:
         assert "-o" in leaves[path]._option_string_actions, path
     for path in [("train",), ("chunk", "train"), ("segment", "train"), ("parse", "train"), ("tag", "train")]:
         options = leaves[path]._option_string_actions
@@ -61,27 +59,25 @@ def data(tmp_path):
     return path
 
 
-def test_old_spellings_still_work_with_a_warning(tmp_path, data, capsys):
-    old, new = tmp_path / "old.cjt", tmp_path / "new.cjt"
-    assert main(["train", str(data), str(old), "-d", "2", "-i", "2", "-q"]) == 0
-    assert "deprecated; use -o" in capsys.readouterr().err
-    assert main(["train", str(data), "-o", str(new), "-d", "2", "-i", "2", "-q"]) == 0
-    assert capsys.readouterr().err == ""
-    X, _ = conjunct.read_svmlight(data)
-    np.testing.assert_array_equal(conjunct.load(old).decision_function(X), conjunct.load(new).decision_function(X))
-    out = tmp_path / "labels.txt"
-    assert main(["predict", str(new), str(data), "--out", str(out), "--n-jobs", "2"]) == 0
-    err = capsys.readouterr().err
-    assert "--out is deprecated; use -o/--output" in err and "--n-jobs is deprecated; use -j/--jobs" in err
-    assert out.read_text().split() == [str(v) for v in conjunct.load(new).predict(X)]
-
-
-def test_output_given_twice_or_missing(tmp_path, data, capsys):
-    assert main(["train", str(data), str(tmp_path / "a.cjt"), "-o", str(tmp_path / "b.cjt"), "-q"]) == 2
-    assert "given twice" in capsys.readouterr().err
-    assert main(["train", str(data), "-q"]) == 2
+def test_output_is_an_option_only(tmp_path, data, capsys):
+    # An output file after the input, or --n-iter / --n-jobs for -i / -j, is refused.
+    for argv in (["train", str(data), str(tmp_path / "a.cjt"), "-q"],
+                 ["train", str(data), "-o", str(tmp_path / "a.cjt"), "--n-iter", "2", "-q"],
+                 ["predict", str(data), str(data), "--n-jobs", "2"]):
+        with pytest.raises(SystemExit) as e:
+            main(argv)
+        assert e.value.code == 2
+        assert "error: " in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["train", str(data), "-q"])
     assert "-o/--output" in capsys.readouterr().err
-    assert not (tmp_path / "a.cjt").exists() and not (tmp_path / "b.cjt").exists()
+    assert not (tmp_path / "a.cjt").exists()
+    new = tmp_path / "new.cjt"
+    assert main(["train", str(data), "-o", str(new), "-d", "2", "-i", "2", "-q"]) == 0
+    X, _ = conjunct.read_svmlight(data)
+    out = tmp_path / "labels.txt"
+    assert main(["predict", str(new), str(data), "-o", str(out), "-j", "2"]) == 0
+    assert out.read_text().split() == [str(v) for v in conjunct.load(new).predict(X)]
 
 
 def test_predict_output_names_a_file(tmp_path, data, capsys):

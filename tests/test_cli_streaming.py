@@ -1,4 +1,4 @@
-"""Streaming: predict, parse run, chunk run, segment run and tag tag write
+"""Streaming: predict, parse run, chunk run, segment run and tag run write
 their first output before the input ends (a pipe held open), in batches, and
 write the same output as one batch (issue 18 item 3)."""
 
@@ -146,11 +146,11 @@ def test_tag_tag_streams(work, shared_data, capsys):
     model = work / "tagger.cjt"
     assert main(["tag", "train", str(small), "-o", str(model), "-i", "1", "-q"]) == 0
     capsys.readouterr()
-    assert main(["tag", "tag", "-q", str(model), str(small)]) == 0
+    assert main(["tag", "run", "-q", str(model), str(small)]) == 0
     whole = capsys.readouterr().out
     text = small.read_text(encoding="utf-8")
     cut = text.index("\n\n", len(text) // 3) + 2
-    early, out = first_output_before_eof(CLI + ["tag", "tag", "-q", str(model), "-", "--batch-size", "5"],
+    early, out = first_output_before_eof(CLI + ["tag", "run", "-q", str(model), "-", "--batch-size", "5"],
                                          text[:cut], text[cut:])
     assert early.strip() and out == whole
 

@@ -71,8 +71,8 @@ def test_split_ranges_cover_the_file_at_sentence_ends(tmp_path_factory, sentence
 def test_cli_tag_on_local_2_is_byte_identical(ewt, tagger_file, tmp_path):
     src = ewt[0]
     serial, parallel = tmp_path / "serial.txt", tmp_path / "dask.txt"
-    assert cli.main(["tag", "tag", tagger_file, str(src), "-o", str(serial), "-q"]) == 0
-    assert cli.main(["tag", "tag", tagger_file, str(src), "-o", str(parallel), "-q", "--scheduler", "local:2"]) == 0
+    assert cli.main(["tag", "run", tagger_file, str(src), "-o", str(serial), "-q"]) == 0
+    assert cli.main(["tag", "run", tagger_file, str(src), "-o", str(parallel), "-q", "--scheduler", "local:2"]) == 0
     assert serial.read_bytes() == parallel.read_bytes()
     assert not [p for p in os.listdir(tmp_path) if p.startswith(".conjunct-parts-")]  # parts removed
 
@@ -81,8 +81,8 @@ def test_cli_tag_on_local_2_is_byte_identical(ewt, tagger_file, tmp_path):
 def test_pieces_give_the_serial_output_on_an_existing_cluster(ewt, tagger_file, tmp_path, client):
     src = ewt[0]
     serial, parallel = tmp_path / "serial.txt", tmp_path / "dask.txt"
-    cli.main(["tag", "tag", tagger_file, str(src), "-o", str(serial), "-q", "--decoder", "viterbi"])
-    cli.main(["tag", "tag", tagger_file, str(src), "-o", str(parallel), "-q", "--decoder", "viterbi",
+    cli.main(["tag", "run", tagger_file, str(src), "-o", str(serial), "-q", "--decoder", "viterbi"])
+    cli.main(["tag", "run", tagger_file, str(src), "-o", str(parallel), "-q", "--decoder", "viterbi",
               "--scheduler", client.scheduler.address])
     assert serial.read_bytes() == parallel.read_bytes()
     # every worker that ran a piece loaded the model once, memory-mapped

@@ -34,11 +34,10 @@ def assert_same(a, b):
 @example(train=[["a|b", "<s>"], ["|"]], batches=[[["a", "b|<s>", "|"]], [["a|b", "<s>"]]],
          templates=["w-1|w", "w|w+1", "w-1"], max_keys=1 << 23, max_types=1 << 20, name_in_cpp=True)
 def test_cached_encoding_equals_uncached(train, batches, templates, max_keys, max_types, name_in_cpp):
-    feat = Featurizer(templates, escape=len(templates) % 2 == 0)  # both feature versions
+    feat = Featurizer(templates)
     vocab, names = {}, []
     feat.encode(train, vocab, names)
-    cache = EncodingCache(feat.templates, vocab, max_types=max_types, max_keys=max_keys, name_in_cpp=name_in_cpp,
-                          escape=feat.escape)
+    cache = EncodingCache(feat.templates, vocab, max_types=max_types, max_keys=max_keys, name_in_cpp=name_in_cpp)
     assert cache.names_in_cpp == (name_in_cpp and bool(vocab))
     for batch in batches + batches:  # the second round meets only remembered words
         assert_same(feat.encode(batch, vocab, cache=cache), feat.encode(batch, vocab))
@@ -66,8 +65,6 @@ def test_cache_must_match_templates_and_vocabulary():
     feat.encode([["a", "b"]], vocab, names)
     with pytest.raises(ValueError, match="another vocabulary"):
         feat.encode([["a"]], vocab, cache=EncodingCache(feat.templates, dict(vocab)))
-    with pytest.raises(ValueError, match="another feature version"):
-        feat.encode([["a"]], vocab, cache=EncodingCache(feat.templates, vocab, escape=False))
     with pytest.raises(ValueError, match="other templates"):
         feat.encode([["a"]], vocab, cache=EncodingCache(["w"], vocab))
     with pytest.raises(ValueError, match="unknown attribute"):

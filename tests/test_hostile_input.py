@@ -241,7 +241,7 @@ def test_cli_train_reports_the_budget(tmp_path, capsys):
 
     path = tmp_path / "big.svm"
     path.write_text("1 2147483646:1\n-1 3:1\n", encoding="utf-8")
-    assert main(["train", "-q", str(path), str(tmp_path / "m.cjt")]) == 2
+    assert main(["train", "-q", str(path), "-o", str(tmp_path / "m.cjt")]) == 2
     assert "memory budget" in capsys.readouterr().err
 
 

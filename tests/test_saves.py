@@ -171,15 +171,14 @@ def test_only_provably_stale_temporaries_are_removed(tmp_path, models):
     try:
         live = tmp_path / f".conjunct-save-{tag}-{sleeper.pid}-abcd1234.tmp"     # its writer still runs
         foreign = tmp_path / ".conjunct-save-0123456789ab-999999-abcd1234.tmp"   # another machine's
-        legacy_new = tmp_path / ".conjunct-abc12345.tmp"                         # earlier version, recent
-        legacy_old = tmp_path / ".conjunct-xyz98765.tmp"                         # earlier version, 2 days old
+        mkstemp_like = tmp_path / ".conjunct-xyz98765.tmp"                       # no pid to judge it by
         unrelated = tmp_path / ".conjunct-notes.txt"
-        for p in (live, foreign, legacy_new, legacy_old, unrelated):
+        for p in (live, foreign, mkstemp_like, unrelated):
             p.write_bytes(b"x")
         old = time.time() - 2 * 86400
-        os.utime(legacy_old, (old, old))
+        os.utime(mkstemp_like, (old, old))
         models[0].save(tmp_path / "m.cjt")
-        assert sorted(os.listdir(tmp_path)) == sorted(p.name for p in (live, foreign, legacy_new, unrelated)) + ["m.cjt"]
+        assert sorted(os.listdir(tmp_path)) == sorted(p.name for p in (live, foreign, mkstemp_like, unrelated)) + ["m.cjt"]
     finally:
         sleeper.kill()
         sleeper.wait()

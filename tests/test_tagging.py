@@ -60,8 +60,6 @@ def test_feature_strings_are_unambiguous():
     assert feat.strings(["a\\|"])[0][2] == r"s2=\\\|"
     every = {f for words in (["a|b", "c"], ["a", "b|c"], ["a\\", "|c"], ["a\\|", "c"]) for f in feat.strings(words)[0]}
     assert len([f for f in every if f.startswith("w|w+1=")]) == 4
-    # Models saved before feature version 2 keep their unescaped strings.
-    assert Featurizer(["w|w+1"], escape=False).strings(["a|b", "c"])[0] == ["w|w+1=a|b|c"]
 
 
 def test_vectorised_encoding_matches_feature_strings():
@@ -201,17 +199,24 @@ def test_save_load_pickle(cls, tmp_path):
         conjunct.load(path)
 
 
-def test_models_from_before_feature_version_2_keep_their_strings():
+def test_taggers_of_feature_version_1_are_refused_with_advice(tmp_path):
     X = [["a|b", "c", "<s>"], ["a", "b|c"]] * 10
     Y = [["A", "B", "C"], ["A", "B"]] * 10
     tagger = PerceptronTagger(n_iter=2).fit(X, Y)
     assert tagger.feature_version_ == 2 and "w|w+1=a\\|b|c" in tagger._vocab
     kind, meta, arrays = tagger.to_container()
-    del meta["feature_version"]  # what older files hold
-    old = PerceptronTagger.from_container(meta, arrays)
-    assert old.feature_version_ == 1 and not old._featurizer().escape
-    with pytest.raises(ModelFormatError, match="feature version"):
+    del meta["feature_version"]  # what version-1 files hold
+    with pytest.raises(ModelFormatError, match="feature version 1.*retrain"):
+        PerceptronTagger.from_container(meta, arrays)
+    with pytest.raises(ModelFormatError, match="feature version 7.*retrain"):
         PerceptronTagger.from_container({**meta, "feature_version": 7}, arrays)
+    # conjunct.load says so too, naming the file (its checks run before the tagger is built)
+    from conjunct import model_io
+
+    path = tmp_path / "old.cjt"
+    model_io.write_container(path, kind, meta, arrays)
+    with pytest.raises(ModelFormatError, match="old.cjt.*feature_version.*retrain the tagger"):
+        conjunct.load(path)
 
 
 def test_read_conllu(tmp_path):
@@ -241,7 +246,7 @@ def test_cli_train_tag_eval_info(tmp_path, capsys):
     raw = tmp_path / "raw.txt"
     raw.write_text("the\nrun\nrun\n\na\ncat\nsees\n")
     out = tmp_path / "out.txt"
-    assert main(["tag", "tag", str(model), str(raw), "-o", str(out), "--format", "columns"]) == 0
+    assert main(["tag", "run", str(model), str(raw), "-o", str(out), "--format", "columns"]) == 0
     assert out.read_text() == "the\tD\nrun\tN\nrun\tV\n\na\tD\ncat\tN\nsees\tV\n\n"
     capsys.readouterr()
     assert main(["tag", "eval", str(model), str(train), "--format", "columns", "--decoder", "staggered"]) == 0
@@ -293,14 +298,14 @@ def test_cli_tag_in_batches(tmp_path, capsys):
     raw = tmp_path / "raw.txt"
     raw.write_text("".join("\n".join(s) + "\n\n" for s in X[:25]))
     whole, batched = tmp_path / "whole.txt", tmp_path / "batched.txt"
-    assert main(["tag", "tag", str(model), str(raw), "-o", str(whole), "--quiet"]) == 0
+    assert main(["tag", "run", str(model), str(raw), "-o", str(whole), "--quiet"]) == 0
     assert capsys.readouterr().err == ""
-    assert main(["tag", "tag", str(model), str(raw), "-o", str(batched), "--batch-size", "10"]) == 0
+    assert main(["tag", "run", str(model), str(raw), "-o", str(batched), "--batch-size", "10"]) == 0
     progress = capsys.readouterr().err.splitlines()
     assert [line.split(" (")[0] for line in progress] == ["tagged 10 sentences", "tagged 20 sentences",
                                                           "tagged 25 sentences"]
     assert batched.read_text() == whole.read_text()
     tagged = [block.splitlines() for block in whole.read_text().strip("\n").split("\n\n")]
     assert [[line.split("\t")[0] for line in block] for block in tagged] == X[:25]
-    assert main(["tag", "tag", str(model), str(raw), "--batch-size", "0"]) == 2
+    assert main(["tag", "run", str(model), str(raw), "--batch-size", "0"]) == 2
     assert "--batch-size must be at least 1" in capsys.readouterr().err

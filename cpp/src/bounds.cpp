@@ -1,4 +1,4 @@
-// Early-exit prediction over conjunctive bases (seed 001 §3.2.2 style bounds):
+// Early-exit prediction over conjunctive bases (Yoshinaga & Kitsuregawa 2010 §3.2.2 style bounds):
 // when bounds settle a decision, and how often they did.
 #include "conjunct/scratch.h"
 #include <algorithm>

@@ -263,7 +263,7 @@ class Classifier(Saveable):
 
         With ``early_exit`` (the default), pke, split and fstrie classifiers stop
         adding conjunction weights as soon as bounds on what is left prove the
-        decision (seed 001 §3.2.2); decisions are the same as without it.
+        decision (Yoshinaga & Kitsuregawa 2010 §3.2.2); decisions are the same as without it.
         """
         indptr, indices = self._rows(X, binarize)
         index = self._core.predict_batch(indptr=indptr, indices=indices, n_threads=resolve_n_jobs(n_jobs),

@@ -5,8 +5,9 @@ The margin of output ``o`` for an input set ``x`` is
     intercept[o] + sum over stored conjunctions t with t ⊆ x of weights[t, o]
 
 as produced by an l1-regularised log-linear model over conjunctions of up to d
-primitive features (seed 000's "l1-LLM"). The fast classifiers of kernel models
-(PKE storage, the feature sequence trie) apply to these models unchanged.
+primitive features (the "l1-LLM" of Yoshinaga & Kitsuregawa 2009). The fast
+classifiers of kernel models (PKE storage, the feature sequence trie) apply to these
+models unchanged.
 
 Text format (``from_text`` / ``to_text``)::
 

@@ -39,7 +39,6 @@ import secrets
 import socket
 import stat
 import struct
-import time
 from typing import BinaryIO, Dict, Optional, Tuple, Union
 
 import numpy as np
@@ -114,12 +113,8 @@ def _write(f: BinaryIO, kind: str, meta: dict, arrays: Dict[str, np.ndarray]) ->
 # -- saving: temporary file + rename --------------------------------------------------------------------------------
 # Temporary files are named .conjunct-save-<host>-<pid>-<random>.tmp: <host> tags the
 # machine, boot and pid namespace, so a later save into the same directory can prove a
-# leftover stale (its writer's pid is gone) and remove it. Files named like the
-# mkstemp temporaries of earlier versions (.conjunct-XXXXXXXX.tmp) carry no pid; they
-# are removed once a day old.
+# leftover stale (its writer's pid is gone) and remove it.
 _TMP_RE = re.compile(r"^\.conjunct-save-([0-9a-f]{12})-([0-9]+)-[0-9a-z]+\.tmp$")
-_LEGACY_TMP_RE = re.compile(r"^\.conjunct-[A-Za-z0-9_]{8}\.tmp$")
-LEGACY_TMP_AGE = 24 * 3600.0
 
 
 @functools.lru_cache(maxsize=1)
@@ -151,11 +146,10 @@ def _pid_alive(pid: int) -> bool:
 def clean_stale_temporaries(directory: str) -> int:
     """Remove temporary files that saves into ``directory`` left behind when their
     process died; returns how many. Only provably stale files go: ours from this
-    machine, boot and pid namespace whose writer is gone, or earlier versions'
-    mkstemp names older than a day."""
+    machine, boot and pid namespace whose writer is gone."""
     if not hasattr(os, "kill"):
         return 0
-    tag, removed, now = _host_tag(), 0, time.time()
+    tag, removed = _host_tag(), 0
     try:
         entries = list(os.scandir(directory))
     except OSError:
@@ -167,10 +161,7 @@ def clean_stale_temporaries(directory: str) -> int:
         try:
             if not entry.is_file(follow_symlinks=False):
                 continue
-            stale = (m is not None and m.group(1) == tag and not _pid_alive(int(m.group(2)))) or (
-                m is None and _LEGACY_TMP_RE.match(entry.name) is not None
-                and now - entry.stat(follow_symlinks=False).st_mtime > LEGACY_TMP_AGE)
-            if stale:
+            if m is not None and m.group(1) == tag and not _pid_alive(int(m.group(2))):
                 os.unlink(entry.path)
                 removed += 1
         except OSError:  # gone already, or not ours to remove

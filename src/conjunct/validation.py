@@ -748,7 +748,9 @@ def _tagger(meta: _Meta, arrays: Arrays, where: _Where, kind: str) -> None:
         params.int("random_state", -(1 << 63), (1 << 63) - 1, optional=True, none=True)
         params.raw("verbose", optional=True)
         meta.list("train_log", optional=True)
-        meta.int("feature_version", 1, 2, optional=True)  # absent before version 2
+        if meta.int("feature_version", 1, 2, optional=True) != 2:  # absent in version 1
+            where.meta_fail("feature_version", "saved with feature version 1 (unescaped feature strings), which this "
+                                               "version of conjunct no longer reads: retrain the tagger (conjunct tag train)")
         allowed = {"decoder", "beam_width", "n_iter", "templates", "average", "shuffle", "random_state", "verbose"}
     else:
         _hmm_smoothing(meta, params, where)

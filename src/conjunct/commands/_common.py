@@ -4,9 +4,7 @@ train / run / eval actions, and turning files into models and classifiers.
 Every command takes its options from :data:`OPTIONS` through :func:`option`,
 so a flag means the same everywhere: ``-o/--output`` the file written,
 ``-d/--degree``, ``-i/--iterations``, ``-q/--quiet``, ``-v/--verbose``,
-``-j/--jobs``. Spellings of earlier releases (``--out``, ``--n-iter``,
-``--n-jobs``, a positional output file) still work, hidden from ``--help``,
-with a warning; they go in the next release.
+``-j/--jobs``.
 """
 
 from __future__ import annotations
@@ -59,77 +57,42 @@ def memory_size(text: str) -> int:
         raise argparse.ArgumentTypeError(str(e)) from None
 
 
-# name -> (flags, argparse keywords, deprecated spellings)
+# name -> (flags, argparse keywords)
 OPTIONS = {
-    "output": (("-o", "--output"), dict(metavar="FILE"), ("--out",)),
-    "degree": (("-d", "--degree"), dict(type=at_least(1), metavar="D"), ()),
-    "iterations": (("-i", "--iterations"), dict(type=at_least(1), default=10, metavar="N", help="training epochs (default 10)"),
-                   ("--n-iter",)),
-    "quiet": (("-q", "--quiet"), dict(action="store_true", help="no progress or summary on standard error"), ()),
+    "output": (("-o", "--output"), dict(metavar="FILE")),
+    "degree": (("-d", "--degree"), dict(type=at_least(1), metavar="D")),
+    "iterations": (("-i", "--iterations"), dict(type=at_least(1), default=10, metavar="N", help="training epochs (default 10)")),
+    "quiet": (("-q", "--quiet"), dict(action="store_true", help="no progress or summary on standard error")),
     "verbose": (("-v", "--verbose"), dict(action="count", default=0,
-                                         help="more progress on standard error (-vv: even more)"), ()),
+                                         help="more progress on standard error (-vv: even more)")),
     "jobs": (("-j", "--jobs"), dict(type=jobs_count, default=1, metavar="N",
-                                   help="threads (default 1; -1: every core)"), ("--n-jobs",)),
-    "C": (("-C", "--C"), dict(dest="C", type=float, default=1.0, help="PA-I aggressiveness (default 1)"), ()),
-    "method": (("--method",), dict(choices=METHODS, default=None), ()),
-    "seed": (("--seed",), dict(type=at_least(0), default=0, help="shuffling seed (default 0)"), ()),
-    "binarize": (("--binarize",), dict(action="store_true", help="treat non-zero feature values as 1 instead of failing"), ()),
+                                   help="threads (default 1; -1: every core)")),
+    "C": (("-C", "--C"), dict(dest="C", type=float, default=1.0, help="PA-I aggressiveness (default 1)")),
+    "method": (("--method",), dict(choices=METHODS, default=None)),
+    "seed": (("--seed",), dict(type=at_least(0), default=0, help="shuffling seed (default 0)")),
+    "binarize": (("--binarize",), dict(action="store_true", help="treat non-zero feature values as 1 instead of failing")),
     "scheduler": (("--scheduler",), dict(default=None, metavar="ADDRESS",
                                          help="run on a Dask cluster: a scheduler address (tcp://host:8786) or local:N "
-                                              "for N local worker processes (needs the dask extra)"), ()),
+                                              "for N local worker processes (needs the dask extra)")),
     "batch_size": (("--batch-size",), dict(type=at_least(1), default=1000, metavar="N",
                                            help="sentences read, processed and written at a time (default 1000): "
-                                                "output starts at once and memory stays bounded"), ()),
+                                                "output starts at once and memory stays bounded")),
     "memory_budget": (("--memory-budget",), dict(type=memory_size, default=None, metavar="SIZE",
                                                  help="refuse allocations past SIZE (8G, 512M, 50%%; default: half "
-                                                      "the memory, or $CONJUNCT_MEMORY_BUDGET)"), ()),
+                                                      "the memory, or $CONJUNCT_MEMORY_BUDGET)")),
 }
-
-
-class _Deprecated(argparse.Action):
-    """An old spelling: stores like the new one and says so on standard error."""
-
-    def __init__(self, option_strings, dest, new: str = "", **kwargs):
-        super().__init__(option_strings, dest, **kwargs)
-        self.new = new
-
-    def __call__(self, parser, namespace, values, option_string=None):
-        print(f"conjunct: warning: {option_string} is deprecated; use {self.new}", file=sys.stderr)
-        setattr(namespace, self.dest, values)
 
 
 def option(parser, name: str, **overrides) -> None:
     """Add the shared option ``name`` of :data:`OPTIONS` (``overrides`` change
-    its default, help, ...) with its deprecated spellings, hidden."""
-    flags, kwargs, old = OPTIONS[name]
-    kwargs = {**kwargs, **overrides}
-    action = parser.add_argument(*flags, **kwargs)
-    for spelling in old:
-        parser.add_argument(spelling, dest=action.dest, type=kwargs.get("type"), default=argparse.SUPPRESS,
-                            help=argparse.SUPPRESS, action=_Deprecated, new="/".join(flags))
+    its default, help, ...)."""
+    flags, kwargs = OPTIONS[name]
+    parser.add_argument(*flags, **{**kwargs, **overrides})
 
 
-def output_option(parser, *, help: str, required: bool = True, default: Optional[str] = None,
-                  positional: bool = False) -> None:
-    """``-o/--output FILE``. With ``positional``, the output file may still
-    follow the input as a positional argument (the spelling of earlier
-    releases; :func:`resolve_output` checks and warns)."""
-    option(parser, "output", help=help, default=default, required=required and not positional)
-    if positional:
-        parser.add_argument("legacy_output", nargs="?", default=None, help=argparse.SUPPRESS)
-        parser.set_defaults(output_required=required)
-
-
-def resolve_output(args) -> None:
-    """Settle ``args.output`` when the command accepts the deprecated positional output file."""
-    legacy = getattr(args, "legacy_output", None)
-    if legacy is not None:
-        if args.output is not None:
-            raise ConjunctError(f"the output file is given twice ({legacy} and -o {args.output})")
-        print(f"conjunct: warning: an output file after the input is deprecated; use -o {legacy}", file=sys.stderr)
-        args.output = legacy
-    if getattr(args, "output_required", False) and args.output is None:
-        raise ConjunctError("the output file is required: -o/--output FILE")
+def output_option(parser, *, help: str, required: bool = True, default: Optional[str] = None) -> None:
+    """``-o/--output FILE``."""
+    option(parser, "output", help=help, default=default, required=required)
 
 
 def verbosity(args, default: int = 1) -> int:
@@ -177,13 +140,13 @@ def add_command_group(sub, name: str, help: str):
 
 
 def add_pipeline_train(sub, *, help: str, data_help: str, degree_help: str, extra: Optional[Callable] = None,
-                       positional_output: bool = False, degree: Optional[int] = 2):
+                       degree: Optional[int] = 2):
     """The ``train`` action of a pipeline command: data, ``-o``, ``-d``, ``-C``,
     ``-i``, the task's own options (``extra(parser)``), ``--method``,
     ``--max-sentences``, ``--seed``, ``-q``, ``-v``."""
     tr = sub.add_parser("train", help=help)
     tr.add_argument("data", help=data_help)
-    output_option(tr, help="model file to write", positional=positional_output)
+    output_option(tr, help="model file to write")
     option(tr, "degree", default=degree, help=degree_help)
     option(tr, "C")
     option(tr, "iterations")

@@ -17,7 +17,7 @@ def register(sub) -> None:
         "that `conjunct predict` runs. Exact unless --sigma or --min-support ask for the approximate expansion.",
     )
     c.add_argument("model", help="model file: conjunct, LIBSVM, SVMlight, TinySVM, opal, or conjunctive linear text")
-    output_option(c, help="the classifier file to write", positional=True)
+    output_option(c, help="the classifier file to write")
     option(c, "method", default="fstrie", help="classification method (default fstrie)")
     c.add_argument("--events", help="fstrie: data file of feature vectors from the task (default: the support vectors); "
                    "adaptive: warm-start the cache with a static fstrie built from them")

@@ -10,7 +10,7 @@ from ._common import option, output_option
 def register(sub) -> None:
     c = sub.add_parser("convert", help="import a LIBSVM / SVMlight / TinySVM / opal / conjunctive linear (text) model into a conjunct model file")
     c.add_argument("model", help="the source model file")
-    output_option(c, help="the conjunct model file to write", positional=True)
+    output_option(c, help="the conjunct model file to write")
     c.add_argument("--from", dest="source_format", default="auto",
                    choices=["auto", "libsvm", "svmlight", "tinysvm", "opal", "linear"], help="source format (default: detect)")
     option(c, "binarize")

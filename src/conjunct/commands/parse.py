@@ -39,14 +39,14 @@ def register(sub) -> None:
                        help="bunsetsu: the GSD split (train/dev/test) when the data argument is the GSD directory")
 
     tr = add_pipeline_train(
-        psub, help="train a parser on a treebank", positional_output=True, degree=None,
+        psub, help="train a parser on a treebank", degree=None,
         data_help="training data: CoNLL-U (ud-english), GSD directory or CoNLL-U with BunsetuBILabel (bunsetsu)",
         degree_help="polynomial kernel degree (default: the task's, 2 for ud-english, 3 for bunsetsu)")
     task_args(tr, train=True)
     tr.set_defaults(func=run_train)
 
     rn = add_pipeline_use(psub, "run", help="parse a corpus", data_help="input ('-' reads CoNLL-U from stdin)")
-    output_option(rn, help="output file ('-' = standard output, the default)", required=False, positional=True)
+    output_option(rn, help="output file ('-' = standard output, the default)", required=False)
     events_arg(rn)
     task_args(rn)
     rn.set_defaults(func=run_parse)

@@ -44,7 +44,7 @@ def register(sub) -> None:
     tr.add_argument("--beam-width", type=at_least(1), default=4, help="beam width for --decoder beam")
     tr.set_defaults(func=run_train)
 
-    tg = tsub.add_parser("tag", help="tag a corpus: word<TAB>tag per line, a blank line between sentences")
+    tg = tsub.add_parser("run", help="tag a corpus: word<TAB>tag per line, a blank line between sentences")
     tg.add_argument("model", help="tagger model file")
     tg.add_argument("data", help="input: CoNLL-U, CoNLL-2000 or one token (first column) per line; '-' reads stdin")
     output_option(tg, help="output file ('-' = standard output, the default)", required=False, default="-")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 import time
 
-from ._common import fit, memory_size, option, output_option, verbosity
+from ._common import fit, option, output_option, verbosity
 
 
 def register(sub) -> None:
@@ -14,7 +14,7 @@ def register(sub) -> None:
         description="Train on svmlight data ('label id:1 id:1 ...') or opal/TinySVM strings ('label feat feat ...') "
                     "and write a conjunct model file (a kernel model for --algorithm pa, a conjunctive linear model for l1).")
     t.add_argument("data", help="training data (svmlight or string format); '-' reads standard input")
-    output_option(t, help="the conjunct model file to write", positional=True)
+    output_option(t, help="the conjunct model file to write")
     t.add_argument("--algorithm", choices=["pa", "l1"], default="pa",
                    help="pa: online passive-aggressive learning with the polynomial kernel (default); "
                         "l1: l1-regularised log-linear model over explicit conjunctions")
@@ -30,7 +30,6 @@ def register(sub) -> None:
                    help="N: explicit weights for conjunctions of the N most frequent features (split, slicing)")
     t.add_argument("--weight-budget", type=float, default=None, metavar="MB",
                    help="megabytes for explicit weights; N is halved when exceeded (split, slicing)")
-    option(t, "memory_budget", type=_size_or_megabytes)
     t.add_argument("--no-average", dest="average", action="store_false", help="keep the last model instead of the averaged one")
     for name, what in (("reuse", "reuse of partial margins (off: SL*)"), ("terminate", "early termination")):
         g = t.add_mutually_exclusive_group()
@@ -56,16 +55,6 @@ def register(sub) -> None:
     t.set_defaults(func=run)
 
 
-class _LegacyMegabytes(float):
-    """``--memory-budget`` given as a bare number: its meaning of earlier releases (--weight-budget MB)."""
-
-
-def _size_or_megabytes(text: str):
-    if text.strip().replace(".", "", 1).isdigit():
-        return _LegacyMegabytes(text)
-    return memory_size(text)
-
-
 def _read(path: str, fmt: str, binarize: bool):
     from ..data import read_strings, read_svmlight, sniff_format
 
@@ -80,12 +69,6 @@ def run(args) -> int:
     from .._errors import ConjunctError
     from ..training import L1LogLinearClassifier, PAClassifier
 
-    if isinstance(args.memory_budget, _LegacyMegabytes):
-        print(f"conjunct: warning: --memory-budget {args.memory_budget:g} (megabytes of explicit weights) is now "
-              f"--weight-budget {args.memory_budget:g}; --memory-budget takes a size with a unit (8G) and caps every "
-              f"allocation", file=sys.stderr)
-        if args.weight_budget is None:
-            args.weight_budget = float(args.memory_budget)
     X, y = _read(args.data, args.format, args.binarize)
     verbose = verbosity(args)
     if args.algorithm == "pa":

@@ -5,13 +5,13 @@ returns a :class:`matplotlib.figure.Figure`, so a test, a benchmark script or
 a notebook can draw one without any benchmark file:
 
 - :func:`decoding_speed`: sentences per second against the number of labels,
-  one line per decoder, log scales (Kaji et al. 2010, seed 002);
+  one line per decoder, log scales (Kaji et al. 2010);
 - :func:`classification_time_vs_size`: time per classification against the
   size of an fstrie (or of a model), with horizontal reference lines such as
-  PKE (Yoshinaga & Kitsuregawa 2009, seed 000 Figure 3);
+  PKE (Yoshinaga & Kitsuregawa 2009 Figure 3);
 - :func:`training_time`: training time against the number of examples (or of
   common features N), log-log, each line labelled with its fitted exponent
-  (Yoshinaga & Kitsuregawa 2010, seed 001 Figures 1-4);
+  (Yoshinaga & Kitsuregawa 2010 Figures 1-4);
 - :func:`learning_curve`: accuracy, updates and support vectors per epoch,
   from an estimator's ``history_`` (:func:`epoch_records`) or a callback;
 - :func:`adaptive_cache`: the self-adaptive classifier's hit rate and

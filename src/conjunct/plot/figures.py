@@ -15,7 +15,7 @@ from ._style import (_SEQUENTIAL, Point, Series, _check_panels, _draw_series, _f
 def decoding_speed(panels: Mapping[str, Series], *, x_names: Optional[Mapping[float, str]] = None,
                    title: Optional[str] = "Decoding speed against the number of labels",
                    caption: Optional[str] = None, ylabel: str = "sentences per second (log scale)"):
-    """Decoding speed against the number of labels, one line per decoder (seed 002).
+    """Decoding speed against the number of labels, one line per decoder (Kaji et al. 2010).
 
     Parameters
     ----------
@@ -57,7 +57,7 @@ def classification_time_vs_size(panels: Mapping[str, Series], references: Option
                                 *, xlabel: str = "fstrie size [MB] (log scale)", ylabel: str = "µs per classification",
                                 title: Optional[str] = "Classification time against fstrie size",
                                 caption: Optional[str] = None, log_x: bool = True):
-    """Time per classification against a size, with horizontal reference lines (seed 000 Figure 3).
+    """Time per classification against a size, with horizontal reference lines (Yoshinaga & Kitsuregawa 2009 Figure 3).
 
     Parameters
     ----------
@@ -128,7 +128,7 @@ def training_time(panels: Mapping[str, Series], *, xlabel: str = "training examp
                   ylabel: str = "training time [s] (log scale)", variable: str = "n", fit: bool = True,
                   title: Optional[str] = "Training time against the number of examples",
                   caption: Optional[str] = None):
-    """Training time against the number of examples (or of common features), log-log (seed 001).
+    """Training time against the number of examples (or of common features), log-log (Yoshinaga & Kitsuregawa 2010).
 
     Parameters
     ----------

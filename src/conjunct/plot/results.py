@@ -250,7 +250,8 @@ def _train_figure(r: _Results, key: str):
     title = f"Averaged PA-I training time against {what}" + (f" ({how})" if how else "")
     if key == "time_against_examples":
         return training_time(panels, title=title, caption=r.caption())
-    # Time against N is not a power law (seed 001 Figs. 1-2 have a minimum): no fit.
+    # Time against N is not a power law (Yoshinaga & Kitsuregawa 2010 Figs. 1-2 have a
+    # minimum): no fit.
     return training_time(panels, title=title, caption=r.caption(), xlabel="N, common features expanded (log scale)",
                          fit=False)
 

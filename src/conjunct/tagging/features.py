@@ -43,9 +43,9 @@ import numpy as np
 
 from .._errors import DataFormatError
 
-__all__ = ["DEFAULT_TEMPLATES", "LEGACY_TEMPLATES", "EncodingCache", "Featurizer", "word_shape"]
+__all__ = ["DEFAULT_TEMPLATES", "EncodingCache", "Featurizer", "word_shape"]
 
-_NEIGHBOURS = {"w-2": -2, "w-1": -1, "w+1": 1, "w+2": 2}  # lower-cased neighbouring words (named so since v1)
+_NEIGHBOURS = {"w-2": -2, "w-1": -1, "w+1": 1, "w+2": 2}  # lower-cased neighbouring words
 _BOUNDARY = ("<s>", "</s>")  # the value of any attribute before / after the sentence
 
 
@@ -96,20 +96,18 @@ def _silent(template: str) -> str:
     """The feature string a template never has (its flag off), or ""."""
     return f"{template}=0" if template in _FLAGS else ""
 
-#: The defaults of models saved before feature version 2 (kept so they encode as they were trained).
-LEGACY_TEMPLATES: Tuple[str, ...] = (
+#: Feature templates used when none are given. The 5- and 6-letter suffixes,
+#: word flags and length raised dev accuracy most on unknown words
+#: (benchmarks/bench_tagger_features.py).
+DEFAULT_TEMPLATES: Tuple[str, ...] = (
     "bias", "w", "lw", "p1", "p2", "p3", "p4", "s1", "s2", "s3", "s4", "shape",
     "w-2", "w-1", "w+1", "w+2", "w-1|w", "w|w+1",
-)
-#: Feature templates used when none are given (feature version 2): version 1's
-#: plus 5- and 6-letter suffixes, word flags and length, which raised dev
-#: accuracy most on unknown words (benchmarks/bench_tagger_features.py).
-DEFAULT_TEMPLATES: Tuple[str, ...] = LEGACY_TEMPLATES + (
     "s5", "s6", "hyphen", "digit", "upper", "title", "allcaps", "len",
 )
 
 #: Feature strings of version 2 escape ``\\`` and ``|`` inside values and a value
 #: equal to a boundary marker, so every feature string names one tuple of values.
+#: Taggers saved with version 1 (unescaped strings) are refused: retrain them.
 FEATURE_VERSION = 2
 
 
@@ -119,10 +117,10 @@ def _escape(value: str) -> str:
     return "\\" + value if value in _BOUNDARY else value
 
 
-def _attribute(name: str, escape: bool):
-    """The value function of an attribute, escaped for feature version 2."""
+def _attribute(name: str):
+    """The value function of an attribute, escaped."""
     f = _ATTRIBUTES[name]
-    return (lambda w: _escape(f(w))) if escape else f
+    return lambda w: _escape(f(w))
 
 
 _OFFSET = re.compile(r"^(.+?)([+-][1-9])$")
@@ -159,22 +157,13 @@ class Featurizer:
     templates : sequence of str
         Template names (see the module docstring); defaults to
         :data:`DEFAULT_TEMPLATES`.
-    escape : bool
-        Escape ``|``, ``\\`` and boundary markers inside values (feature
-        version 2, unambiguous); False reproduces the strings of models saved
-        before it.
     """
 
-    def __init__(self, templates: Optional[Sequence[str]] = None, *, escape: bool = True):
+    def __init__(self, templates: Optional[Sequence[str]] = None):
         self.templates = tuple(DEFAULT_TEMPLATES if templates is None else templates)
         if not self.templates:
             raise ValueError("at least one feature template is needed")
-        self.escape = bool(escape)
         self._parts = [_template_parts(t) for t in self.templates]
-
-    def is_local(self, template: str) -> bool:
-        """True if the template looks at the token's own word only (its features depend on the word type)."""
-        return all(off == 0 for _, off in _template_parts(template))
 
     def strings(self, words: Sequence[str]) -> List[List[str]]:
         """Every token's feature strings (for inspection, or for another tool)."""
@@ -186,7 +175,7 @@ class Featurizer:
                 return _BOUNDARY[0 if j < 0 else 1]
             key = (attribute, j)
             if key not in value:
-                value[key] = _attribute(attribute, self.escape)(words[j])
+                value[key] = _attribute(attribute)(words[j])
             return value[key]
 
         out = [[f"{t}=" + "|".join(get(a, i + off) for a, off in parts) for t, parts in zip(self.templates, self._parts)]
@@ -229,9 +218,8 @@ class Featurizer:
                     raise DataFormatError(f"sentence {k + 1}, token {i + 1}: tokens must be non-empty strings, got {w!r}", source)
             words.extend(sent)
         if cache is not None and not add:
-            if cache.templates != self.templates or cache.vocab is not vocab or cache.escape != self.escape:
-                raise ValueError("the encoding cache was built for other templates, another vocabulary or another "
-                                 "feature version")
+            if cache.templates != self.templates or cache.vocab is not vocab:
+                raise ValueError("the encoding cache was built for other templates or another vocabulary")
             return cache.encode(words, lengths)
         return self._encode_tokens(words, lengths, fid, vocab, add)
 
@@ -270,7 +258,7 @@ class Featurizer:
             # Distinct values of one attribute and each type's value id; the
             # last two ids are the sentence-boundary values.
             if name not in values:
-                strings = list(map(_attribute(name, self.escape), types))
+                strings = list(map(_attribute(name), types))
                 index: Dict[str, int] = {}
                 vid = np.fromiter((index.setdefault(v, len(index)) for v in strings), dtype=np.int64, count=len(types))
                 values[name] = (list(index) + list(_BOUNDARY), vid)
@@ -342,17 +330,14 @@ class EncodingCache:
         Give C++ a copy of the vocabulary (built once, about the size of the
         feature strings), so keys met for the first time are named there
         too; otherwise they are named in Python.
-    escape : bool
-        The featurizer's ``escape`` (feature version).
     """
 
     def __init__(self, templates: Sequence[str], vocab: Dict[str, int], *, max_types: int = 1 << 18,
-                 max_keys: int = 1 << 21, name_in_cpp: bool = True, escape: bool = True):
+                 max_keys: int = 1 << 21, name_in_cpp: bool = True):
         from .. import _core
 
         self.templates = tuple(templates)
         self.vocab = vocab
-        self.escape = bool(escape)
         self.max_types = int(max_types)
         self.max_keys = int(max_keys)
         parts = [_template_parts(t) for t in self.templates]
@@ -409,7 +394,7 @@ class EncodingCache:
             self._type_codes = grown
         for a, name in enumerate(self._attributes):
             codes_of, strings = self._value_index[a], self._value_strings[a]
-            values = list(map(_attribute(name, self.escape), new_types))
+            values = list(map(_attribute(name), new_types))
             fresh = list(dict.fromkeys(itertools.filterfalse(codes_of.__contains__, values)))
             codes_of.update(zip(fresh, range(len(strings), len(strings) + len(fresh))))
             strings.extend(fresh)

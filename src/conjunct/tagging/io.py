@@ -68,7 +68,7 @@ def read_tagged(path, *, format: str = "auto", tag_field: str = "", with_tags: b
 
     ``tag_field`` selects the tags: for CoNLL-U a column name (``xpos`` by
     default) or two joined by ``|``; for CoNLL-2000 ``pos``, ``chunk`` or
-    ``joint`` (the default, ``POS|chunk``: seed 002's joint tagging).
+    ``joint`` (the default, ``POS|chunk``: the joint tagging of Kaji et al. 2010).
 
     Parameters
     ----------

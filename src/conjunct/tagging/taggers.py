@@ -15,7 +15,7 @@ from ..persistence import Saveable
 from ..progress import Slices, bar, say
 from .chain import LinearChainModel, check_decoder
 from ..tokens import as_sentences, tags_of
-from .features import FEATURE_VERSION, LEGACY_TEMPLATES, EncodingCache, Featurizer, _encode_strings
+from .features import FEATURE_VERSION, EncodingCache, Featurizer, _encode_strings
 
 _CACHE_LOCK = threading.Lock()  # guards creating a tagger's encoding cache
 
@@ -256,10 +256,7 @@ class PerceptronTagger(_ChainTagger):
         self.verbose = verbose
 
     def _featurizer(self) -> Featurizer:
-        # Models saved before feature version 2 keep the strings they were trained with.
-        version = getattr(self, "feature_version_", FEATURE_VERSION)
-        templates = self.templates if self.templates is not None else (None if version >= 2 else LEGACY_TEMPLATES)
-        return Featurizer(None if templates is None else list(templates), escape=version >= 2)
+        return Featurizer(None if self.templates is None else list(self.templates))
 
     def _encode(self, sentences, *, train: bool = False, source: str = "<input>"):
         if train:
@@ -272,9 +269,8 @@ class PerceptronTagger(_ChainTagger):
         # Kept between calls (not pickled), remade when the templates or the vocabulary change.
         with _CACHE_LOCK:
             cache = getattr(self, "_cache", None)
-            if (cache is None or cache.templates != featurizer.templates or cache.vocab is not self._vocab
-                    or cache.escape != featurizer.escape):
-                cache = self._cache = EncodingCache(featurizer.templates, self._vocab, escape=featurizer.escape)
+            if cache is None or cache.templates != featurizer.templates or cache.vocab is not self._vocab:
+                cache = self._cache = EncodingCache(featurizer.templates, self._vocab)
             return cache
 
     def fit(self, sentences: Sequence[Sequence], tags=None) -> "PerceptronTagger":
@@ -351,10 +347,11 @@ class PerceptronTagger(_ChainTagger):
     def _restore(self, meta: dict) -> None:
         super()._restore(meta)
         self.train_log_ = list(meta.get("train_log", []))
-        version = meta.get("feature_version", 1)  # files from before version 2 do not say
-        if version not in (1, 2):
-            raise ValueError(f"unknown feature version {version!r}")
-        self.feature_version_ = int(version)
+        version = meta.get("feature_version", 1)  # files of version 1 do not say
+        if version != FEATURE_VERSION:
+            raise ValueError(f"saved with feature version {version!r}; this version of conjunct reads feature "
+                             f"version {FEATURE_VERSION} only: retrain the tagger (conjunct tag train)")
+        self.feature_version_ = FEATURE_VERSION
 
 
 class _HMMCounts(NamedTuple):

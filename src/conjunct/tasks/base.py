@@ -73,7 +73,8 @@ class TaskPipeline(Saveable, Params):
     COMPONENTS: Tuple[str, ...] = ()
     # An fstrie's default size per component: its nodes hold K margins each, so
     # without a budget a many-class component's trie takes gigabytes, and
-    # Algorithm 1 keeps the prefixes that save the most anyway (seed 000 Fig. 3).
+    # Algorithm 1 keeps the prefixes that save the most anyway
+    # (Yoshinaga & Kitsuregawa 2009 Fig. 3).
     FSTRIE_MAX_BYTES = 64 << 20
 
     def __init_subclass__(cls, **kwargs):

@@ -14,7 +14,7 @@ __all__ = ["expand"]
 
 
 def expand(model: KernelModel) -> ConjunctiveLinearModel:
-    """The explicit weights of a kernel model (kernel expansion, seed 001 Eq. 1).
+    """The explicit weights of a kernel model (kernel expansion, Yoshinaga & Kitsuregawa 2010 Eq. 1).
 
     Every conjunction t (1 <= |t| <= d) of features of a support vector gets
     ``c_d(|t|) * sum of the alpha rows of the support vectors containing t``;

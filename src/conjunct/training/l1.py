@@ -1,5 +1,5 @@
-"""The l1-regularised log-linear model over explicit conjunctions (seed 000's
-l1-LLM): :class:`L1LogLinearClassifier`."""
+"""The l1-regularised log-linear model over explicit conjunctions (the l1-LLM
+of Yoshinaga & Kitsuregawa 2009): :class:`L1LogLinearClassifier`."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ __all__ = ["L1LogLinearClassifier"]
 
 
 class L1LogLinearClassifier(OnlineEstimator):
-    """The l1-regularised log-linear model over explicit conjunctions (seed 000's l1-LLM).
+    """The l1-regularised log-linear model over explicit conjunctions (l1-LLM, Yoshinaga & Kitsuregawa 2009).
 
     Features are all conjunctions of 1..``degree`` primitive features of each
     example (registered on first sight); training is SGD with the cumulative l1

@@ -1,4 +1,4 @@
-"""Online passive-aggressive learning with the polynomial kernel (seed 001):
+"""Online passive-aggressive learning with the polynomial kernel (Yoshinaga & Kitsuregawa 2010):
 :class:`PAClassifier` and its four margin modes."""
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ def default_common_features(degree: int, n_outputs: int = 1) -> int:
     32 MB of weights: all features at d = 1, about 2,900 at d = 2, 290 at
     d = 3 and 115 at d = 4 for one output; fewer for more outputs).
 
-    Seed 001 found the fastest N to shrink as d grows (4,000 at d = 2, 250 at
+    Yoshinaga & Kitsuregawa 2010 found the fastest N to shrink as d grows (4,000 at d = 2, 250 at
     d = 3 on its parsing task): the expanded side costs about |x|^d per
     example, while reused partial margins keep the kernel side cheap.
     ``benchmarks/bench_train.py`` measures the trade-off on real data.
@@ -56,7 +56,7 @@ class PAClassifier(OnlineEstimator):
     """Online passive-aggressive learning with conjunctive features (the polynomial kernel).
 
     Trains ``m(x) = b + sum_i alpha_i (gamma |s_i ∩ x| + coef0) ** degree`` one
-    example at a time (seed 001, Algorithm 1). Every margin mode computes the
+    example at a time (Yoshinaga & Kitsuregawa 2010, Algorithm 1). Every margin mode computes the
     same margins and so trains the same model; they differ in speed and memory.
 
     Parameters
@@ -96,13 +96,13 @@ class PAClassifier(OnlineEstimator):
         features are dropped (they move to the kernel side; the model does not
         change). With a budget and ``common_features=None``, N starts at all features.
     reuse : bool or None, default None
-        Slicing: reuse partial margins of earlier rounds (False is seed 001's
-        SL*). None: for d >= 3, where it pays (seed 001, §3.2.1; at d <= 2 the
+        Slicing: reuse partial margins of earlier rounds (False is SL* in
+        Yoshinaga & Kitsuregawa 2010). None: for d >= 3, where it pays (Yoshinaga & Kitsuregawa 2010, §3.2.1; at d <= 2 the
         weight trie is cheaper than its bookkeeping).
     terminate : bool or None, default None
         Slicing: stop a margin computation once its bounds prove no update.
         None: for d >= 3, as ``reuse``. With both off, slicing is kernel
-        splitting (seed 001's SP).
+        splitting (SP in Yoshinaga & Kitsuregawa 2010).
     fit_intercept : bool, default False
         Learn a bias per output as the weight of a constant coordinate. By
         default (as opal) the kernel's constant term ``coef0 ** d * sum(alpha)``

@@ -1,14 +1,14 @@
 // A self-adaptive classifier for text streams (Yoshinaga & Kitsuregawa,
 // COLING 2014): an exact classifier that caches the margins of the
 // feature-sequence prefixes it meets in the stream it classifies -- the
-// feature sequence trie (seed 000), filled online from the input instead of
+// feature sequence trie (Yoshinaga & Kitsuregawa 2009), filled online from the input instead of
 // built from events -- within a bounded number of rows of K margins.
 //
 // Classify x (internal ids, frequent to rare): walk x's longest prefix held by
 // the optional static (warm-start) fstrie, then its longest prefix held by the
 // cache, take that node's margin, and compute the rest position by position
 // with the base (add_remainder on x[0..j+1) from j: the partial margin m^j of
-// seed 001 Eq. 3), inserting a node for each new prefix it admits.
+// Yoshinaga & Kitsuregawa 2010 Eq. 3), inserting a node for each new prefix it admits.
 //
 // Design (why each piece is as it is):
 //  - A node holds the full margin of its prefix, as an fstrie node does: a hit

@@ -1,7 +1,7 @@
 // PKE: a linear classifier over explicit conjunction weights, either the
 // (exact or thresholded) expansion of a kernel model or a conjunctive linear
-// model (Kudo & Matsumoto 2003 §4.2, Eq. 7; seed 000's SVM-KE / SVM-HKE /
-// l1-LLM). margin(x) = bias + sum of w(t) over stored t ⊆ x.
+// model (Kudo & Matsumoto 2003 §4.2, Eq. 7; SVM-KE / SVM-HKE / l1-LLM of
+// Yoshinaga & Kitsuregawa 2009). margin(x) = bias + sum of w(t) over stored t ⊆ x.
 #pragma once
 #include <vector>
 

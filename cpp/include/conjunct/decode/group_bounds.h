@@ -1,5 +1,5 @@
 // Upper bounds of a token's label scores over groups of labels, from
-// per-feature tables of maxima (issue 20): for binary features,
+// per-feature tables of maxima: for binary features,
 //   max_{y in G} sum_{f in x} w_f(y)  <=  sum_{f in x} max_{y in G} w_f(y),
 // so a token's bound for every group costs O(|x| G) instead of the O(|x| L)
 // of its full row of scores. Staggered decoding needs exact scores only for

@@ -1,4 +1,4 @@
-// Kernel slicing (Yoshinaga & Kitsuregawa 2010, seed 001 §3.2, Algorithm 2)
+// Kernel slicing (Yoshinaga & Kitsuregawa 2010, §3.2, Algorithm 2)
 // and its special cases kernel splitting (§3.1, "SP") and kernel expansion
 // ("KE").
 //

@@ -15,7 +15,7 @@
 namespace conjunct {
 
 // What the learner will do with the margin, so that a mode may stop as soon
-// as it has proved that the example causes no update (seed 001, §3.2.2).
+// as it has proved that the example causes no update (Yoshinaga & Kitsuregawa 2010, §3.2.2).
 struct MarginGoal {
   bool enabled = false;
   int32_t label = 0;           // binary: +1 / -1; multi-class: the true class

@@ -1,5 +1,5 @@
 // Online kernel learners with the polynomial kernel: the perceptron and the
-// passive-aggressive family PA, PA-I, PA-II (Crammer et al. 2006; seed 001,
+// passive-aggressive family PA, PA-I, PA-II (Crammer et al. 2006; Yoshinaga & Kitsuregawa 2010,
 // Algorithm 1), binary and multi-class, with the averaged model (Daumé's trick)
 // and any margin mode (kernel / expanded / split / slicing).
 //

@@ -1,5 +1,5 @@
 // "PA-I KERNEL": margins by PKI over the growing support set (an inverted
-// index from features to support vectors; seed 001 §2.2.1). O(B|x| + |S|)
+// index from features to support vectors; Yoshinaga & Kitsuregawa 2010 §2.2.1). O(B|x| + |S|)
 // per margin, so training is quadratic in the number of examples.
 #pragma once
 #include <cstdint>

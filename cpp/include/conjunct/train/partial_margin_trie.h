@@ -1,4 +1,4 @@
-// The partial-margin trie (seed 001, §3.2.1 and footnote 4): for a prefix
+// The partial-margin trie (Yoshinaga & Kitsuregawa 2010, §3.2.1 and footnote 4): for a prefix
 // x_j of a frequency-sorted feature vector (its j most frequent features) it
 // stores (t', delta): the partial margin m^j(x) = m(x_j) - m(x_{j-1}) as it was
 // at time t'. Eq. 6 then adds only the updates since t' that contain f_j.

@@ -6,7 +6,7 @@
 // it from another. Identical vectors are one support vector: an update of a
 // vector already in the set is a new event on the old support vector. Kernel
 // slicing reuses partial margins computed before some event count E and adds
-// only the events since E (seed 001, Eq. 6), so it indexes events, while the
+// only the events since E (Yoshinaga & Kitsuregawa 2010, Eq. 6), so it indexes events, while the
 // kernel learner (PKI) indexes support vectors.
 #pragma once
 #include <cstddef>

@@ -1,4 +1,4 @@
-// The weight trie (seed 001, §3.1): explicit weights w(t) = c_d(|t|) * sum of
+// The weight trie (Yoshinaga & Kitsuregawa 2010, §3.1): explicit weights w(t) = c_d(|t|) * sum of
 // the alpha rows of the support vectors containing t, for every conjunction t
 // (1 <= |t| <= d) of "common" features (internal id < limit, i.e. rank <= N).
 //

@@ -7,7 +7,7 @@ features come in groups (:data:`FEATURE_GROUPS`); a parser's model names the
 groups it was trained with.
 
 ``core``
-    Seed 000 Table 1: for i and j, the head word (rightmost content word) and
+    Yoshinaga & Kitsuregawa 2009 Table 1: for i and j, the head word (rightmost content word) and
     the function word (rightmost particle or auxiliary), each with surface,
     POS, POS subcategory, full POS and inflection stand-in; their symbols
     (punctuation, brackets); whether i begins or j ends the sentence; the

@@ -17,7 +17,7 @@ __all__ = ["BunsetsuDependencyParser"]
 class BunsetsuDependencyParser(TaskPipeline):
     """Japanese bunsetsu dependency parser: Sassano's (2004) shift-reduce
     algorithm with a binary polynomial-kernel classifier over the pair features
-    of :mod:`conjunct.tasks.bunsetsu.features` (seed 000 Table 1 and more),
+    of :mod:`conjunct.tasks.bunsetsu.features` (Yoshinaga & Kitsuregawa 2009 Table 1 and more),
     trained with PA-I (kernel slicing).
 
     >>> parser = BunsetsuDependencyParser(degree=3).fit(train_sentences)   # doctest: +SKIP
@@ -55,8 +55,6 @@ class BunsetsuDependencyParser(TaskPipeline):
     def parse(self, sentences: Sequence[BunsetsuSentence], *, timing: bool = False) -> List[List[int]]:
         """Heads of each sentence (bunsetsu indices, -1 for the root)."""
         return self.runner().parse_many(sentences, timing=timing)
-
-    run = parse
 
     def _scores(self, data, output) -> dict:
         """Dependency and sentence accuracy."""

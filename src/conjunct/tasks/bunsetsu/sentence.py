@@ -38,39 +38,10 @@ class Token:
 class Bunsetsu:
     tokens: List[Token]
     head: int = -1  # index of the head bunsetsu, -1 for the root
-    _head_word: Optional[Token] = field(default=None, init=False, repr=False)
-    _function_word: Optional[Token] = field(default=None, init=False, repr=False)
-    _symbols: Optional[str] = field(default=None, init=False, repr=False)
-    _done: bool = field(default=False, init=False, repr=False)
 
     @property
     def surface(self) -> str:
         return "".join(t.form for t in self.tokens)
-
-    def _analyse(self) -> None:
-        # The tokens are fixed once a bunsetsu is built: find its words once.
-        self._head_word = next((t for t in reversed(self.tokens) if t.pos not in FUNCTION_POS and t.pos not in PUNCT_POS), None)
-        self._function_word = next((t for t in reversed(self.tokens) if t.pos in FUNCTION_POS), None)
-        self._symbols = "".join(t.form for t in self.tokens if t.pos in PUNCT_POS or t.upos in ("PUNCT", "SYM"))
-        self._done = True
-
-    def head_word(self) -> Optional[Token]:
-        """The rightmost content word (not a particle, auxiliary or punctuation)."""
-        if not self._done:
-            self._analyse()
-        return self._head_word
-
-    def function_word(self) -> Optional[Token]:
-        """The rightmost particle or auxiliary."""
-        if not self._done:
-            self._analyse()
-        return self._function_word
-
-    def symbol_chars(self) -> str:
-        """Its punctuation and symbol characters."""
-        if not self._done:
-            self._analyse()
-        return self._symbols
 
 
 @dataclass

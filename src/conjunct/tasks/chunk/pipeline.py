@@ -60,8 +60,6 @@ class Chunker(TaskPipeline):
         sentences = [sentence_columns(s, ("form", "xpos"), k) for k, s in enumerate(sentences)]
         return self.runner().chunk_many(sentences, timing=timing)
 
-    run = chunk
-
     def _gold(self, data):
         _check_gold(data)
         return data

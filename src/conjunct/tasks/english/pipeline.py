@@ -81,8 +81,6 @@ class EnglishDependencyParser(TaskPipeline):
         """
         return self.runner().parse_many([_as_dep(s, k, gold=False) for k, s in enumerate(sentences)], timing=timing)
 
-    run = parse
-
     def reference_parse(self, sentence: DepSentence) -> Tuple[List[int], List[str]]:
         """The same parse by the Python reference loop (slow; for tests)."""
         heads, labels, _ = reference_parse(sentence, self.classifiers_["transition"], self.classifiers_["label"])

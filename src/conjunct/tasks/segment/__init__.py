@@ -1,4 +1,4 @@
-"""Japanese word segmentation as character-boundary classification (seed 003
+"""Japanese word segmentation as character-boundary classification (Kudo & Matsumoto 2003
 §5.2, Kudo & Matsumoto 2003), trained and tested on the word boundaries of UD
 Japanese GSD.
 

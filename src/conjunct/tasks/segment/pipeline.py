@@ -14,7 +14,7 @@ __all__ = ["WordSegmenter"]
 
 class WordSegmenter(TaskPipeline):
     """Japanese word segmenter: a binary polynomial-kernel classifier per
-    character boundary over character and character-type n-grams (seed 003
+    character boundary over character and character-type n-grams (Kudo & Matsumoto 2003
     §5.2), trained with PA-I (kernel slicing). Gold data are sentences as word
     lists (:func:`read_segmented_conllu`); input to :meth:`segment` is text.
 
@@ -65,8 +65,6 @@ class WordSegmenter(TaskPipeline):
         if isinstance(texts, str):
             raise TypeError("segment() takes a sequence of texts; wrap a single text in a list")
         return self._run(self.runner(), texts)
-
-    run = segment
 
     def _scores(self, data, output) -> dict:
         """Word precision / recall / F1 and boundary accuracy."""
