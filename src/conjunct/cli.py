@@ -13,7 +13,7 @@ from . import __version__
 from ._errors import ConjunctError
 from .budget import set_memory_budget
 from .commands import COMMANDS
-from .commands._common import option, resolve_output
+from .commands._common import option, refuse_output_over_input, resolve_output
 from .progress import progress_bars
 
 
@@ -89,6 +89,7 @@ def _main(argv: Optional[List[str]], *, leave_on_interrupt: bool) -> int:
     args = build_parser().parse_args(argv)
     try:
         resolve_output(args)
+        refuse_output_over_input(args)
         budget = getattr(args, "memory_budget", None)
         if isinstance(budget, int):
             set_memory_budget(budget)

@@ -26,25 +26,19 @@ sections mean. See ``docs/model-format.md`` and ``docs/reliability.md``.
 
 from __future__ import annotations
 
-import errno
-import functools
 import hashlib
 import io
 import json
 import math
 import mmap as _mmap
 import os
-import re
-import secrets
-import socket
-import stat
 import struct
-import time
 from typing import BinaryIO, Dict, Optional, Tuple, Union
 
 import numpy as np
 
-from ._errors import ConjunctError, ModelFormatError
+from ._atomic import _host_tag, atomic_file, clean_stale_temporaries  # noqa: F401 (names of this module before)
+from ._errors import ModelFormatError
 
 __all__ = ["MAGIC", "FORMAT_VERSION", "write_container", "read_container", "dumps", "loads", "read_header"]
 
@@ -111,99 +105,7 @@ def _write(f: BinaryIO, kind: str, meta: dict, arrays: Dict[str, np.ndarray]) ->
     f.seek(0, io.SEEK_END)
 
 
-# -- saving: temporary file + rename --------------------------------------------------------------------------------
-# Temporary files are named .conjunct-save-<host>-<pid>-<random>.tmp: <host> tags the
-# machine, boot and pid namespace, so a later save into the same directory can prove a
-# leftover stale (its writer's pid is gone) and remove it. Files named like the
-# mkstemp temporaries of earlier versions (.conjunct-XXXXXXXX.tmp) carry no pid; they
-# are removed once a day old.
-_TMP_RE = re.compile(r"^\.conjunct-save-([0-9a-f]{12})-([0-9]+)-[0-9a-z]+\.tmp$")
-_LEGACY_TMP_RE = re.compile(r"^\.conjunct-[A-Za-z0-9_]{8}\.tmp$")
-LEGACY_TMP_AGE = 24 * 3600.0
-
-
-@functools.lru_cache(maxsize=1)
-def _host_tag() -> str:
-    parts = [socket.gethostname()]
-    for path in ("/proc/sys/kernel/random/boot_id",):
-        try:
-            with open(path) as f:
-                parts.append(f.read().strip())
-        except OSError:
-            pass
-    try:
-        parts.append(os.readlink("/proc/self/ns/pid"))
-    except OSError:
-        pass
-    return hashlib.blake2b("\0".join(parts).encode(), digest_size=6).hexdigest()
-
-
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except (PermissionError, OverflowError, ValueError):
-        return pid > 0  # exists (another user's), or not a pid we can judge: keep its file
-    return True
-
-
-def clean_stale_temporaries(directory: str) -> int:
-    """Remove temporary files that saves into ``directory`` left behind when their
-    process died; returns how many. Only provably stale files go: ours from this
-    machine, boot and pid namespace whose writer is gone, or earlier versions'
-    mkstemp names older than a day."""
-    if not hasattr(os, "kill"):
-        return 0
-    tag, removed, now = _host_tag(), 0, time.time()
-    try:
-        entries = list(os.scandir(directory))
-    except OSError:
-        return 0
-    for entry in entries:
-        if not entry.name.startswith(".conjunct-"):
-            continue
-        m = _TMP_RE.match(entry.name)
-        try:
-            if not entry.is_file(follow_symlinks=False):
-                continue
-            stale = (m is not None and m.group(1) == tag and not _pid_alive(int(m.group(2)))) or (
-                m is None and _LEGACY_TMP_RE.match(entry.name) is not None
-                and now - entry.stat(follow_symlinks=False).st_mtime > LEGACY_TMP_AGE)
-            if stale:
-                os.unlink(entry.path)
-                removed += 1
-        except OSError:  # gone already, or not ours to remove
-            pass
-    return removed
-
-
-def _save_target(path: str) -> Tuple[str, Optional[os.stat_result]]:
-    """The file a save replaces, and its status (None when new). Symlinks are
-    followed: the link stays and its target gets the new model. Directories and
-    anything but a regular file (devices, FIFOs, sockets) are refused: a model
-    file is renamed into place, which would replace a device node or FIFO with a
-    file rather than write to it."""
-    target = os.path.realpath(path)
-    try:
-        st = os.stat(target)
-    except FileNotFoundError:
-        directory = os.path.dirname(target)
-        if not os.path.isdir(directory):
-            raise FileNotFoundError(errno.ENOENT, f"cannot save a model to {path}: no such directory {directory!r}",
-                                    path) from None
-        return target, None
-    except OSError as e:
-        raise OSError(e.errno, f"cannot save a model to {path}: {e.strerror}", path) from None
-    if stat.S_ISDIR(st.st_mode):
-        raise ConjunctError(f"cannot save a model to {path}: it is a directory; give a file name")
-    if not stat.S_ISREG(st.st_mode):
-        what = {stat.S_IFCHR: "a character device", stat.S_IFBLK: "a block device", stat.S_IFIFO: "a FIFO",
-                stat.S_IFSOCK: "a socket"}.get(stat.S_IFMT(st.st_mode), "not a regular file")
-        raise ConjunctError(f"cannot save a model to {path}: it is {what}; models are saved to regular files")
-    return target, st
-
-
+# -- saving: temporary file + rename (shared with every file conjunct writes) -----------------------------------------
 def write_container(path: Path, kind: str, meta: dict, arrays: Dict[str, np.ndarray]) -> None:
     """Write a model file atomically: a temporary file beside the target, then a rename.
 
@@ -211,61 +113,11 @@ def write_container(path: Path, kind: str, meta: dict, arrays: Dict[str, np.ndar
     killed mid-save leaves a temporary that the next save into the directory
     removes. An existing file's mode (and owner, when permitted) is kept; a new
     file gets 0666 less the umask. Readers that memory-mapped the old file keep
-    reading it: the file is never truncated in place.
+    reading it: the file is never truncated in place. Symlinks are written
+    through; directories, devices, FIFOs and sockets are refused.
     """
-    path = os.fspath(path)
-    target, old = _save_target(path)
-    directory = os.path.dirname(target)
-    clean_stale_temporaries(directory)
-    tmp = os.path.join(directory, f".conjunct-save-{_host_tag()}-{os.getpid()}-{secrets.token_hex(4)}.tmp")
-    try:
-        # 0o666 here: the kernel applies the umask, as for any new file.
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o666)
-    except OSError as e:
-        raise OSError(e.errno, f"cannot save a model to {path}: {e.strerror} (directory {directory!r})", path) from None
-    try:
-        with os.fdopen(fd, "wb") as f:
-            if old is not None:
-                _keep_owner_and_mode(f.fileno(), old)
-            _write(f, kind, meta, arrays)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, target)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-    _fsync_directory(directory)
-
-
-def _keep_owner_and_mode(fd: int, old: os.stat_result) -> None:
-    if not hasattr(os, "fchmod"):  # not POSIX: the platform's defaults apply
-        return
-    if hasattr(os, "fchown") and (old.st_uid, old.st_gid) != (os.getuid(), os.getgid()):
-        try:
-            os.fchown(fd, old.st_uid, old.st_gid)
-        except OSError:
-            try:
-                os.fchown(fd, -1, old.st_gid)  # a group we are in
-            except OSError:
-                pass
-    os.fchmod(fd, stat.S_IMODE(old.st_mode))
-
-
-def _fsync_directory(directory: str) -> None:
-    """Make the rename durable (where the platform allows it)."""
-    try:
-        dfd = os.open(directory, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(dfd)
-    except OSError:
-        pass
-    finally:
-        os.close(dfd)
+    with atomic_file(path, action="save a model to") as f:
+        _write(f, kind, meta, arrays)
 
 
 def dumps(kind: str, meta: dict, arrays: Dict[str, np.ndarray]) -> bytes:

@@ -12,6 +12,7 @@ with a warning; they go in the next release.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from typing import Callable, Iterable, Iterator, Optional
@@ -132,14 +133,47 @@ def resolve_output(args) -> None:
         raise ConjunctError("the output file is required: -o/--output FILE")
 
 
+# The options that name files a command reads, and those it writes.
+INPUT_FILES = ("model", "data", "events", "chunk_data", "test", "report", "results")
+OUTPUT_FILES = ("output", "explicit")
+
+
+def refuse_output_over_input(args) -> None:
+    """Refuse an output file that is one of the command's inputs (the same
+    path, a symlink or a hard link to it): writing it would destroy the input.
+    Checked before anything is opened."""
+    from .._atomic import same_file
+
+    inputs = [(k, v) for k in INPUT_FILES for v in [getattr(args, k, None)] if isinstance(v, str) and v != "-"]
+    for key in OUTPUT_FILES:
+        out = getattr(args, key, None)
+        if not isinstance(out, str) or out == "-":
+            continue
+        for name, path in inputs:
+            if os.path.isfile(path) and same_file(out, path):
+                flag = "-o" if key == "output" else f"--{key}"
+                what = "the input" if name == "data" else f"the {name.replace('_', '-')} file"
+                same = "" if os.path.abspath(out) == os.path.abspath(path) else " (the same file)"
+                raise ConjunctError(f"{flag} {out} is {what} {path}{same}; writing it would destroy {what}: "
+                                    f"write to another file")
+
+
 def verbosity(args, default: int = 1) -> int:
     """The verbose level of ``-q`` / ``-v``: 0 when quiet, else ``default`` plus one per ``-v``."""
     return 0 if args.quiet else default + args.verbose
 
 
 def open_output(path: str):
-    """A text file to write (``'-'``: standard output, left open)."""
-    return _Output(path)
+    """A text file to write: ``'-'`` is standard output (streamed, left open);
+    a file is written beside its target and renamed over it only when the
+    ``with`` block ends normally, so an error, Ctrl-C or a full disk leaves
+    the previous file (or none) and no temporary. Devices and FIFOs
+    (``/dev/null``) are written in place. Write errors name the file."""
+    if path == "-":
+        return _Stdout()
+    from .._atomic import atomic_file
+
+    return atomic_file(path, text=True, special=True)
 
 
 def batched(items: Iterable, size: int, *, desc: str, unit: str = " sentences") -> Iterator[list]:
@@ -155,17 +189,14 @@ def needs_input_events(pipeline, method: Optional[str], events: Optional[str]) -
     return bool(method == "fstrie" and not events and method != pipeline.classifiers_[pipeline.COMPONENTS[0]].method)
 
 
-class _Output:
-    def __init__(self, path: str):
-        self.path = path
-
+class _Stdout:
     def __enter__(self):
-        self.f = sys.stdout if self.path == "-" else open(self.path, "w", encoding="utf-8")
-        return self.f
+        from .._atomic import _Writes
+
+        return _Writes(sys.stdout, "standard output", None)
 
     def __exit__(self, *exc):
-        if self.f is not sys.stdout:
-            self.f.close()
+        return None
 
 
 # -- commands with actions (tag, parse, chunk, segment) ----------------------------------------------
