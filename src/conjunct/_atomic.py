@@ -176,7 +176,7 @@ def atomic_file(path: Path, *, text: bool = False, action: str = "write", specia
     An existing file keeps its mode (and owner and group, when permitted); a
     new one gets 0666 less the umask. Readers that opened or mapped the old
     file keep reading it: it is never truncated in place. ``text`` opens the
-    temporary as UTF-8 text; ``action`` words errors (``cannot {action}
+    temporary as UTF-8 text (``\\n`` line ends); ``action`` words errors (``cannot {action}
     PATH: ...``); ``special`` writes devices, FIFOs and sockets in place
     (they cannot be renamed over) instead of refusing them; ``durable``
     fsyncs the file and its directory so that the rename survives a crash.
@@ -186,7 +186,7 @@ def atomic_file(path: Path, *, text: bool = False, action: str = "write", specia
     target, old = _target(path, action, special)
     if old is not None and not stat.S_ISREG(old.st_mode):  # a device, FIFO or socket: write into it
         try:
-            f = open(target, "w" if text else "wb", **({"encoding": "utf-8"} if text else {}))
+            f = open(target, "w" if text else "wb", **({"encoding": "utf-8", "newline": "\n"} if text else {}))
         except OSError as e:
             raise _named(e, path) from None
         with f:
@@ -206,7 +206,7 @@ def atomic_file(path: Path, *, text: bool = False, action: str = "write", specia
     except OSError as e:
         raise OSError(e.errno, f"cannot {action} {path}: {e.strerror} (directory {directory!r})", path) from None
     raw = os.fdopen(fd, "wb")
-    f = io.TextIOWrapper(raw, encoding="utf-8") if text else raw
+    f = io.TextIOWrapper(raw, encoding="utf-8", newline="\n") if text else raw
     try:
         if old is not None:
             _keep_owner_and_mode(fd, old)
