@@ -12,12 +12,15 @@ with a warning; they go in the next release.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import itertools
 import os
+import re
 import sys
 import time
-from typing import Callable, Iterable, Iterator, Optional
+from typing import Callable, Iterable, Iterator, Optional, Sequence, Tuple
 
-from .._errors import ConjunctError
+from .._errors import ConjunctError, DataFormatError
 from ..progress import batches, status
 
 METHODS = ["pkb", "pki", "pke", "split", "fstrie", "adaptive"]
@@ -181,6 +184,96 @@ def batched(items: Iterable, size: int, *, desc: str, unit: str = " sentences") 
     is read (streaming: the caller writes one before the next is read); a
     progress bar counts the items done."""
     return batches(items, size, desc=desc, unit=unit)
+
+
+_SENTENCE = re.compile(r"sentence (\d+)(?:, token (\d+))?")
+
+
+@contextlib.contextmanager
+def sentences_of(source: str, first: int, layout: Optional[str] = None, lines: Optional[Sequence] = None):
+    """Errors about "sentence k" of a batch that starts at sentence ``first``
+    (1-based) of ``source`` become errors about sentence ``first + k - 1`` of
+    that file, at its line: taken from ``lines`` (per sentence of the batch,
+    its line or the line of each token), else found again in the file for a
+    ``layout`` of ``"conllu"`` (the k-th block with words), ``"blocks"``
+    (blank-line-separated token lines) or ``"text"`` (the k-th non-blank
+    line). Errors that already name a file are left as they are."""
+    try:
+        yield
+    except DataFormatError as e:
+        m = _SENTENCE.match(e.problem)
+        if e.source not in (None, "<input>") or m is None:
+            raise
+        k, token = int(m.group(1)), m.group(2) and int(m.group(2))
+        number = first + k - 1
+        line = None
+        if lines is not None and 0 < k <= len(lines):
+            at = lines[k - 1]
+            line = at if isinstance(at, int) else at[min(token or 1, len(at)) - 1] if len(at) else None
+        elif layout is not None and source != "-":
+            line = _line_of_sentence(source, number, token, layout() if callable(layout) else layout)
+        problem = f"sentence {number}" + (f", token {token}" if token else "") + e.problem[m.end():]
+        raise DataFormatError(problem, "<stdin>" if source == "-" else source, line) from None
+
+
+def _line_of_sentence(path: str, n: int, token: Optional[int], layout: str) -> Optional[int]:
+    """The line of sentence ``n`` (its ``token``-th token when given) of a
+    file, read again (only on the way to an error); None if it cannot be found."""
+    from ..data import _numbered, _open_text, _sentence_blocks
+
+    try:
+        with _open_text(path) as (f, name):
+            if layout == "text":
+                return next(itertools.islice((k for k, line in _numbered(f, name) if line.strip()), n - 1, None), None)
+            count = 0
+            for block in _sentence_blocks(f, name):
+                if layout == "conllu":
+                    from ..corpora import conllu_sentence
+
+                    numbers = conllu_sentence(block, name).line_numbers
+                else:
+                    numbers = [k for k, line in block if not line.startswith("#")]
+                if not numbers:
+                    continue
+                count += 1
+                if count == n:
+                    return numbers[min(token or 1, len(numbers)) - 1]
+    except (OSError, ConjunctError, UnicodeError):
+        return None
+    return None
+
+
+class Counted:
+    """An iterator over ``items`` that counts how many it has given."""
+
+    def __init__(self, items: Iterable):
+        self.it, self.n = iter(items), 0
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        item = next(self.it)
+        self.n += 1
+        return item
+
+
+def in_file_terms(blocks: Iterable, counted: Counted, batch_size: int, source: str, layout=None) -> Iterator:
+    """``blocks``, the output of a stream that reads ``counted`` in batches of
+    ``batch_size`` and fails on a sentence of its current batch: such an error
+    is told in the terms of the file (see :func:`sentences_of`; ``layout`` may
+    be a function, called only then)."""
+    it = iter(blocks)
+    while True:
+        try:
+            block = next(it)
+        except StopIteration:
+            return
+        except DataFormatError as e:
+            first = (max(counted.n, 1) - 1) // batch_size * batch_size + 1  # every batch but the last is full
+            with sentences_of(source, first, layout):
+                raise e from None
+        yield block
 
 
 def needs_input_events(pipeline, method: Optional[str], events: Optional[str]) -> bool:
