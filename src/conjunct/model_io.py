@@ -80,6 +80,20 @@ def _round_up(n: int) -> int:
     return (n + _ALIGN - 1) // _ALIGN * _ALIGN
 
 
+#: The stages of a load, named by every error of a model file: the container
+#: (preamble, JSON header, section table), its digest, the sections' contents
+#: (``conjunct.validation``), and building the object from them.
+STAGES = ("reading the header", "checking the digest", "checking sections", "building")
+
+
+def staged(e: ModelFormatError, stage: str) -> ModelFormatError:
+    """``e`` with the load stage it happened in, unless it names one already
+    (a nested object's own stage is the more precise)."""
+    if e.problem.startswith(STAGES):
+        return e
+    return ModelFormatError(f"{stage}: {e.problem}", e.source, e.line)
+
+
 def _write(f: BinaryIO, kind: str, meta: dict, arrays: Dict[str, np.ndarray]) -> None:
     header, sections = _layout(kind, meta, arrays)
     total = _round_up(_PREAMBLE.size + len(header))
@@ -128,6 +142,13 @@ def dumps(kind: str, meta: dict, arrays: Dict[str, np.ndarray]) -> bytes:
 
 
 def _parse(buf, name: str, verify: bool) -> Tuple[str, dict, Dict[str, np.ndarray]]:
+    try:
+        return _parse_container(buf, name, verify)
+    except ModelFormatError as e:
+        raise staged(e, "reading the header") from None
+
+
+def _parse_container(buf, name: str, verify: bool) -> Tuple[str, dict, Dict[str, np.ndarray]]:
     size = len(buf)
     if size < _PREAMBLE.size:
         if bytes(buf[:len(MAGIC)]) != MAGIC[: min(size, len(MAGIC))] or size == 0:
@@ -141,13 +162,17 @@ def _parse(buf, name: str, verify: bool) -> Tuple[str, dict, Dict[str, np.ndarra
             name,
         )
     if version != FORMAT_VERSION:
-        raise ModelFormatError(f"model format version {version} is not supported (this conjunct reads version {FORMAT_VERSION})", name)
+        raise ModelFormatError(f"preamble field 'version': model format version {version} is not supported (this "
+                               f"conjunct reads version {FORMAT_VERSION})", name)
     if size < total:
-        raise ModelFormatError(f"truncated model file: {size} bytes, the header says {total}", name)
+        raise ModelFormatError(f"preamble field 'total length': truncated model file: {size} bytes, the preamble "
+                               f"says {total}", name)
     if size > total:
-        raise ModelFormatError(f"model file has {size - total} unexpected trailing bytes", name)
+        raise ModelFormatError(f"preamble field 'total length': the file has {size - total} unexpected trailing bytes",
+                               name)
     if _PREAMBLE.size + header_len > total:
-        raise ModelFormatError("corrupt model file: header length exceeds the file", name)
+        raise ModelFormatError("preamble field 'header length': corrupt model file: the header runs past the file",
+                               name)
     if verify:
         h = hashlib.blake2b(digest_size=32)
         view = memoryview(buf)
@@ -155,7 +180,8 @@ def _parse(buf, name: str, verify: bool) -> Tuple[str, dict, Dict[str, np.ndarra
         for start in range(_PREAMBLE.size, total, step):
             h.update(view[start:min(total, start + step)])
         if h.digest() != digest:
-            raise ModelFormatError("corrupt model file: content hash mismatch", name)
+            raise ModelFormatError("checking the digest: corrupt model file: the content hash does not match the "
+                                   "preamble's (a truncated, damaged or edited file)", name)
     kind, meta, sections = _decode_header(bytes(buf[_PREAMBLE.size:_PREAMBLE.size + header_len]), name)
     arrays: Dict[str, np.ndarray] = {}
     end_of_previous = _PREAMBLE.size + header_len
@@ -178,7 +204,14 @@ def _decode_header(raw: bytes, name: str) -> Tuple[str, dict, list]:
         raise ModelFormatError(f"corrupt model file: {problem}", name)
 
     try:
-        header = json.loads(raw.decode("utf-8"))
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        bad(f"unreadable header: the JSON header is not UTF-8: byte 0x{raw[e.start]:02x} at byte {e.start} of the "
+            f"header, {_PREAMBLE.size + e.start} of the file ({e.reason})")
+    try:
+        header = json.loads(text)
+    except json.JSONDecodeError as e:
+        bad(f"unreadable header: the JSON header is not valid JSON: {e.msg} at character {e.pos} of the header")
     except (ValueError, RecursionError) as e:  # RecursionError: absurdly nested JSON
         bad(f"unreadable header ({type(e).__name__}: {str(e)[:100]})")
     if not isinstance(header, dict):
@@ -249,8 +282,12 @@ def read_header(path: Path) -> dict:
             raise ModelFormatError("not a conjunct model file", name)
         _, version, _, header_len, total, _ = _PREAMBLE.unpack(pre)
         if _PREAMBLE.size + header_len > total:
-            raise ModelFormatError("corrupt model file: header length exceeds the file", name)
-        kind, meta, sections = _decode_header(f.read(header_len), name)
+            raise ModelFormatError("preamble field 'header length': corrupt model file: the header runs past the file",
+                               name)
+        try:
+            kind, meta, sections = _decode_header(f.read(header_len), name)
+        except ModelFormatError as e:
+            raise staged(e, "reading the header") from None
     header = {"kind": kind, "meta": meta, "sections": sections}
     header["format_version"] = version
     header["file_size"] = total
