@@ -54,6 +54,7 @@ _OS_HINTS = {
     errno.EPERM: "check the permissions",
     errno.ENOSPC: "free some disk space",
     errno.EROFS: "write somewhere else: the file system is read-only",
+    errno.EFBIG: "the file would pass a size limit (ulimit -f, or the file system's)",
 }
 
 

@@ -37,7 +37,7 @@ from typing import BinaryIO, Dict, Optional, Tuple, Union
 
 import numpy as np
 
-from ._atomic import _host_tag, atomic_file, clean_stale_temporaries  # noqa: F401 (names of this module before)
+from ._atomic import _host_tag, _named, atomic_file, clean_stale_temporaries  # noqa: F401 (names of this module before)
 from ._errors import ModelFormatError
 
 __all__ = ["MAGIC", "FORMAT_VERSION", "write_container", "read_container", "dumps", "loads", "read_header"]
@@ -131,7 +131,10 @@ def write_container(path: Path, kind: str, meta: dict, arrays: Dict[str, np.ndar
     through; directories, devices, FIFOs and sockets are refused.
     """
     with atomic_file(path, action="save a model to") as f:
-        _write(f, kind, meta, arrays)
+        try:
+            _write(f, kind, meta, arrays)
+        except OSError as e:  # everything _write does is to the file: name it (a full disk says which file)
+            raise _named(e, os.fspath(path)) from e
 
 
 def dumps(kind: str, meta: dict, arrays: Dict[str, np.ndarray]) -> bytes:
