@@ -317,3 +317,14 @@ def test_figures_are_written_atomically(tmp_path):
     with pytest.raises(RuntimeError):
         figures.save_figure(Broken(), target)
     assert target.read_bytes() == b"old figure" and temporaries(tmp_path) == []
+
+
+def test_text_no_utf8_file_can_hold_is_a_clear_error(tagger, tmp_path, capsys, monkeypatch):
+    """Before: a UnicodeEncodeError traceback (exit 1) for a lone surrogate, e.g. from stdin read under LC_ALL=C."""
+    import io
+
+    monkeypatch.setattr(sys, "stdin", io.StringIO("The \udced dogs\n"))
+    out = old_output(tmp_path / "tags.txt")
+    code, _, err = run(["tag", "tag", tagger, "-", "--format", "text", "-o", out, "-q"], capsys)
+    assert code == EXIT_INPUT and err.startswith(f"conjunct: error: {out}: cannot write U+DCED as UTF-8"), err
+    assert_untouched(out)

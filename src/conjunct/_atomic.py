@@ -138,25 +138,29 @@ class _Writes:
     def __init__(self, f: IO, path: str, tmp: Optional[str]):
         self._f, self._path, self._tmp = f, path, tmp
 
-    def _fail(self, e: OSError):
+    def _fail(self, e: Exception):
+        if isinstance(e, UnicodeEncodeError):  # text that no UTF-8 file can hold: bad input, not a traceback
+            bad = ", ".join(f"U+{ord(c):04X}" for c in e.object[e.start:e.end][:3])
+            raise ConjunctError(f"{self._path}: cannot write {bad} as UTF-8 ({e.reason}): the input holds text that "
+                                f"is not Unicode (a lone surrogate: bytes that were not UTF-8?)") from None
         raise _named(e, self._path, self._tmp) from e
 
     def write(self, data):
         try:
             return self._f.write(data)
-        except OSError as e:
+        except (OSError, UnicodeEncodeError) as e:
             self._fail(e)
 
     def writelines(self, lines):
         try:
             return self._f.writelines(lines)
-        except OSError as e:
+        except (OSError, UnicodeEncodeError) as e:
             self._fail(e)
 
     def flush(self):
         try:
             return self._f.flush()
-        except OSError as e:
+        except (OSError, UnicodeEncodeError) as e:
             self._fail(e)
 
     def __getattr__(self, name):
