@@ -243,12 +243,15 @@ def _check_strings(blob: np.ndarray, offsets: np.ndarray, where: _Where, blob_ke
         where.section_fail(offsets_key, f"offset {int(starts[i])} at index {i} cuts a UTF-8 character")
     if distinct and offsets.size > 2:
         bounds = offsets.tolist()
+        names = [data[a:b] for a, b in zip(bounds, bounds[1:])]
+        if len(set(names)) == len(names):
+            return
         seen: Dict[bytes, int] = {}
-        for i, (a, b) in enumerate(zip(bounds, bounds[1:])):
-            first = seen.setdefault(data[a:b], i)
+        for i, name in enumerate(names):
+            first = seen.setdefault(name, i)
             if first != i:
-                name = data[a:b].decode("utf-8", "surrogatepass")
-                where.section_fail(blob_key, f"feature {_describe(name)} appears twice (strings {first} and {i})")
+                text = name.decode("utf-8", "surrogatepass")
+                where.section_fail(blob_key, f"feature {_describe(text)} appears twice (strings {first} and {i})")
 
 
 def _check_rows_ascending(ptr: np.ndarray, ids: np.ndarray, where: _Where, key: str) -> None:
