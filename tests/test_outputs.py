@@ -328,3 +328,13 @@ def test_text_no_utf8_file_can_hold_is_a_clear_error(tagger, tmp_path, capsys, m
     code, _, err = run(["tag", "tag", tagger, "-", "--format", "text", "-o", out, "-q"], capsys)
     assert code == EXIT_INPUT and err.startswith(f"conjunct: error: {out}: cannot write U+DCED as UTF-8"), err
     assert_untouched(out)
+
+
+def test_an_option_that_is_not_a_file_is_not_an_input(tmp_path, capsys, monkeypatch):
+    """``tag train --model perceptron`` names a kind of tagger: ``-o perceptron`` replaces that file as asked."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "perceptron").write_text("an old file")
+    (tmp_path / "train.txt").write_text("The\tDT\ndogs\tNNS\n\n")
+    code, _, err = run(["tag", "train", "train.txt", "--format", "columns", "-o", "perceptron", "-q"], capsys)
+    assert code == 0, err
+    assert conjunct.load(tmp_path / "perceptron").labels_ == ["DT", "NNS"]

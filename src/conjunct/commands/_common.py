@@ -136,7 +136,8 @@ def resolve_output(args) -> None:
         raise ConjunctError("the output file is required: -o/--output FILE")
 
 
-# The options that name files a command reads, and those it writes.
+# The options that name files a command reads, and those it writes (``tag train --model`` is a kind of
+# tagger, not a file).
 INPUT_FILES = ("model", "data", "events", "chunk_data", "test", "report", "results")
 OUTPUT_FILES = ("output", "explicit")
 
@@ -147,7 +148,8 @@ def refuse_output_over_input(args) -> None:
     Checked before anything is opened."""
     from .._atomic import same_file
 
-    inputs = [(k, v) for k in INPUT_FILES for v in [getattr(args, k, None)] if isinstance(v, str) and v != "-"]
+    names = [k for k in INPUT_FILES if not (k == "model" and getattr(args, "tag_command", None) == "train")]
+    inputs = [(k, v) for k in names for v in [getattr(args, k, None)] if isinstance(v, str) and v != "-"]
     for key in OUTPUT_FILES:
         out = getattr(args, key, None)
         if not isinstance(out, str) or out == "-":
