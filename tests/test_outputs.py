@@ -338,3 +338,13 @@ def test_an_option_that_is_not_a_file_is_not_an_input(tmp_path, capsys, monkeypa
     code, _, err = run(["tag", "train", "train.txt", "--format", "columns", "-o", "perceptron", "-q"], capsys)
     assert code == 0, err
     assert conjunct.load(tmp_path / "perceptron").labels_ == ["DT", "NNS"]
+
+
+@posix_only
+def test_dev_stdout_into_a_pipe_is_written_in_place(tagger, tmp_path):
+    """/dev/stdout leads through /proc to a pipe: there is nothing to rename over."""
+    data = tmp_path / "in.txt"
+    data.write_text("The dogs\n")
+    r = subprocess.run([sys.executable, "-m", "conjunct", "tag", "tag", str(tagger), str(data), "--format", "text",
+                        "-q", "-o", "/dev/stdout"], capture_output=True, text=True, env=child_env(), timeout=300)
+    assert r.returncode == 0 and r.stdout == "The\tDT\ndogs\tNNS\n\n", r.stderr

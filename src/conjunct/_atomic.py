@@ -187,8 +187,11 @@ def atomic_file(path: Path, *, text: bool = False, action: str = "write", specia
     Every OS error names ``path``.
     """
     path = os.fspath(path)
-    target, old = _target(path, action, special)
-    if old is not None and not stat.S_ISREG(old.st_mode):  # a device, FIFO or socket: write into it
+    # /dev/stdout, /dev/fd/N (a shell's >(...)) and the like lead through /proc's links to
+    # pipes or to a file the shell opened: they are written in place, as they were named.
+    in_place = special and os.path.abspath(path).startswith(("/dev/", "/proc/"))
+    target, old = (path, None) if in_place else _target(path, action, special)
+    if in_place or (old is not None and not stat.S_ISREG(old.st_mode)):  # a device, FIFO or socket: write into it
         try:
             f = open(target, "w" if text else "wb", **({"encoding": "utf-8", "newline": "\n"} if text else {}))
         except OSError as e:
