@@ -22,7 +22,7 @@ import secrets
 import socket
 import stat
 import time
-from typing import IO, Iterator, Optional, Tuple, Union
+from typing import IO, Any, Iterator, Optional, Tuple, Union
 
 from ._errors import ConjunctError
 
@@ -143,6 +143,7 @@ class _Writes:
             bad = ", ".join(f"U+{ord(c):04X}" for c in e.object[e.start:e.end][:3])
             raise ConjunctError(f"{self._path}: cannot write {bad} as UTF-8 ({e.reason}): the input holds text that "
                                 f"is not Unicode (a lone surrogate: bytes that were not UTF-8?)") from None
+        assert isinstance(e, OSError)
         raise _named(e, self._path, self._tmp) from e
 
     def write(self, data):
@@ -171,8 +172,7 @@ class _Writes:
 
 
 @contextlib.contextmanager
-def atomic_file(path: Path, *, text: bool = False, action: str = "write", special: bool = False,
-                durable: bool = True) -> Iterator[IO]:
+def atomic_file(path: Path, *, text: bool = False, action: str = "write", special: bool = False) -> Iterator[Any]:
     """A file to write ``path`` through: a temporary beside it, renamed over
     ``path`` when the ``with`` block ends normally, removed when it raises
     (Ctrl-C included).
@@ -182,9 +182,9 @@ def atomic_file(path: Path, *, text: bool = False, action: str = "write", specia
     file keep reading it: it is never truncated in place. ``text`` opens the
     temporary as UTF-8 text (``\\n`` line ends); ``action`` words errors (``cannot {action}
     PATH: ...``); ``special`` writes devices, FIFOs and sockets in place
-    (they cannot be renamed over) instead of refusing them; ``durable``
-    fsyncs the file and its directory so that the rename survives a crash.
-    Every OS error names ``path``.
+    (they cannot be renamed over) instead of refusing them. The file and its
+    directory are fsynced, so that the rename survives a crash. Every OS
+    error names ``path``.
     """
     path = os.fspath(path)
     # /dev/stdout, /dev/fd/N (a shell's >(...)) and the like lead through /proc's links to
@@ -193,13 +193,13 @@ def atomic_file(path: Path, *, text: bool = False, action: str = "write", specia
     target, old = (path, None) if in_place else _target(path, action, special)
     if in_place or (old is not None and not stat.S_ISREG(old.st_mode)):  # a device, FIFO or socket: write into it
         try:
-            f = open(target, "w" if text else "wb", **({"encoding": "utf-8", "newline": "\n"} if text else {}))
+            dev: IO[Any] = open(target, "w", encoding="utf-8", newline="\n") if text else open(target, "wb")
         except OSError as e:
             raise _named(e, path) from None
-        with f:
-            yield _Writes(f, path, None)
+        with dev:
+            yield _Writes(dev, path, None)
             try:
-                f.flush()
+                dev.flush()
             except OSError as e:
                 raise _named(e, path) from e
         return
@@ -213,15 +213,14 @@ def atomic_file(path: Path, *, text: bool = False, action: str = "write", specia
     except OSError as e:
         raise OSError(e.errno, f"cannot {action} {path}: {e.strerror} (directory {directory!r})", path) from None
     raw = os.fdopen(fd, "wb")
-    f = io.TextIOWrapper(raw, encoding="utf-8", newline="\n") if text else raw
+    f: IO[Any] = io.TextIOWrapper(raw, encoding="utf-8", newline="\n") if text else raw
     try:
         if old is not None:
             _keep_owner_and_mode(fd, old)
         yield _Writes(f, path, tmp)
         try:  # only errors of these steps are about the file; the block's own name their files
             f.flush()
-            if durable:
-                os.fsync(fd)
+            os.fsync(fd)
             f.close()
             os.replace(tmp, target)
         except OSError as e:
@@ -232,8 +231,7 @@ def atomic_file(path: Path, *, text: bool = False, action: str = "write", specia
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
-    if durable:
-        _fsync_directory(directory)
+    _fsync_directory(directory)
 
 
 def same_file(a: Path, b: Path) -> bool:
