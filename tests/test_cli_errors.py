@@ -340,3 +340,141 @@ def test_a_negative_chunker_window_is_refused_in_the_api_too():
     sentence = [("He", "PRP", "B-NP"), ("runs", "VBZ", "B-VP"), (".", ".", "O")]
     with pytest.raises(conjunct.ConjunctError, match="window must be an integer >= 0, got -1"):
         Chunker(window=-1).fit([sentence] * 3)
+
+
+# -- errors a person can act on: the file's own sentence and line, the model file's stage and section -----------------
+def _conllu(n: int, bad: int, form: str) -> str:
+    return "".join(f"1\tThe\t_\t_\t_\t_\t_\t_\t_\t_\n2\t{form if k == bad else 'dogs'}\t_\t_\t_\t_\t_\t_\t_\t_\n\n"
+                   for k in range(1, n + 1))
+
+
+@pytest.fixture(scope="module")
+def text_pipeline(shared_data, tmp_path_factory):
+    from conjunct.analysis import EnglishTextPipeline
+    from conjunct.tasks.english import EnglishDependencyParser, read_ud_english
+
+    train = read_ud_english(shared_data / "ud_english_ewt" / "en_ewt-ud-train.conllu")[:40]
+    from conjunct.tagging import PerceptronTagger
+
+    nlp = EnglishTextPipeline(PerceptronTagger(n_iter=1),
+                              EnglishDependencyParser(n_iter=1, method="pki"), folds=2).fit(train)
+    path = tmp_path_factory.mktemp("nlp") / "en.cjt"
+    nlp.save(path)
+    return path
+
+
+def test_analyze_names_the_sentence_and_line_of_the_file_not_of_the_batch(text_pipeline, tmp_path, capsys):
+    """Before: '<input>: sentence 500, token 2' for the 1,500th sentence of a file (batches of 1,000)."""
+    data = tmp_path / "in.conllu"
+    data.write_text(_conllu(3000, bad=1500, form="a b"))
+    code, _, err = run(["analyze", text_pipeline, data, "-o", tmp_path / "out.conllu"], capsys)
+    assert code == EXIT_INPUT and err.startswith(f"conjunct: error: {data}:{3 * 1499 + 2}: sentence 1500, token 2: "), err
+    assert not (tmp_path / "out.conllu").exists()
+
+
+def _edited(edit):
+    from conjunct import model_io
+
+    feats, y = make_zipf_data(60, n_classes=2, seed=2)
+    kind, meta, arrays = PAClassifier(degree=2, n_iter=1).fit(feats, y).model_.to_container()
+    arrays = {k: np.array(v) for k, v in arrays.items()}
+    edit(meta, arrays)
+    return model_io.dumps(kind, meta, arrays)
+
+
+def _redigest(data: bytes) -> bytes:
+    import hashlib
+
+    return data[:32] + hashlib.blake2b(data[64:], digest_size=32).digest() + data[64:]
+
+
+def _blob_byte(meta, arrays, value=0xFF):
+    arrays["features.names_blob"][1] = value
+
+
+def _cut_offset(meta, arrays):
+    arrays["features.names_blob"][:2] = list("é".encode())  # still UTF-8 as a whole ...
+    arrays["features.names_offsets"][1] = 1  # ... but the first name ends inside the 'é'
+
+
+def _repeat_name(meta, arrays):
+    blob, off = bytes(arrays["features.names_blob"]), arrays["features.names_offsets"].tolist()
+    names = [blob[a:b] for a, b in zip(off, off[1:])]
+    names[1] = names[0]
+    arrays["features.names_blob"] = np.frombuffer(b"".join(names), np.uint8).copy()
+    arrays["features.names_offsets"] = np.cumsum([0] + [len(n) for n in names]).astype(np.int64)
+
+
+@pytest.mark.parametrize("case, expected", [
+    ("header not UTF-8", "reading the header: corrupt model file: unreadable header: the JSON header is not UTF-8: "
+                         "byte 0xff at byte 3 of the header, 67 of the file"),
+    ("header not JSON", "reading the header: corrupt model file: unreadable header: the JSON header is not valid JSON"),
+    ("truncated", "reading the header: preamble field 'total length': truncated model file"),
+    ("digest", "checking the digest: corrupt model file: the content hash does not match"),
+    ("unknown kind", "reading the header: header field 'kind': unknown model kind 'kernel_modle'"),
+    ("string not UTF-8", "checking sections: section 'features.names_blob': string 0 is not UTF-8: byte 0xff at byte 1"),
+    ("offset inside a character", "checking sections: section 'features.names_offsets': offset 1 at index 1 cuts a "
+                                  "UTF-8 character"),
+    ("repeated feature", "checking sections: section 'features.names_blob': feature 'h.w=w787' appears twice "
+                         "(strings 0 and 1)"),
+    ("kernel overflow", "checking sections: header fields 'gamma', 'coef0' and 'degree': the kernel"),
+])
+def test_model_file_errors_name_the_stage_and_the_section(case, expected, tmp_path, capsys):
+    """Before: "corrupt kernel model ('utf-8' codec can't decode byte 0x89 ...)", naming neither."""
+    if case.startswith("header"):
+        data = bytearray(_edited(lambda m, a: None))
+        data[64 + (3 if case == "header not UTF-8" else 0)] = 0xFF if case == "header not UTF-8" else ord("x")
+        data = _redigest(bytes(data))
+    elif case == "truncated":
+        data = _edited(lambda m, a: None)[:-10]
+    elif case == "digest":
+        data = bytearray(_edited(lambda m, a: None))
+        data[-1] ^= 1
+        data = bytes(data)
+    elif case == "unknown kind":
+        data = _edited(lambda m, a: None).replace(b'"kind":"kernel_model"', b'"kind":"kernel_modle"')
+        data = _redigest(data)
+    else:
+        edit = {"string not UTF-8": lambda m, a: _blob_byte(m, a), "offset inside a character": _cut_offset,
+                "repeated feature": _repeat_name, "kernel overflow": lambda m, a: m.update(gamma=1e200)}[case]
+        data = _edited(edit)
+    path = tmp_path / "m.cjt"
+    path.write_bytes(data)
+    with pytest.raises(conjunct.ModelFormatError) as err:
+        conjunct.load(path)
+    assert str(err.value).startswith(f"{path}: {expected}"), str(err.value)
+    code, _, out = run(["info", path], capsys)
+    assert code == EXIT_INPUT and out == f"conjunct: error: {err.value}\n"
+
+
+def test_a_building_error_names_the_stage_and_the_object(tmp_path):
+    """What the checks leave to the constructor (a linear model's repeated conjunction) says it was building."""
+    from conjunct import model_io
+
+    feats, y = make_zipf_data(60, n_classes=2, seed=2)
+    kind, meta, arrays = PAClassifier(degree=2, n_iter=1).fit(feats, y).to_linear().to_container()
+    arrays = {k: np.array(v) for k, v in arrays.items()}
+    ptr, ind = arrays["conj_indptr"], arrays["conj_indices"]
+    assert ptr[1] - ptr[0] == ptr[2] - ptr[1] == 1
+    ind[ptr[1]] = ind[ptr[0]]  # conjunction 1 = conjunction 0
+    path = tmp_path / "l.cjt"
+    path.write_bytes(model_io.dumps(kind, meta, arrays))
+    with pytest.raises(conjunct.ModelFormatError, match=r"l\.cjt: building the conjunctive linear model: .*twice"):
+        conjunct.load(path)
+
+
+def test_a_full_disk_on_standard_output_says_so(monkeypatch, svm, model, capsys):
+    import io
+    import sys
+
+    class Full(io.StringIO):
+        def write(self, s):
+            raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(sys, "stdout", Full())
+    try:
+        code = main(["predict", str(model), str(svm), "-q"])
+    finally:
+        monkeypatch.undo()
+    err = capsys.readouterr().err
+    assert code == EXIT_SYSTEM and err == "conjunct: error: standard output: no space left on device; free some disk space\n"

@@ -356,7 +356,7 @@ def test_errors_name_the_file(tmp_path, model):
     path.write_bytes(model_io.dumps(kind, meta, arrays))
     with pytest.raises(ModelFormatError) as err:
         conjunct.load(path)
-    assert str(err.value).startswith(f"{path}: section 'm.col_map': value 1000000 at index 0 is outside")
+    assert str(err.value).startswith(f"{path}: checking sections: section 'm.col_map': value 1000000 at index 0 is outside")
 
 
 # -- the container's header ---------------------------------------------------------------------------------------

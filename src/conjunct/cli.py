@@ -13,7 +13,7 @@ from . import __version__
 from ._errors import ConjunctError
 from .budget import set_memory_budget
 from .commands import COMMANDS
-from .commands._common import option
+from .commands._common import option, refuse_output_over_input
 from .progress import progress_bars
 
 
@@ -54,6 +54,7 @@ _OS_HINTS = {
     errno.EPERM: "check the permissions",
     errno.ENOSPC: "free some disk space",
     errno.EROFS: "write somewhere else: the file system is read-only",
+    errno.EFBIG: "the file would pass a size limit (ulimit -f, or the file system's)",
 }
 
 
@@ -88,6 +89,7 @@ def main(argv: Optional[List[str]] = None) -> int:
 def _main(argv: Optional[List[str]], *, leave_on_interrupt: bool) -> int:
     args = build_parser().parse_args(argv)
     try:
+        refuse_output_over_input(args)
         budget = getattr(args, "memory_budget", None)
         if isinstance(budget, int):
             set_memory_budget(budget)

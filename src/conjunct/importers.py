@@ -29,6 +29,7 @@ from typing import Iterator, List, Optional, Tuple
 import numpy as np
 import scipy.sparse as sp
 
+from ._atomic import atomic_file
 from ._errors import ModelFormatError
 from .features import FeatureIndex, rows_to_csr
 from .labels import ovo_pairs, parse_label
@@ -515,8 +516,6 @@ def to_libsvm(model: KernelModel, path, *, id_offset: int = 0) -> None:
     id_offset : int
         Added to every column id.
     """
-    import tempfile
-
     rule = model.rule
     if rule.kind not in ("sign", "ovo"):
         raise ModelFormatError(f"LIBSVM holds binary and one-vs-one models; this model's decision rule is {rule.kind!r}")
@@ -554,21 +553,13 @@ def to_libsvm(model: KernelModel, path, *, id_offset: int = 0) -> None:
         rho = list(-model.intercept)
     fmt = lambda v: repr(float(v))
     path = os.fspath(path)
-    directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".conjunct-", suffix=".tmp", dir=directory)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
-            f.write("svm_type c_svc\nkernel_type polynomial\n")
-            f.write(f"degree {model.degree}\ngamma {fmt(model.gamma)}\ncoef0 {fmt(model.coef0)}\n")
-            f.write(f"nr_class {len(labels)}\ntotal_sv {S.shape[0]}\n")
-            f.write("rho " + " ".join(fmt(r) for r in rho) + "\n")
-            f.write("label " + " ".join(str(v) for v in labels) + "\n")
-            f.write("nr_sv " + " ".join(str(int(v)) for v in nr_sv) + "\nSV\n")
-            for row, i in enumerate(order):
-                feats = " ".join(f"{int(c) + id_offset}:1" for c in S.indices[S.indptr[i]:S.indptr[i + 1]])
-                f.write(" ".join(fmt(v) for v in coef[row]) + " " + feats + "\n")
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    with atomic_file(path, text=True) as f:
+        f.write("svm_type c_svc\nkernel_type polynomial\n")
+        f.write(f"degree {model.degree}\ngamma {fmt(model.gamma)}\ncoef0 {fmt(model.coef0)}\n")
+        f.write(f"nr_class {len(labels)}\ntotal_sv {S.shape[0]}\n")
+        f.write("rho " + " ".join(fmt(r) for r in rho) + "\n")
+        f.write("label " + " ".join(str(v) for v in labels) + "\n")
+        f.write("nr_sv " + " ".join(str(int(v)) for v in nr_sv) + "\nSV\n")
+        for row, i in enumerate(order):
+            feats = " ".join(f"{int(c) + id_offset}:1" for c in S.indices[S.indptr[i]:S.indptr[i + 1]])
+            f.write(" ".join(fmt(v) for v in coef[row]) + " " + feats + "\n")

@@ -26,24 +26,19 @@ sections mean. See ``docs/model-format.md`` and ``docs/reliability.md``.
 
 from __future__ import annotations
 
-import errno
-import functools
 import hashlib
 import io
 import json
 import math
 import mmap as _mmap
 import os
-import re
-import secrets
-import socket
-import stat
 import struct
-from typing import BinaryIO, Dict, Optional, Tuple, Union
+from typing import BinaryIO, Dict, Tuple, Union
 
 import numpy as np
 
-from ._errors import ConjunctError, ModelFormatError
+from ._atomic import _host_tag, _named, atomic_file, clean_stale_temporaries  # noqa: F401 (names of this module before)
+from ._errors import ModelFormatError
 
 __all__ = ["MAGIC", "FORMAT_VERSION", "write_container", "read_container", "dumps", "loads", "read_header"]
 
@@ -85,6 +80,20 @@ def _round_up(n: int) -> int:
     return (n + _ALIGN - 1) // _ALIGN * _ALIGN
 
 
+#: The stages of a load, named by every error of a model file: the container
+#: (preamble, JSON header, section table), its digest, the sections' contents
+#: (``conjunct.validation``), and building the object from them.
+STAGES = ("reading the header", "checking the digest", "checking sections", "building")
+
+
+def staged(e: ModelFormatError, stage: str) -> ModelFormatError:
+    """``e`` with the load stage it happened in, unless it names one already
+    (a nested object's own stage is the more precise)."""
+    if e.problem.startswith(STAGES):
+        return e
+    return ModelFormatError(f"{stage}: {e.problem}", e.source, e.line)
+
+
 def _write(f: BinaryIO, kind: str, meta: dict, arrays: Dict[str, np.ndarray]) -> None:
     header, sections = _layout(kind, meta, arrays)
     total = _round_up(_PREAMBLE.size + len(header))
@@ -110,91 +119,7 @@ def _write(f: BinaryIO, kind: str, meta: dict, arrays: Dict[str, np.ndarray]) ->
     f.seek(0, io.SEEK_END)
 
 
-# -- saving: temporary file + rename --------------------------------------------------------------------------------
-# Temporary files are named .conjunct-save-<host>-<pid>-<random>.tmp: <host> tags the
-# machine, boot and pid namespace, so a later save into the same directory can prove a
-# leftover stale (its writer's pid is gone) and remove it.
-_TMP_RE = re.compile(r"^\.conjunct-save-([0-9a-f]{12})-([0-9]+)-[0-9a-z]+\.tmp$")
-
-
-@functools.lru_cache(maxsize=1)
-def _host_tag() -> str:
-    parts = [socket.gethostname()]
-    for path in ("/proc/sys/kernel/random/boot_id",):
-        try:
-            with open(path) as f:
-                parts.append(f.read().strip())
-        except OSError:
-            pass
-    try:
-        parts.append(os.readlink("/proc/self/ns/pid"))
-    except OSError:
-        pass
-    return hashlib.blake2b("\0".join(parts).encode(), digest_size=6).hexdigest()
-
-
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except (PermissionError, OverflowError, ValueError):
-        return pid > 0  # exists (another user's), or not a pid we can judge: keep its file
-    return True
-
-
-def clean_stale_temporaries(directory: str) -> int:
-    """Remove temporary files that saves into ``directory`` left behind when their
-    process died; returns how many. Only provably stale files go: ours from this
-    machine, boot and pid namespace whose writer is gone."""
-    if not hasattr(os, "kill"):
-        return 0
-    tag, removed = _host_tag(), 0
-    try:
-        entries = list(os.scandir(directory))
-    except OSError:
-        return 0
-    for entry in entries:
-        if not entry.name.startswith(".conjunct-"):
-            continue
-        m = _TMP_RE.match(entry.name)
-        try:
-            if not entry.is_file(follow_symlinks=False):
-                continue
-            if m is not None and m.group(1) == tag and not _pid_alive(int(m.group(2))):
-                os.unlink(entry.path)
-                removed += 1
-        except OSError:  # gone already, or not ours to remove
-            pass
-    return removed
-
-
-def _save_target(path: str) -> Tuple[str, Optional[os.stat_result]]:
-    """The file a save replaces, and its status (None when new). Symlinks are
-    followed: the link stays and its target gets the new model. Directories and
-    anything but a regular file (devices, FIFOs, sockets) are refused: a model
-    file is renamed into place, which would replace a device node or FIFO with a
-    file rather than write to it."""
-    target = os.path.realpath(path)
-    try:
-        st = os.stat(target)
-    except FileNotFoundError:
-        directory = os.path.dirname(target)
-        if not os.path.isdir(directory):
-            raise FileNotFoundError(errno.ENOENT, f"cannot save a model to {path}: no such directory {directory!r}",
-                                    path) from None
-        return target, None
-    except OSError as e:
-        raise OSError(e.errno, f"cannot save a model to {path}: {e.strerror}", path) from None
-    if stat.S_ISDIR(st.st_mode):
-        raise ConjunctError(f"cannot save a model to {path}: it is a directory; give a file name")
-    if not stat.S_ISREG(st.st_mode):
-        what = {stat.S_IFCHR: "a character device", stat.S_IFBLK: "a block device", stat.S_IFIFO: "a FIFO",
-                stat.S_IFSOCK: "a socket"}.get(stat.S_IFMT(st.st_mode), "not a regular file")
-        raise ConjunctError(f"cannot save a model to {path}: it is {what}; models are saved to regular files")
-    return target, st
-
-
+# -- saving: temporary file + rename (shared with every file conjunct writes) -----------------------------------------
 def write_container(path: Path, kind: str, meta: dict, arrays: Dict[str, np.ndarray]) -> None:
     """Write a model file atomically: a temporary file beside the target, then a rename.
 
@@ -202,61 +127,14 @@ def write_container(path: Path, kind: str, meta: dict, arrays: Dict[str, np.ndar
     killed mid-save leaves a temporary that the next save into the directory
     removes. An existing file's mode (and owner, when permitted) is kept; a new
     file gets 0666 less the umask. Readers that memory-mapped the old file keep
-    reading it: the file is never truncated in place.
+    reading it: the file is never truncated in place. Symlinks are written
+    through; directories, devices, FIFOs and sockets are refused.
     """
-    path = os.fspath(path)
-    target, old = _save_target(path)
-    directory = os.path.dirname(target)
-    clean_stale_temporaries(directory)
-    tmp = os.path.join(directory, f".conjunct-save-{_host_tag()}-{os.getpid()}-{secrets.token_hex(4)}.tmp")
-    try:
-        # 0o666 here: the kernel applies the umask, as for any new file.
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o666)
-    except OSError as e:
-        raise OSError(e.errno, f"cannot save a model to {path}: {e.strerror} (directory {directory!r})", path) from None
-    try:
-        with os.fdopen(fd, "wb") as f:
-            if old is not None:
-                _keep_owner_and_mode(f.fileno(), old)
+    with atomic_file(path, action="save a model to") as f:
+        try:
             _write(f, kind, meta, arrays)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, target)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-    _fsync_directory(directory)
-
-
-def _keep_owner_and_mode(fd: int, old: os.stat_result) -> None:
-    if not hasattr(os, "fchmod"):  # not POSIX: the platform's defaults apply
-        return
-    if hasattr(os, "fchown") and (old.st_uid, old.st_gid) != (os.getuid(), os.getgid()):
-        try:
-            os.fchown(fd, old.st_uid, old.st_gid)
-        except OSError:
-            try:
-                os.fchown(fd, -1, old.st_gid)  # a group we are in
-            except OSError:
-                pass
-    os.fchmod(fd, stat.S_IMODE(old.st_mode))
-
-
-def _fsync_directory(directory: str) -> None:
-    """Make the rename durable (where the platform allows it)."""
-    try:
-        dfd = os.open(directory, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(dfd)
-    except OSError:
-        pass
-    finally:
-        os.close(dfd)
+        except OSError as e:  # everything _write does is to the file: name it (a full disk says which file)
+            raise _named(e, os.fspath(path)) from e
 
 
 def dumps(kind: str, meta: dict, arrays: Dict[str, np.ndarray]) -> bytes:
@@ -267,6 +145,13 @@ def dumps(kind: str, meta: dict, arrays: Dict[str, np.ndarray]) -> bytes:
 
 
 def _parse(buf, name: str, verify: bool) -> Tuple[str, dict, Dict[str, np.ndarray]]:
+    try:
+        return _parse_container(buf, name, verify)
+    except ModelFormatError as e:
+        raise staged(e, "reading the header") from None
+
+
+def _parse_container(buf, name: str, verify: bool) -> Tuple[str, dict, Dict[str, np.ndarray]]:
     size = len(buf)
     if size < _PREAMBLE.size:
         if bytes(buf[:len(MAGIC)]) != MAGIC[: min(size, len(MAGIC))] or size == 0:
@@ -280,13 +165,17 @@ def _parse(buf, name: str, verify: bool) -> Tuple[str, dict, Dict[str, np.ndarra
             name,
         )
     if version != FORMAT_VERSION:
-        raise ModelFormatError(f"model format version {version} is not supported (this conjunct reads version {FORMAT_VERSION})", name)
+        raise ModelFormatError(f"preamble field 'version': model format version {version} is not supported (this "
+                               f"conjunct reads version {FORMAT_VERSION})", name)
     if size < total:
-        raise ModelFormatError(f"truncated model file: {size} bytes, the header says {total}", name)
+        raise ModelFormatError(f"preamble field 'total length': truncated model file: {size} bytes, the preamble "
+                               f"says {total}", name)
     if size > total:
-        raise ModelFormatError(f"model file has {size - total} unexpected trailing bytes", name)
+        raise ModelFormatError(f"preamble field 'total length': the file has {size - total} unexpected trailing bytes",
+                               name)
     if _PREAMBLE.size + header_len > total:
-        raise ModelFormatError("corrupt model file: header length exceeds the file", name)
+        raise ModelFormatError("preamble field 'header length': corrupt model file: the header runs past the file",
+                               name)
     if verify:
         h = hashlib.blake2b(digest_size=32)
         view = memoryview(buf)
@@ -294,7 +183,8 @@ def _parse(buf, name: str, verify: bool) -> Tuple[str, dict, Dict[str, np.ndarra
         for start in range(_PREAMBLE.size, total, step):
             h.update(view[start:min(total, start + step)])
         if h.digest() != digest:
-            raise ModelFormatError("corrupt model file: content hash mismatch", name)
+            raise ModelFormatError("checking the digest: corrupt model file: the content hash does not match the "
+                                   "preamble's (a truncated, damaged or edited file)", name)
     kind, meta, sections = _decode_header(bytes(buf[_PREAMBLE.size:_PREAMBLE.size + header_len]), name)
     arrays: Dict[str, np.ndarray] = {}
     end_of_previous = _PREAMBLE.size + header_len
@@ -317,7 +207,14 @@ def _decode_header(raw: bytes, name: str) -> Tuple[str, dict, list]:
         raise ModelFormatError(f"corrupt model file: {problem}", name)
 
     try:
-        header = json.loads(raw.decode("utf-8"))
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        bad(f"unreadable header: the JSON header is not UTF-8: byte 0x{raw[e.start]:02x} at byte {e.start} of the "
+            f"header, {_PREAMBLE.size + e.start} of the file ({e.reason})")
+    try:
+        header = json.loads(text)
+    except json.JSONDecodeError as e:
+        bad(f"unreadable header: the JSON header is not valid JSON: {e.msg} at character {e.pos} of the header")
     except (ValueError, RecursionError) as e:  # RecursionError: absurdly nested JSON
         bad(f"unreadable header ({type(e).__name__}: {str(e)[:100]})")
     if not isinstance(header, dict):
@@ -388,8 +285,12 @@ def read_header(path: Path) -> dict:
             raise ModelFormatError("not a conjunct model file", name)
         _, version, _, header_len, total, _ = _PREAMBLE.unpack(pre)
         if _PREAMBLE.size + header_len > total:
-            raise ModelFormatError("corrupt model file: header length exceeds the file", name)
-        kind, meta, sections = _decode_header(f.read(header_len), name)
+            raise ModelFormatError("preamble field 'header length': corrupt model file: the header runs past the file",
+                               name)
+        try:
+            kind, meta, sections = _decode_header(f.read(header_len), name)
+        except ModelFormatError as e:
+            raise staged(e, "reading the header") from None
     header = {"kind": kind, "meta": meta, "sections": sections}
     header["format_version"] = version
     header["file_size"] = total

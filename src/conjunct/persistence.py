@@ -110,9 +110,18 @@ class Saveable:
 def build(kind: str, meta: dict, arrays: Arrays, name: str = "<model>"):
     """The object a container holds: the class registered for ``kind`` builds
     it from ``meta`` and ``arrays`` (``name`` is the source, for errors)."""
-    cls = KINDS.get(kind, name)
-    validate(kind, meta, arrays, name, cls)  # every section, before any object (or C++) sees it
-    return cls.from_container(meta, arrays, name)
+    try:
+        cls = KINDS.get(kind, name)
+    except ModelFormatError as e:
+        raise model_io.staged(ModelFormatError(f"header field 'kind': {e.problem}", name), "reading the header") from None
+    try:
+        validate(kind, meta, arrays, name, cls)  # every section, before any object (or C++) sees it
+    except ModelFormatError as e:
+        raise model_io.staged(e, "checking sections") from None
+    try:
+        return cls.from_container(meta, arrays, name)
+    except ModelFormatError as e:
+        raise model_io.staged(e, f"building the {kind.replace('_', ' ')}") from None
 
 
 def load(path: Union[str, os.PathLike], *, mmap: bool = False, verify: bool = True):

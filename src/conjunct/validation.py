@@ -31,6 +31,8 @@ __all__ = ["validate", "MethodSpec", "METHOD_SPECS", "MAX_DEGREE", "MAX_COLUMNS"
 
 #: Largest kernel degree / conjunction size a file may state (tries store depths in a byte).
 MAX_DEGREE = 255
+#: The compiled classifiers' kernels (the core computes powers up to 63).
+MAX_CLASSIFIER_DEGREE = 63
 #: Feature ids are 32-bit: at most this many input columns.
 MAX_COLUMNS = np.iinfo(np.int32).max
 #: Dense conjunction tables cover conjunctions of at most this many features.
@@ -220,6 +222,38 @@ def _check_pointers(ptr: np.ndarray, n_items: int, where: _Where, key: str, firs
             where.section_fail(key, f"offsets decrease at index {i + 1} ({int(ptr[i])} then {int(ptr[i + 1])})")
 
 
+def _check_strings(blob: np.ndarray, offsets: np.ndarray, where: _Where, blob_key: str, offsets_key: str,
+                   distinct: bool = False) -> None:
+    """Each string ``blob[offsets[i]:offsets[i + 1]]`` is UTF-8 (surrogates
+    allowed, as written), and with ``distinct`` no string repeats. The
+    pointers are checked already. One decode of the whole blob and a check
+    that no offset cuts a character: then every string decodes."""
+    data = blob.tobytes()
+    try:
+        data.decode("utf-8", "surrogatepass")
+    except UnicodeDecodeError as e:
+        i = int(np.searchsorted(offsets, e.start, side="right")) - 1
+        where.section_fail(blob_key, f"string {i} is not UTF-8: byte 0x{data[e.start]:02x} at byte {e.start} "
+                                     f"({e.reason})")
+    starts = offsets[:-1]
+    inside = starts[starts < blob.size]
+    cut = np.flatnonzero((blob[inside] & 0xC0) == 0x80)
+    if cut.size:
+        i = int(np.flatnonzero(starts < blob.size)[cut[0]])
+        where.section_fail(offsets_key, f"offset {int(starts[i])} at index {i} cuts a UTF-8 character")
+    if distinct and offsets.size > 2:
+        bounds = offsets.tolist()
+        names = [data[a:b] for a, b in zip(bounds, bounds[1:])]
+        if len(set(names)) == len(names):
+            return
+        seen: Dict[bytes, int] = {}
+        for i, name in enumerate(names):
+            first = seen.setdefault(name, i)
+            if first != i:
+                text = name.decode("utf-8", "surrogatepass")
+                where.section_fail(blob_key, f"feature {_describe(text)} appears twice (strings {first} and {i})")
+
+
 def _check_rows_ascending(ptr: np.ndarray, ids: np.ndarray, where: _Where, key: str) -> None:
     """Strictly ascending ids within every row ids[ptr[r]:ptr[r + 1]] (``ptr`` already checked)."""
     for s, e in _blocks(ids.size - 1, 1) if ids.size > 1 else ():
@@ -289,6 +323,7 @@ def _feature_index(meta: _Meta, arrays: Arrays, where: _Where) -> Tuple[bool, in
         blob = _section(arrays, where, "names_blob", "|u1", (None,))
         offsets = _section(arrays, where, "names_offsets", "<i8", (n + 1,))
         _check_pointers(offsets, blob.size, where, "names_offsets")
+        _check_strings(blob, offsets, where, "names_blob", "names_offsets", distinct=True)
     return not numeric, n
 
 
@@ -300,8 +335,8 @@ def _optional_features(meta: _Meta, arrays: Arrays, where: _Where) -> Tuple[bool
     return _feature_index(sub, arrays, where.sub("features"))
 
 
-def _kernel(meta: _Meta) -> Tuple[int, float, float]:
-    return (meta.int("degree", 1, MAX_DEGREE), meta.float("gamma"), meta.float("coef0"))
+def _kernel(meta: _Meta, max_degree: int = MAX_DEGREE) -> Tuple[int, float, float]:
+    return (meta.int("degree", 1, max_degree), meta.float("gamma"), meta.float("coef0"))
 
 
 def _check_kernel_magnitude(kernel: Tuple[int, float, float], max_overlap: int, alpha: Sequence[np.ndarray],
@@ -311,7 +346,8 @@ def _check_kernel_magnitude(kernel: Tuple[int, float, float], max_overlap: int, 
     base = max(abs(coef0), abs(gamma * max_overlap + coef0))  # |gamma m + c| peaks at an end point
     log_k = degree * math.log(base) if base > 0 else -math.inf
     if log_k > _MAX_LOG_MAGNITUDE:
-        where.fail(f"the kernel ({gamma:g} * m + {coef0:g}) ** {degree} overflows for overlaps up to {max_overlap}")
+        where.fail(f"header fields 'gamma', 'coef0' and 'degree': the kernel ({gamma:g} * m + {coef0:g}) ** {degree} "
+                   f"overflows for overlaps up to {max_overlap}")
     total = sum(_abs_sum(a) for a in alpha)
     if total > 0 and log_k + math.log(total) > _MAX_LOG_MAGNITUDE:
         where.section_fail(key, f"coefficients times the kernel overflow (sum |alpha| = {total:g}, "
@@ -498,7 +534,7 @@ class MethodSpec:
 
 
 def _pkb_params(p: _Meta) -> dict:
-    return {"kernel": _kernel(p)}
+    return {"kernel": _kernel(p, MAX_CLASSIFIER_DEGREE)}
 
 
 def _pkb_check(p: dict, arrays: Arrays, where: _Where, K: int, n_columns: int) -> int:
@@ -512,7 +548,7 @@ def _pkb_check(p: dict, arrays: Arrays, where: _Where, K: int, n_columns: int) -
 
 
 def _pki_params(p: _Meta) -> dict:
-    return {"kernel": _kernel(p), "n_sv": p.int("n_sv", 0, MAX_COLUMNS), "max_sv_length": p.int("max_sv_length", 0, MAX_COLUMNS)}
+    return {"kernel": _kernel(p, MAX_CLASSIFIER_DEGREE), "n_sv": p.int("n_sv", 0, MAX_COLUMNS), "max_sv_length": p.int("max_sv_length", 0, MAX_COLUMNS)}
 
 
 def _pki_check(p: dict, arrays: Arrays, where: _Where, K: int, n_columns: int) -> int:
@@ -535,7 +571,7 @@ def _pke_params(p: _Meta) -> dict:
     _stats(p, ("n_conjunctions",))
     p.float("sigma", 0.0, optional=True)
     p.int("min_support", 1, 1 << 62, optional=True)
-    return {"degree": p.int("degree", 1, MAX_DEGREE), "n_dense": p.int("n_dense", 0, MAX_COLUMNS),
+    return {"degree": p.int("degree", 1, MAX_CLASSIFIER_DEGREE), "n_dense": p.int("n_dense", 0, MAX_COLUMNS),
             "n_features": p.int("n_features", 0, MAX_COLUMNS)}
 
 
@@ -551,7 +587,7 @@ def _pke_check(p: dict, arrays: Arrays, where: _Where, K: int, n_columns: int) -
 def _split_params(p: _Meta) -> dict:
     _stats(p, ("n_conjunctions",))
     out = _pke_params(p)
-    out.update(kernel=_kernel(p), n_common=p.int("n_common", 0, MAX_COLUMNS),
+    out.update(kernel=_kernel(p, MAX_CLASSIFIER_DEGREE), n_common=p.int("n_common", 0, MAX_COLUMNS),
                max_sv_length=p.int("max_sv_length", 0, MAX_COLUMNS))
     return out
 
@@ -596,7 +632,7 @@ def _fstrie_params(p: _Meta) -> dict:
     base = p.str("base", ("pke", "split"))
     base_meta = p.obj("base_params")
     base_params = METHOD_SPECS[base].params(base_meta)
-    degree = p.int("degree", 1, MAX_DEGREE)
+    degree = p.int("degree", 1, MAX_CLASSIFIER_DEGREE)
     if degree != base_params["degree"]:
         p.where.meta_fail("params.degree", f"is {degree}, but the base's degree is {base_params['degree']}")
     p.int("max_nodes", 0, 1 << 62, optional=True, none=True)
@@ -628,7 +664,7 @@ def _adaptive_params(p: _Meta) -> dict:
         return dict(_fstrie_params(p), warm_start=True)
     base = p.str("base", ("pke", "split"))
     base_params = METHOD_SPECS[base].params(p.obj("base_params"))
-    degree = p.int("degree", 1, MAX_DEGREE)
+    degree = p.int("degree", 1, MAX_CLASSIFIER_DEGREE)
     if degree != base_params["degree"]:
         p.where.meta_fail("params.degree", f"is {degree}, but the base's degree is {base_params['degree']}")
     return {"base": base, "base_params": base_params, "warm_start": False}
@@ -766,6 +802,7 @@ def _tagger(meta: _Meta, arrays: Arrays, where: _Where, kind: str) -> None:
     blob = _section(arrays, where, "names_blob", "|u1", (None,))
     offsets = _section(arrays, where, "names_offsets", "<i8", (None,))
     _check_pointers(offsets, blob.size, where, "names_offsets")
+    _check_strings(blob, offsets, where, "names_blob", "names_offsets")
     n_features = offsets.size - 1
     ptr = _section(arrays, where, "w_indptr", "<i8", (n_features + 1,))
     labs = _section(arrays, where, "w_labels", "<i4", (None,))
@@ -951,7 +988,7 @@ def validate(kind: str, meta: dict, arrays: Arrays, name: str = "<model>", owner
     check = _VALIDATORS.get(kind)
     registered = _REGISTRY_VALIDATORS.get(kind)
     if check is None and registered is None:
-        raise ModelFormatError(f"unknown model kind {kind!r} (written by a newer conjunct?)", name)
+        raise ModelFormatError(f"header field 'kind': unknown model kind {kind!r} (written by a newer conjunct?)", name)
     if registered is not None:
         attribute, check_with = registered
         registry = getattr(owner, attribute, None)

@@ -10,11 +10,15 @@ so a flag means the same everywhere: ``-o/--output`` the file written,
 from __future__ import annotations
 
 import argparse
+import contextlib
+import itertools
+import os
+import re
 import sys
 import time
-from typing import Callable, Iterable, Iterator, Optional
+from typing import Callable, Iterable, Iterator, Optional, Sequence
 
-from .._errors import ConjunctError
+from .._errors import ConjunctError, DataFormatError
 from ..progress import batches, status
 
 METHODS = ["pkb", "pki", "pke", "split", "fstrie", "adaptive"]
@@ -95,14 +99,49 @@ def output_option(parser, *, help: str, required: bool = True, default: Optional
     option(parser, "output", help=help, default=default, required=required)
 
 
+# The options that name files a command reads, and those it writes (``tag train --model`` is a kind of
+# tagger, not a file).
+INPUT_FILES = ("model", "data", "events", "chunk_data", "test", "report", "results")
+OUTPUT_FILES = ("output", "explicit")
+
+
+def refuse_output_over_input(args) -> None:
+    """Refuse an output file that is one of the command's inputs (the same
+    path, a symlink or a hard link to it): writing it would destroy the input.
+    Checked before anything is opened."""
+    from .._atomic import same_file
+
+    names = [k for k in INPUT_FILES if not (k == "model" and getattr(args, "tag_command", None) == "train")]
+    inputs = [(k, v) for k in names for v in [getattr(args, k, None)] if isinstance(v, str) and v != "-"]
+    for key in OUTPUT_FILES:
+        out = getattr(args, key, None)
+        if not isinstance(out, str) or out == "-":
+            continue
+        for name, path in inputs:
+            if os.path.isfile(path) and same_file(out, path):
+                flag = "-o" if key == "output" else f"--{key}"
+                what = "the input" if name == "data" else f"the {name.replace('_', '-')} file"
+                same = "" if os.path.abspath(out) == os.path.abspath(path) else " (the same file)"
+                raise ConjunctError(f"{flag} {out} is {what} {path}{same}; writing it would destroy {what}: "
+                                    f"write to another file")
+
+
 def verbosity(args, default: int = 1) -> int:
     """The verbose level of ``-q`` / ``-v``: 0 when quiet, else ``default`` plus one per ``-v``."""
     return 0 if args.quiet else default + args.verbose
 
 
 def open_output(path: str):
-    """A text file to write (``'-'``: standard output, left open)."""
-    return _Output(path)
+    """A text file to write: ``'-'`` is standard output (streamed, left open);
+    a file is written beside its target and renamed over it only when the
+    ``with`` block ends normally, so an error, Ctrl-C or a full disk leaves
+    the previous file (or none) and no temporary. Devices and FIFOs
+    (``/dev/null``) are written in place. Write errors name the file."""
+    if path == "-":
+        return _Stdout()
+    from .._atomic import atomic_file
+
+    return atomic_file(path, text=True, special=True)
 
 
 def batched(items: Iterable, size: int, *, desc: str, unit: str = " sentences") -> Iterator[list]:
@@ -112,23 +151,110 @@ def batched(items: Iterable, size: int, *, desc: str, unit: str = " sentences") 
     return batches(items, size, desc=desc, unit=unit)
 
 
+_SENTENCE = re.compile(r"sentence (\d+)(?:, token (\d+))?")
+
+
+@contextlib.contextmanager
+def sentences_of(source: str, first: int, layout: Optional[str] = None, lines: Optional[Sequence] = None):
+    """Errors about "sentence k" of a batch that starts at sentence ``first``
+    (1-based) of ``source`` become errors about sentence ``first + k - 1`` of
+    that file, at its line: taken from ``lines`` (per sentence of the batch,
+    its line or the line of each token), else found again in the file for a
+    ``layout`` of ``"conllu"`` (the k-th block with words), ``"blocks"``
+    (blank-line-separated token lines) or ``"text"`` (the k-th non-blank
+    line). Errors that already name a file are left as they are."""
+    try:
+        yield
+    except DataFormatError as e:
+        m = _SENTENCE.match(e.problem)
+        if e.source not in (None, "<input>") or m is None:
+            raise
+        k, token = int(m.group(1)), m.group(2) and int(m.group(2))
+        number = first + k - 1
+        line = None
+        if lines is not None and 0 < k <= len(lines):
+            at = lines[k - 1]
+            line = at if isinstance(at, int) else at[min(token or 1, len(at)) - 1] if len(at) else None
+        elif layout is not None and source != "-":
+            line = _line_of_sentence(source, number, token, layout() if callable(layout) else layout)
+        problem = f"sentence {number}" + (f", token {token}" if token else "") + e.problem[m.end():]
+        raise DataFormatError(problem, "<stdin>" if source == "-" else source, line) from None
+
+
+def _line_of_sentence(path: str, n: int, token: Optional[int], layout: str) -> Optional[int]:
+    """The line of sentence ``n`` (its ``token``-th token when given) of a
+    file, read again (only on the way to an error); None if it cannot be found."""
+    from ..data import _numbered, _open_text, _sentence_blocks
+
+    try:
+        with _open_text(path) as (f, name):
+            if layout == "text":
+                return next(itertools.islice((k for k, line in _numbered(f, name) if line.strip()), n - 1, None), None)
+            count = 0
+            for block in _sentence_blocks(f, name):
+                if layout == "conllu":
+                    from ..corpora import conllu_sentence
+
+                    numbers = conllu_sentence(block, name).line_numbers
+                else:
+                    numbers = [k for k, line in block if not line.startswith("#")]
+                if not numbers:
+                    continue
+                count += 1
+                if count == n:
+                    return numbers[min(token or 1, len(numbers)) - 1]
+    except (OSError, ConjunctError, UnicodeError):
+        return None
+    return None
+
+
+class Counted:
+    """An iterator over ``items`` that counts how many it has given."""
+
+    def __init__(self, items: Iterable):
+        self.it, self.n = iter(items), 0
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        item = next(self.it)
+        self.n += 1
+        return item
+
+
+def in_file_terms(blocks: Iterable, counted: Counted, batch_size: int, source: str, layout=None) -> Iterator:
+    """``blocks``, the output of a stream that reads ``counted`` in batches of
+    ``batch_size`` and fails on a sentence of its current batch: such an error
+    is told in the terms of the file (see :func:`sentences_of`; ``layout`` may
+    be a function, called only then)."""
+    it = iter(blocks)
+    while True:
+        try:
+            block = next(it)
+        except StopIteration:
+            return
+        except DataFormatError as e:
+            first = (max(counted.n, 1) - 1) // batch_size * batch_size + 1  # every batch but the last is full
+            with sentences_of(source, first, layout):
+                raise e from None
+        yield block
+
+
 def needs_input_events(pipeline, method: Optional[str], events: Optional[str]) -> bool:
     """Whether recompiling ``pipeline`` with ``method`` builds an fstrie on the
     input itself (no ``--events``): then the whole input is read first."""
     return bool(method == "fstrie" and not events and method != pipeline.classifiers_[pipeline.COMPONENTS[0]].method)
 
 
-class _Output:
-    def __init__(self, path: str):
-        self.path = path
-
+class _Stdout:
     def __enter__(self):
-        self.f = sys.stdout if self.path == "-" else open(self.path, "w", encoding="utf-8")
-        return self.f
+        from .._atomic import _Writes
+
+        return _Writes(sys.stdout, "standard output", None)
 
     def __exit__(self, *exc):
-        if self.f is not sys.stdout:
-            self.f.close()
+        return None
 
 
 # -- commands with actions (tag, parse, chunk, segment) ----------------------------------------------

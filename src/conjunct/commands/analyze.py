@@ -20,7 +20,7 @@ import time
 
 from .._errors import ConjunctError
 from ..progress import status
-from ._common import load_object, on_cluster, open_output, option, output_option
+from ._common import Counted, in_file_terms, load_object, on_cluster, open_output, option, output_option
 
 
 class _RunByDefault(argparse._SubParsersAction):
@@ -100,6 +100,12 @@ def _unit(path: str) -> str:
     return "block" if _is_conllu(first) else "line"
 
 
+def _layout(args) -> str:
+    """How the input's sentences lie in the file, to find an error's line again."""
+    declared = getattr(args, "format", None)
+    return declared if declared in ("conllu", "text") else {"block": "conllu", "line": "text"}[_unit(args.data)]
+
+
 def run_analyze(args) -> int:
     from ..analysis import analyze_stream, read_text
 
@@ -114,15 +120,16 @@ def run_analyze(args) -> int:
     preloaded = getattr(args, "preloaded", None)
     model = load_text_pipeline(args.model, args.lang, None if preloaded is None else load_object(args))
     sentences = read_text(args.data, raw=model.lang == "ja")
+    counted = Counted(sentences)  # errors name the sentence of the file, not of the batch
     if getattr(args, "output_format", "conllu") == "html":
         from ..rendering import render_stream
 
         title = "standard input" if args.data == "-" else os.path.basename(args.data)
-        blocks = render_stream(model, sentences, batch_size=args.batch_size, title=title)
+        blocks = render_stream(model, counted, batch_size=args.batch_size, title=title)
     else:
-        blocks = analyze_stream(model, sentences, batch_size=args.batch_size)
+        blocks = analyze_stream(model, counted, batch_size=args.batch_size)
     with open_output(args.output) as out:
-        for block in blocks:
+        for block in in_file_terms(blocks, counted, args.batch_size, args.data, lambda: _layout(args)):
             out.write(block)
     return 0
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from ..corpora import iter_columns, read_columns
 from ._common import (add_command_group, add_pipeline_train, add_pipeline_use, at_least, batched, load_pipeline,
-                      needs_input_events, on_cluster, open_output, pipeline_params, print_speed, recompile, train_pipeline)
+                      needs_input_events, on_cluster, open_output, pipeline_params, print_speed, recompile, sentences_of,
+                      train_pipeline)
 
 
 def register(sub) -> None:
@@ -40,8 +41,12 @@ def run_run(args) -> int:
         sentences = list(sentences)  # the fstrie is built on the input
     recompile(chunker, method, sentences)
     with open_output(args.output) as out:
+        first = 1
         for batch in batched(sentences, args.batch_size, desc="chunking"):
-            for s, ts in zip(batch, chunker.chunk(batch)):
+            with sentences_of(args.data, first, "blocks"):  # errors name the sentence of the file
+                chunked = chunker.chunk(batch)
+            first += len(batch)
+            for s, ts in zip(batch, chunked):
                 for tok, tag in zip(s, ts):
                     out.write(" ".join(tok) + " " + tag + "\n")
                 out.write("\n")

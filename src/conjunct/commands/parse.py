@@ -22,7 +22,8 @@ import os
 
 from .._errors import ConjunctError
 from ._common import (add_command_group, add_pipeline_train, add_pipeline_use, batched, load_pipeline, needs_input_events,
-                      on_cluster, open_output, output_option, pipeline_params, print_speed, recompile, train_pipeline)
+                      on_cluster, open_output, output_option, pipeline_params, print_speed, recompile, sentences_of,
+                      train_pipeline)
 
 TASK_NAMES = ("ud-english", "bunsetsu")
 
@@ -131,8 +132,12 @@ def run_parse(args) -> int:
         else:
             _recompile(parser, args, None)
         with open_output(args.output or "-") as out:
+            first = 1
             for batch in batched(sentences, args.batch_size, desc="parsing"):
-                for s, heads in zip(batch, parser.parse(batch)):
+                with sentences_of(args.data, first):  # errors name the sentence of the file
+                    parsed = parser.parse(batch)
+                first += len(batch)
+                for s, heads in zip(batch, parsed):
                     out.write("".join(f"{k}\t{h}\t{b.surface}\n" for k, (b, h) in enumerate(zip(s.bunsetsu, heads))) + "\n")
                 out.flush()
         return 0
@@ -146,8 +151,12 @@ def run_parse(args) -> int:
         _recompile(parser, args, None)
     with open_output(args.output or "-") as out:
         # Batches: output starts at once and memory stays bounded on long input.
+        first = 1
         for batch in batched(blocks, args.batch_size, desc="parsing"):
-            for block, (heads, labels) in zip(batch, parser.parse(_words(batch))):
+            with sentences_of(args.data, first, lines=[b.line_numbers for b in batch]):
+                parsed = parser.parse(_words(batch))
+            first += len(batch)
+            for block, (heads, labels) in zip(batch, parsed):
                 lines = list(block.lines)
                 for at, cols, h, lab in zip(block.at, block.words, heads, labels):
                     lines[at] = "\t".join(cols[:6] + [str(h), lab, "_"] + cols[9:])

@@ -7,7 +7,8 @@ import time
 
 from .._errors import ConjunctError
 from ..progress import bar, bars_enabled, status
-from ._common import add_command_group, at_least, fit, load_object, on_cluster, open_output, option, output_option
+from ._common import (add_command_group, at_least, fit, load_object, on_cluster, open_output, option, output_option,
+                      sentences_of)
 
 
 def register(sub) -> None:
@@ -125,6 +126,7 @@ def run_tag(args) -> int:
             args.format = _sniff(args.data)  # once for the file, not per piece
         return on_cluster(args)
     tagger = _load_tagger(args)
+    layout = _layout(args)
     # Batches keep memory bounded on large inputs; each is tagged and written
     # before the next is read.
     batch, done, t0 = [], 0, time.perf_counter()
@@ -132,7 +134,8 @@ def run_tag(args) -> int:
 
         def flush() -> None:
             nonlocal done
-            tags = tagger.predict(batch, decoder=args.decoder, beam_width=args.beam_width, n_jobs=args.jobs)
+            with sentences_of(args.data, done + 1, layout):  # errors name the sentence of the file
+                tags = tagger.predict(batch, decoder=args.decoder, beam_width=args.beam_width, n_jobs=args.jobs)
             write_tagged(out, batch, tags)
             out.flush()
             done += len(batch)
@@ -148,6 +151,16 @@ def run_tag(args) -> int:
         if batch:
             flush()
     return 0
+
+
+def _layout(args):
+    """How sentences lie in the input, to find an error's line again (see ``sentences_of``)."""
+    if args.data == "-":
+        return None
+    from ..tagging.io import _sniff
+
+    fmt = _sniff(args.data) if args.format == "auto" else args.format
+    return fmt if fmt in ("conllu", "text") else "blocks"
 
 
 def run_eval(args) -> int:

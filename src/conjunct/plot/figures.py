@@ -7,6 +7,7 @@ import os
 import textwrap
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
+from .._atomic import atomic_file
 from .._errors import ConjunctError
 from ._style import (_SEQUENTIAL, Point, Series, _check_panels, _draw_series, _finish, _new_figure, _plain_log_ticks,
                      _points, _si, _styled, _wrapped, method_style)
@@ -435,7 +436,11 @@ def save_figure(fig, path: Union[str, os.PathLike], *, dpi: int = 130) -> str:
     folder = os.path.dirname(path) or "."
     if not os.path.isdir(folder):
         raise ConjunctError(f"{path}: folder {folder!r} does not exist")
-    fig.savefig(path, dpi=dpi)
+    # The format follows the extension (savefig's default without one); the
+    # figure goes beside ``path`` and replaces it only once complete.
+    fmt = os.path.splitext(path)[1][1:].lower() or None
+    with atomic_file(path, special=True) as f:
+        fig.savefig(f, dpi=dpi, format=fmt)
     return path
 
 
