@@ -112,7 +112,7 @@ def test_tag_failing_at_sentence_2001_keeps_the_old_output_and_names_the_sentenc
     data = tmp_path / "in.conllu"
     data.write_text(conllu(3000, bad=2001))
     out = old_output(tmp_path / "tags.txt")
-    code, _, err = run(["tag", "tag", tagger, data, "-o", out, "--batch-size", "1000", "-q"], capsys)
+    code, _, err = run(["tag", "run", tagger, data, "-o", out, "--batch-size", "1000", "-q"], capsys)
     # sentence 2001 of the file (not sentence 1 of the third batch), at the line of its second word
     assert code == EXIT_INPUT and f"{data}:{3 * 2000 + 2}: sentence 2001, token 2:" in err, err
     assert_untouched(out)
@@ -121,7 +121,7 @@ def test_tag_failing_at_sentence_2001_keeps_the_old_output_and_names_the_sentenc
 def test_a_new_output_is_not_created_by_a_failed_run(tagger, tmp_path, capsys):
     data = tmp_path / "in.conllu"
     data.write_text(conllu(30, bad=20))
-    code, _, _ = run(["tag", "tag", tagger, data, "-o", tmp_path / "tags.txt", "--batch-size", "10", "-q"], capsys)
+    code, _, _ = run(["tag", "run", tagger, data, "-o", tmp_path / "tags.txt", "--batch-size", "10", "-q"], capsys)
     assert code == EXIT_INPUT and sorted(os.listdir(tmp_path)) == ["in.conllu"]
 
 
@@ -131,7 +131,7 @@ def test_success_replaces_the_file_through_a_symlink_and_keeps_its_mode(tagger, 
     real = old_output(tmp_path / "real.txt")
     link = tmp_path / "latest.txt"
     link.symlink_to("real.txt")
-    assert run(["tag", "tag", tagger, data, "-o", link, "-q"], capsys)[0] == 0
+    assert run(["tag", "run", tagger, data, "-o", link, "-q"], capsys)[0] == 0
     assert link.is_symlink() and real.read_text().startswith("The\tDT\n")
     assert stat.S_IMODE(real.stat().st_mode) == 0o640 and temporaries(tmp_path) == []
 
@@ -139,10 +139,10 @@ def test_success_replaces_the_file_through_a_symlink_and_keeps_its_mode(tagger, 
 def test_devices_are_written_in_place_and_stdout_streams(tagger, tmp_path, capsys):
     data = tmp_path / "in.conllu"
     data.write_text(conllu(5))
-    assert run(["tag", "tag", tagger, data, "-o", os.devnull, "-q"], capsys)[0] == 0
-    code, out, _ = run(["tag", "tag", tagger, data, "-q"], capsys)
+    assert run(["tag", "run", tagger, data, "-o", os.devnull, "-q"], capsys)[0] == 0
+    code, out, _ = run(["tag", "run", tagger, data, "-q"], capsys)
     assert code == 0 and out.count("The\tDT\n") == 5
-    code, _, err = run(["tag", "tag", tagger, data, "-o", tmp_path, "-q"], capsys)
+    code, _, err = run(["tag", "run", tagger, data, "-o", tmp_path, "-q"], capsys)
     assert code == EXIT_INPUT and "is a directory" in err
 
 
@@ -151,7 +151,7 @@ def test_devices_are_written_in_place_and_stdout_streams(tagger, tmp_path, capsy
 REFUSALS = [
     ["analyze", "{model}", "{inp}", "-o", "{out}"],
     ["predict", "{model}", "{inp}", "-o", "{out}"],
-    ["tag", "tag", "{model}", "{inp}", "-o", "{out}"],
+    ["tag", "run", "{model}", "{inp}", "-o", "{out}"],
     ["chunk", "run", "{model}", "{inp}", "-o", "{out}"],
     ["segment", "run", "{model}", "{inp}", "-o", "{out}"],
     ["parse", "run", "{model}", "{inp}", "-o", "{out}"],
@@ -204,7 +204,7 @@ def test_ctrl_c_mid_run_keeps_the_old_file_and_leaves_no_temporary(command, tagg
     the temporary it waits for more, and SIGINT arrives mid-run."""
     out = old_output(tmp_path / "out.txt")
     if command == "tag":
-        argv = ["tag", "tag", str(tagger), "-", "--format", "text", "--batch-size", "10", "-q"]
+        argv = ["tag", "run", str(tagger), "-", "--format", "text", "--batch-size", "10", "-q"]
         chunk = "The dogs bark .\n\n" * 50  # a blank line ends each block the reader waits for
     else:
         argv = ["predict", str(model), "-", "--format", "svmlight", "--batch-size", "10", "-q"]
@@ -325,7 +325,7 @@ def test_text_no_utf8_file_can_hold_is_a_clear_error(tagger, tmp_path, capsys, m
 
     monkeypatch.setattr(sys, "stdin", io.StringIO("The \udced dogs\n"))
     out = old_output(tmp_path / "tags.txt")
-    code, _, err = run(["tag", "tag", tagger, "-", "--format", "text", "-o", out, "-q"], capsys)
+    code, _, err = run(["tag", "run", tagger, "-", "--format", "text", "-o", out, "-q"], capsys)
     assert code == EXIT_INPUT and err.startswith(f"conjunct: error: {out}: cannot write U+DCED as UTF-8"), err
     assert_untouched(out)
 
@@ -345,6 +345,6 @@ def test_dev_stdout_into_a_pipe_is_written_in_place(tagger, tmp_path):
     """/dev/stdout leads through /proc to a pipe: there is nothing to rename over."""
     data = tmp_path / "in.txt"
     data.write_text("The dogs\n")
-    r = subprocess.run([sys.executable, "-m", "conjunct", "tag", "tag", str(tagger), str(data), "--format", "text",
+    r = subprocess.run([sys.executable, "-m", "conjunct", "tag", "run", str(tagger), str(data), "--format", "text",
                         "-q", "-o", "/dev/stdout"], capture_output=True, text=True, env=child_env(), timeout=300)
     assert r.returncode == 0 and r.stdout == "The\tDT\ndogs\tNNS\n\n", r.stderr
