@@ -106,3 +106,14 @@ def test_document_from_conllu_reads_ranges(tmp_path):
     assert [t for t, _ in doc[0]] == ["I", "can't"]
     assert [[w.form for w in ws] for _, ws in doc[0]] == [["I"], ["ca", "n't"]]
     assert doc[0][1][1][1].head == 2 and doc[0][1][1][1].xpos == "RB"
+
+
+def test_raw_text_scores_reads_two_conllu_files(tmp_path):
+    from conjunct.analysis.metrics import raw_text_scores
+
+    gold, system = tmp_path / "g.conllu", tmp_path / "s.conllu"
+    gold.write_text("1\tI\t_\tPRON\tPRP\t_\t2\tnsubj\t_\t_\n2-3\tcan't\t_\t_\t_\t_\t_\t_\t_\t_\n"
+                    "2\tca\t_\tAUX\tMD\t_\t0\troot\t_\t_\n3\tn't\t_\tPART\tRB\t_\t2\tadvmod\t_\t_\n\n", encoding="utf-8")
+    system.write_text("1\tI\t_\tPRON\tPRP\t_\t2\tnsubj\t_\t_\n2\tcan't\t_\tAUX\tMD\t_\t0\troot\t_\t_\n\n", encoding="utf-8")
+    s = raw_text_scores(gold, system)
+    assert s["tokens_f1"] == 1.0 and s["words_recall"] == pytest.approx(1 / 3) and s["words_precision"] == pytest.approx(1 / 2)

@@ -24,7 +24,7 @@ SMALL = {"dense_features": 64}
 @pytest.fixture(scope="module")
 def ewt_raw(shared_data):
     base = shared_data / "ud_english_ewt"
-    return read_tokenized_conllu(base / "en_ewt-ud-train.conllu")[:60], read_tokenized_conllu(base / "en_ewt-ud-dev.conllu")[:20]
+    return read_tokenized_conllu(base / "en_ewt-ud-train.conllu")[:40], read_tokenized_conllu(base / "en_ewt-ud-dev.conllu")[:20]
 
 
 @pytest.fixture(scope="module")
@@ -77,7 +77,8 @@ def test_reader_refuses_text_that_does_not_match(tmp_path):
 
 # -- decisions -----------------------------------------------------------------------------------------------
 def test_batched_tokenizer_equals_reference(tokenizer, ewt_raw, monkeypatch):
-    texts = [p.text for p in ewt_raw[1]] + ["I can't believe it's 5 p.m. already!! Mr. Smith said:\"no\"."]
+    texts = [p.text for p in ewt_raw[1][:8]] + ["I can't believe it's 5 p.m. already!! Mr. Smith said:\"no\".", "x", "",
+                                               "  ", "a\u00a0b\tc\n"]
     expected = tokenize_reference(tokenizer.classifiers_["boundary"], tokenizer.classifiers_["sentence"], texts)
     got = tokenizer.tokenize(texts)
     assert [(t.spans, t.words, t.sentence_lengths) for t in got] == [(t.spans, t.words, t.sentence_lengths) for t in expected]
@@ -90,7 +91,7 @@ def test_batched_tokenizer_equals_reference(tokenizer, ewt_raw, monkeypatch):
 
 def test_tokenizer_learns_ewt_conventions(tokenizer, ewt_raw):
     scores = tokenizer.evaluate(ewt_raw[1])
-    assert scores["tokens_f1"] > 0.9 and scores["words_f1"] > 0.9  # 60 training paragraphs, 2 epochs
+    assert scores["tokens_f1"] > 0.9 and scores["words_f1"] > 0.9  # 40 training paragraphs, 2 epochs
     out = tokenizer.tokenize(["The dog barked at the mailman, and he ran away."])[0]
     assert out.tokens()[-2:] == ["away", "."] and "mailman" in out.tokens() and "," in out.tokens()
 
@@ -184,7 +185,7 @@ def test_cli_raw_text_round_trips_exactly(english, tmp_path, capsys):
 def test_hostile_raw_text_is_analysed_or_refused_with_its_line(english, tmp_path, capsys):
     model = tmp_path / "en.cjt"
     english.save(model)
-    long_line = ("word " * 200_000)[:1 << 20]  # a 1 MB line
+    long_line = ("".join(chr(97 + k % 26) for k in range(99)) + " ") * ((1 << 20) // 100)  # a 1 MB line (of long pieces)
     text = ("Emoji 😀👍🏽 and flags 🇯🇵 here.\nNUL \x00 and bell \x07 and escape \x1b[0m inside.\n\n"
             "Zero-width\u200bjoiner, RTL \u202e text, combining e\u0301 and \ufeff mid-text.\n\n"
             "\x00\x00\x00\n\n" + long_line + "\n\nThe end.")

@@ -5,6 +5,10 @@
   each side (:mod:`conjunct.tasks.segment.features`), over the text with its
   whitespace, so a gap sees the spaces near it. Only gaps between two
   non-whitespace characters are decided: whitespace always separates tokens.
+  Each gap also gets the two parts of its whitespace-delimited piece, left and
+  right of it, and the pieces before and after that one
+  (:func:`piece_features`): ``L=ca`` ``R=n't`` in ``can't``, ``N=a`` in
+  ``its a``, so the classifier sees whole words, not three characters each side.
 - Token ends (the ``sentence`` component): the token, its neighbours and
   their shapes (:func:`sentence_features`).
 """
@@ -15,7 +19,8 @@ from typing import List, Sequence, Tuple
 
 import numpy as np
 
-__all__ = ["shape", "sentence_features", "space_mask", "SentenceEncoder", "PARAGRAPH_START", "PARAGRAPH_END"]
+__all__ = ["shape", "sentence_features", "piece_features", "PieceEncoder", "space_mask", "SentenceEncoder",
+           "PARAGRAPH_START", "PARAGRAPH_END"]
 
 PARAGRAPH_START, PARAGRAPH_END = "<p>", "</p>"  # the neighbours of a paragraph's first and last token
 
@@ -45,6 +50,81 @@ def sentence_features(text: str, spans: Sequence[Tuple[int, int]], k: int) -> Li
             f"w1={w1}", f"l1={w1.lower()}", f"s1={shape(w1)}", f"f1={w1[0]}",
             f"lp={wp.lower()}", f"sp={shape(wp)}", f"s2={shape(w2)}", f"g={gap}",
             f"l0l1={w0.lower()}_{w1.lower()}", f"lpl0={wp.lower()}_{w0.lower()}"]
+
+
+PART = 12  # longest part of a piece kept whole; a longer one keeps its PART characters nearest the gap
+
+
+def _parts(piece: str, k: int) -> List[str]:
+    left, right = piece[:k], piece[k:]
+    if len(left) > PART:
+        left = "~" + left[-PART:]
+    if len(right) > PART:
+        right = right[:PART] + "~"
+    return [f"L={left}", f"R={right}"]
+
+
+def _neighbours(before: str, after: str) -> List[str]:
+    return [f"P={before[-PART:]}", f"N={after[:PART]}"]
+
+
+def _runs(space: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+    """Starts and ends of the whitespace-delimited pieces."""
+    edges = np.diff(np.concatenate(([0], (~space).astype(np.int8), [0])))
+    return np.flatnonzero(edges == 1), np.flatnonzero(edges == -1)
+
+
+def gap_piece_features(text: str, gaps: Sequence[int]) -> List[List[str]]:
+    """:func:`piece_features` of many gaps of one text."""
+    starts, ends = _runs(space_mask(text))
+    out = []
+    for b in gaps:
+        k = int(np.searchsorted(starts, b, side="right")) - 1
+        a, e = int(starts[k]), int(ends[k])
+        before = text[starts[k - 1]:ends[k - 1]] if k > 0 else PARAGRAPH_START
+        after = text[starts[k + 1]:ends[k + 1]] if k + 1 < len(starts) else PARAGRAPH_END
+        out.append(_parts(text[a:e], int(b) - a) + _neighbours(before, after))
+    return out
+
+
+def piece_features(text: str, b: int) -> List[str]:
+    """The parts of the whitespace-delimited piece of ``text`` around gap ``b``
+    (before character ``b``; both neighbours non-whitespace) left and right of
+    it, and the pieces before and after it (:data:`PARAGRAPH_START` / ``END`` at the ends)."""
+    return gap_piece_features(text, [b])[0]
+
+
+class PieceEncoder:
+    """Ids of :func:`piece_features` for the decided gaps of a text, looked up
+    once per distinct piece."""
+
+    def __init__(self, index=None):
+        self.index = index
+        self._cache: dict = {}
+
+    def ids(self, text: str, gaps: np.ndarray, space: np.ndarray) -> np.ndarray:
+        """(len(gaps), 4) feature ids (-1: unknown) of the gaps, which are sorted."""
+        out = np.empty((len(gaps), 4), dtype=np.int32)
+        if not len(gaps):
+            return out
+        starts, ends = _runs(space)
+        owner = np.searchsorted(starts, gaps, side="right") - 1
+        cuts = np.flatnonzero(np.diff(owner)) + 1
+        get = self.index.get
+        for lo, hi in zip(np.concatenate(([0], cuts)).tolist(), np.concatenate((cuts, [len(gaps)])).tolist()):
+            k = owner[lo]
+            a, e = int(starts[k]), int(ends[k])
+            piece = text[a:e]
+            table = self._cache.get(piece)
+            if table is None:
+                table = np.asarray([[get(f) for f in _parts(piece, j)] for j in range(len(piece) + 1)], dtype=np.int32)
+                if len(self._cache) < 1 << 18:
+                    self._cache[piece] = table
+            out[lo:hi, :2] = table[gaps[lo:hi] - a]
+            before = text[starts[k - 1]:ends[k - 1]] if k > 0 else PARAGRAPH_START
+            after = text[starts[k + 1]:ends[k + 1]] if k + 1 < len(starts) else PARAGRAPH_END
+            out[lo:hi, 2:] = [get(f) for f in _neighbours(before, after)]
+        return out
 
 
 def space_mask(text: str) -> np.ndarray:

@@ -14,7 +14,7 @@ import numpy as np
 from ..._jobs import resolve_n_jobs
 from ..runner import Runner, check_classifier, events_matrix
 from ..segment.features import LEFT, RIGHT, SegmentEncoder, boundary_features
-from .features import SentenceEncoder, sentence_features, space_mask
+from .features import PieceEncoder, SentenceEncoder, piece_features, sentence_features, space_mask
 from .oracle import TOKEN, WORD, decided_gaps
 from .reader import TokenizedText
 
@@ -108,6 +108,7 @@ class TokenizerRunner(Runner):
         self.n_jobs = n_jobs
         self.encoder = SegmentEncoder(ngram, boundary.features)
         self.sentence_encoder = SentenceEncoder(sentence.features)
+        self.piece_encoder = PieceEncoder(boundary.features)
         self.gap_classes = np.asarray([str(c) for c in boundary.rule.classes], dtype=object)
         self.end_class = [str(c) for c in sentence.rule.classes].index("1")
 
@@ -142,7 +143,9 @@ class TokenizerRunner(Runner):
                 owner_parts.append(np.full(len(g), j, dtype=np.int64))
                 gap_parts.append(g)
             rows = np.concatenate(keys_rows)
-            cols = cols[rows].reshape(-1)
+            extra = np.concatenate([self.piece_encoder.ids(t, g, space_mask(t)) for t, g in zip(texts, gaps)])
+            cols = np.concatenate((cols[rows], extra), axis=1).reshape(-1)
+            width += extra.shape[1]
             indptr = np.arange(len(rows) + 1, dtype=np.int64) * width
         else:
             cols = np.zeros(0, dtype=np.int32)
@@ -213,7 +216,8 @@ def tokenize_reference(boundary, sentence, texts: Sequence[str], ngram: int = 3)
     (slow; the reference the batched runner is tested against)."""
     out = []
     for text in texts:
-        classes = {int(b): str(boundary.predict_one(boundary_features(text, int(b), ngram))) for b in decided_gaps(text)}
+        classes = {int(b): str(boundary.predict_one(boundary_features(text, int(b), ngram) + piece_features(text, int(b))))
+                   for b in decided_gaps(text)}
         out.append(assemble(text, classes, lambda spans: [str(sentence.predict_one(sentence_features(text, spans, k))) == "1"
                                                          for k in range(len(spans) - 1)]))
     return out
