@@ -236,3 +236,19 @@ def test_model_without_tokenizer_reads_tokens_per_line(english, tmp_path, capsys
     with pytest.raises(conjunct.ConjunctError, match="no tokenizer"):
         old.analyze_text(["The dog barked."])
     capsys.readouterr()
+
+
+def test_analyze_train_trains_the_tokenizer_from_the_treebank_text(shared_data, tmp_path, capsys):
+    out = tmp_path / "m.cjt"
+    treebank = shared_data / "ud_english_ewt" / "en_ewt-ud-dev.conllu"
+    assert main(["analyze", "train", "--lang", "en", str(treebank), "--max-sentences", "40", "-k", "2", "-i", "1",
+                 "-o", str(out)]) == 0
+    assert "tokenizer, tagger, parser" in capsys.readouterr().err
+    nlp = conjunct.load(out)
+    assert isinstance(nlp.tokenizer, EnglishTokenizer)
+    src = tmp_path / "raw.txt"
+    src.write_text("The dog barked. It ran away.\n", encoding="utf-8")
+    result = tmp_path / "out.conllu"
+    assert main(["analyze", str(out), str(src), "-o", str(result)]) == 0
+    assert _rebuild(result.read_text(encoding="utf-8")) == src.read_text(encoding="utf-8")
+    capsys.readouterr()

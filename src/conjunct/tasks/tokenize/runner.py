@@ -181,13 +181,17 @@ class TokenizerRunner(Runner):
     def run(self, texts: Sequence[str], *, collect: bool = False, timing: bool = False):
         """The :class:`TokenizedText` of every text (with ``collect``, also the
         events of both components)."""
-        texts = list(texts)
+        originals = list(texts)
+        # Decisions are taken on each text without its leading and trailing
+        # whitespace, as the training paragraphs have none: a window at the
+        # text's ends then sees the padding it was trained with.
+        texts, shifts = _stripped(originals)
         got = self.classify_gaps(texts, collect=collect)
         gap_classes, gap_events = got if collect else (got, None)
         token_only = [assemble_arrays(t, g, c) for t, (g, c) in zip(texts, gap_classes)]
         got = self.classify_ends([(t.text, t.spans) for t in token_only], collect=collect)
         ends, sent_events = got if collect else (got, None)
-        out = [_with_sentences(t, e) for t, e in zip(token_only, ends)]
+        out = [_shifted(_with_sentences(t, e), o, k) for t, e, o, k in zip(token_only, ends, originals, shifts)]
         return (out, gap_events, sent_events) if collect else out
 
 
@@ -198,6 +202,24 @@ def _events(indptr, cols, width):
     kept = np.zeros(len(indptr), dtype=np.int64)
     np.cumsum(np.bincount(rows, minlength=len(indptr) - 1), out=kept[1:])
     return events_matrix(kept, cols[keep], width)
+
+
+def _stripped(texts: Sequence[str]):
+    """(each text without leading / trailing whitespace, the length of its leading whitespace)."""
+    out, shifts = [], []
+    for t in texts:
+        core = t.strip()
+        out.append(core)
+        shifts.append(t.index(core[0]) if core else 0)
+    return out, shifts
+
+
+def _shifted(t: TokenizedText, original: str, shift: int) -> TokenizedText:
+    """``t`` (of a stripped text) as the tokenization of ``original``."""
+    if shift:
+        t.spans = [(a + shift, b + shift) for a, b in t.spans]
+    t.text = original
+    return t
 
 
 def _with_sentences(t: TokenizedText, ends: Sequence[bool]) -> TokenizedText:
@@ -215,9 +237,11 @@ def tokenize_reference(boundary, sentence, texts: Sequence[str], ngram: int = 3)
     """Tokenization with one ``predict_one`` per decision over the feature strings
     (slow; the reference the batched runner is tested against)."""
     out = []
-    for text in texts:
+    originals = list(texts)
+    texts, shifts = _stripped(originals)
+    for text, original, shift in zip(texts, originals, shifts):
         classes = {int(b): str(boundary.predict_one(boundary_features(text, int(b), ngram) + piece_features(text, int(b))))
                    for b in decided_gaps(text)}
-        out.append(assemble(text, classes, lambda spans: [str(sentence.predict_one(sentence_features(text, spans, k))) == "1"
-                                                         for k in range(len(spans) - 1)]))
+        out.append(_shifted(assemble(text, classes, lambda spans: [str(sentence.predict_one(sentence_features(text, spans, k)))
+                                                                   == "1" for k in range(len(spans) - 1)]), original, shift))
     return out
