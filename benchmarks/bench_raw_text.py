@@ -21,6 +21,7 @@ UDPipe 1.2's published EWT figures from raw text (words F1 99.1, sentences F1
     python benchmarks/bench_raw_text.py                       # train on all of EWT train, score dev and test
     python benchmarks/bench_raw_text.py --model en.cjt        # a pipeline trained before (conjunct analyze train)
     python benchmarks/bench_raw_text.py --quick               # 300 training sentences, 3 epochs, first 40 paragraphs
+    python benchmarks/bench_raw_text.py --tokenizer-only --splits dev   # the tokenizer alone (tokens, words, sentences)
 """
 
 from __future__ import annotations
@@ -97,6 +98,38 @@ def evaluate(nlp, base: Path, split: str, paragraphs: int | None) -> dict:
             "tokenizer_sentences": sum(len(t.sentence_lengths) for t in tokenized)}
 
 
+def tokenizer_only(base: Path, args) -> None:
+    """Train the tokenizer alone on EWT train (or load --tokenizer-model) and score tokens, words and sentences."""
+    if args.tokenizer_model:
+        tok = conjunct.load(args.tokenizer_model)
+        trained = {"model": args.tokenizer_model}
+    else:
+        raw = read_tokenized_conllu(base / "en_ewt-ud-train.conllu")
+        if args.train_sentences is not None:
+            from conjunct.commands.analyze import _first_sentences
+            raw = _first_sentences(raw, args.train_sentences)
+        t0 = time.perf_counter()
+        tok = EnglishTokenizer(n_iter=args.n_iter, degree=args.tokenizer_degree).fit(raw)
+        trained = {"paragraphs": len(raw), "n_iter": args.n_iter, "degree": args.tokenizer_degree,
+                   "seconds": time.perf_counter() - t0, "components": tok.training_stats_}
+        if args.save:
+            tok.save(args.save)
+    rows, results = [], []
+    for split in args.splits.split(","):
+        gold = read_tokenized_conllu(base / f"en_ewt-ud-{split}.conllu")[:args.paragraphs]
+        r = {"split": split, **tok.evaluate(gold)}
+        results.append(r)
+        rows.append([split, len(gold)] + [round(100 * r[f"{m}_f1"], 2) for m in ("tokens", "words", "sentences")]
+                    + [r["system_sentences"], r["gold_sentences"], round(r["seconds"], 1)])
+    rows.append(["UDPipe 1.2 (published)", "", "", ANCHOR["words_f1"], ANCHOR["sentences_f1"], "", "", ""])
+    md = ("EWT from raw text, the tokenizer alone (CoNLL 2018 shared task alignment, F1 %). Dev is for tuning; test "
+          "figures are final.\n\n"
+          + markdown_table(["split", "paragraphs", "tokens F1", "words F1", "sentences F1", "sentences out", "gold sentences",
+                            "seconds"], rows)
+          + f"\n\nTraining: {trained}\n\nTimes were taken on a shared machine; accuracies do not depend on load.\n")
+    write_results(args.name or "raw_text_tokenizer", {"trained": trained, "results": results, "anchor_udpipe1": ANCHOR}, md)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--model", default=None, help="a trained English text pipeline with a tokenizer (else one is trained)")
@@ -108,13 +141,17 @@ def main() -> None:
     ap.add_argument("--folds", type=int, default=5)
     ap.add_argument("--n-iter", type=int, default=10)
     ap.add_argument("--tokenizer-degree", type=int, default=2)
-    ap.add_argument("--name", default=None, help="results file name (default raw_text[_quick])")
+    ap.add_argument("--tokenizer-only", action="store_true", help="train and score the tokenizer alone")
+    ap.add_argument("--tokenizer-model", default=None, help="with --tokenizer-only: a trained EnglishTokenizer file")
+    ap.add_argument("--name", default=None, help="results file name (default raw_text[_quick], raw_text_tokenizer)")
     args = ap.parse_args()
     if args.quick:
         args.train_sentences = args.train_sentences or 300
         args.n_iter, args.folds = 3, 2
         args.paragraphs = args.paragraphs or 40
     base = require_shared_data() / "ud_english_ewt"
+    if args.tokenizer_only:
+        return tokenizer_only(base, args)
     if args.model:
         nlp = conjunct.load(args.model)
         if not isinstance(nlp, EnglishTextPipeline) or nlp.tokenizer is None:
