@@ -178,6 +178,12 @@ def test_cli_raw_text_round_trips_exactly(english, tmp_path, capsys):
     tok.write_text("The dog barked .\nI saw her\n", encoding="utf-8")
     assert main(["analyze", str(model), str(tok), "-o", str(out), "--tokenized"]) == 0
     assert [s.column("form") for s in iter_conllu(out)] == [["The", "dog", "barked", "."], ["I", "saw", "her"]]
+    # CoNLL-U in: its FORMs are the tokens, the tokenizer does not run
+    conllu_in = tmp_path / "in.conllu"
+    conllu_in.write_text("# sent_id = a\n1\tcan't\t_\t_\t_\t_\t_\t_\t_\t_\n2\tgo.\t_\t_\t_\t_\t_\t_\t_\t_\n\n", encoding="utf-8")
+    assert main(["analyze", str(model), str(conllu_in), "-o", str(out)]) == 0
+    (s,) = iter_conllu(out)
+    assert s.column("form") == ["can't", "go."] and s.lines[0] == "# sent_id = a" and "TokenRange" not in out.read_text()
     capsys.readouterr()
 
 
