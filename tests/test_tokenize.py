@@ -8,7 +8,7 @@ import pytest
 import conjunct
 from conjunct import DataFormatError
 from conjunct.analysis import EnglishTextPipeline
-from conjunct.analysis.rawtext import analyze_file, read_paragraphs
+from conjunct.analysis.rawtext import read_paragraphs
 from conjunct.analysis.result import unescape_spaces
 from conjunct.cli import main
 from conjunct.corpora import iter_conllu
@@ -194,6 +194,7 @@ def test_hostile_raw_text_is_analysed_or_refused_with_its_line(english, tmp_path
     long_line = ("".join(chr(97 + k % 26) for k in range(99)) + " ") * ((1 << 20) // 100)  # a 1 MB line (of long pieces)
     text = ("Emoji 😀👍🏽 and flags 🇯🇵 here.\nNUL \x00 and bell \x07 and escape \x1b[0m inside.\n\n"
             "Zero-width\u200bjoiner, RTL \u202e text, combining e\u0301 and \ufeff mid-text.\n\n"
+            "Odd spaces:\x0b\x0c\x1c\x85\u2028\u3000\u00a0between words.\n\n"
             "\x00\x00\x00\n\n" + long_line + "\n\nThe end.")
     src = tmp_path / "hostile.txt"
     src.write_text(text, encoding="utf-8")

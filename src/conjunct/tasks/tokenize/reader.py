@@ -59,7 +59,7 @@ def _misc_no_space(misc: str) -> bool:
     return "SpaceAfter=No" in misc.split("|")
 
 
-def _sentence_tokens(s, name: str):
+def _sentence_tokens(s):
     """(text, tokens as (form, words), last token has SpaceAfter=No) of one CoNLL-U sentence."""
     text = None
     for line in s.lines:
@@ -118,7 +118,7 @@ def read_tokenized_conllu(path) -> List[TokenizedText]:
     for paragraph in conllu_paragraphs(path):
         text, spans, words, lengths = "", [], [], []
         for s in paragraph:
-            stext, tokens, no_space = _sentence_tokens(s, name)
+            stext, tokens, no_space = _sentence_tokens(s)
             pos = len(text)
             at = 0
             for form, parts in tokens:
