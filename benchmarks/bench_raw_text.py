@@ -36,6 +36,7 @@ from _common import markdown_table, require_shared_data, write_results
 import conjunct
 from conjunct.analysis import EnglishTextPipeline
 from conjunct.analysis.rawtext import analyze_file
+from conjunct.corpora import iter_conllu
 from conjunct.tagging import PerceptronTagger
 from conjunct.tasks.english import EnglishDependencyParser, read_ud_english
 from conjunct.tasks.tokenize import (EnglishTokenizer, conll18_scores, conllu_paragraphs, document_from_conllu,
@@ -78,7 +79,12 @@ def train(base: Path, args) -> EnglishTextPipeline:
                               tokenizer=EnglishTokenizer(n_iter=args.n_iter, degree=args.tokenizer_degree),
                               folds=args.folds, verbose=1)
     t0 = time.perf_counter()
-    nlp.fit(data, raw_text=raw)
+    if args.tokenizer_model:  # a tokenizer trained before (on EWT train): the other stages only
+        stats = nlp.fit(data).stats_
+        nlp = nlp.replace(tokenizer=conjunct.load(args.tokenizer_model))
+        nlp.stats_ = stats
+    else:
+        nlp.fit(data, raw_text=raw)
     nlp.stats_["seconds"] = time.perf_counter() - t0
     return nlp
 
@@ -93,6 +99,12 @@ def evaluate(nlp, base: Path, split: str, paragraphs: int | None) -> dict:
     tokenized = nlp.tokenize(text.split("\n\n"))
     tok_seconds = time.perf_counter() - t0
     scores = conll18_scores(document_from_conllu(io.StringIO(gold)), document_from_conllu(io.StringIO(out)))
+    # The same model from the gold words (every other column blanked), scored the same way: what tokenization costs.
+    words = "".join("\n".join(f"{w[0]}\t{w[1]}" + "\t_" * 8 for w in s.words) + "\n\n"
+                    for s in iter_conllu(io.StringIO(gold)) if s.words)
+    from_words = conll18_scores(document_from_conllu(io.StringIO(gold)),
+                                document_from_conllu(io.StringIO("".join(analyze_file(nlp, io.StringIO(words))))))
+    scores.update({f"gold_words_{m}_f1": from_words[f"{m}_f1"] for m in ("upos", "xpos", "uas", "las")})
     return {"split": split, "characters": len(text), **scores, "seconds": seconds, "tokenizer_seconds": tok_seconds,
             "tokenizer_characters_per_second": len(text) / tok_seconds if tok_seconds else None,
             "tokenizer_sentences": sum(len(t.sentence_lengths) for t in tokenized)}
@@ -142,7 +154,8 @@ def main() -> None:
     ap.add_argument("--n-iter", type=int, default=10)
     ap.add_argument("--tokenizer-degree", type=int, default=2)
     ap.add_argument("--tokenizer-only", action="store_true", help="train and score the tokenizer alone")
-    ap.add_argument("--tokenizer-model", default=None, help="with --tokenizer-only: a trained EnglishTokenizer file")
+    ap.add_argument("--tokenizer-model", default=None,
+                    help="a trained EnglishTokenizer file: scored alone (--tokenizer-only) or used instead of training one")
     ap.add_argument("--name", default=None, help="results file name (default raw_text[_quick], raw_text_tokenizer)")
     args = ap.parse_args()
     if args.quick:
@@ -161,7 +174,7 @@ def main() -> None:
         nlp = train(base, args)
         trained = {"train_sentences": args.train_sentences or "all", "n_iter": args.n_iter, "folds": args.folds,
                    "tokenizer_degree": args.tokenizer_degree, "training": nlp.stats_,
-                   "tokenizer_training": nlp.tokenizer.training_stats_}
+                   "tokenizer": args.tokenizer_model or getattr(nlp.tokenizer, "training_stats_", None)}
         if args.save:
             nlp.save(args.save)
     rows, results = [], []
@@ -170,6 +183,8 @@ def main() -> None:
         results.append(r)
         rows.append([split, r["characters"]] + [round(100 * r[f"{m}_f1"], 2) for m in SHOWN]
                     + [r["system_sentences"], r["gold_sentences"], round(r["seconds"], 1)])
+        rows.append([f"{split}, gold words", "", "", "", ""] + [round(100 * r[f"gold_words_{m}_f1"], 2)
+                                                                 for m in ("upos", "xpos", "uas", "las")] + ["", "", ""])
     rows.append(["UDPipe 1.2 (published)", "", "", ANCHOR["words_f1"], ANCHOR["sentences_f1"], "", "", "", ANCHOR["las_f1"],
                  "", "", ""])
     md = ("EWT from raw text, CoNLL 2018 shared task alignment (F1, %). Dev is for tuning; test figures are final.\n\n"
