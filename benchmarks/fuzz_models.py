@@ -101,6 +101,32 @@ def _dep_corpus(rng, n: int):
     return out
 
 
+def _raw_corpus(rng, n: int):
+    """Tokenized paragraphs of random words, glued punctuation and a multiword token."""
+    from conjunct.tasks.tokenize import TokenizedText
+
+    vocab = [("the",), ("dog",), ("runs",), ("ca", "n't"), ("it", "'s"), ("Mr.",), ("cat",)]
+    out = []
+    for _ in range(n):
+        text, spans, words, lengths = "", [], [], []
+        for _ in range(int(rng.integers(1, 4))):
+            count = 0
+            for _ in range(int(rng.integers(2, 6))):
+                w = vocab[int(rng.integers(0, len(vocab)))]
+                if text:
+                    text += " "
+                spans.append((len(text), len(text) + len("".join(w))))
+                words.append(w)
+                text += "".join(w)
+                count += 1
+            spans.append((len(text), len(text) + 1))
+            words.append((".",))
+            text += "."
+            lengths.append(count + 1)
+        out.append(TokenizedText(text, spans, words, lengths))
+    return out
+
+
 def build_samples(*, quick: bool = False, shared_data: Optional[Path] = None) -> List[Sample]:
     """Small models of every kind (deterministic)."""
     import conjunct
@@ -111,6 +137,7 @@ def build_samples(*, quick: bool = False, shared_data: Optional[Path] = None) ->
     from conjunct.tasks.chunk import Chunker
     from conjunct.tasks.english import EnglishDependencyParser
     from conjunct.tasks.segment import WordSegmenter
+    from conjunct.tasks.tokenize import EnglishTokenizer
 
     rng = np.random.default_rng(0)
     objects: List[Tuple[str, Any, dict]] = []
@@ -181,9 +208,13 @@ def build_samples(*, quick: bool = False, shared_data: Optional[Path] = None) ->
         dep_train = _dep_corpus(rng, 40)
         parser = EnglishDependencyParser(degree=2, n_iter=2, method_params=small).fit(dep_train)
         objects.append(("english_parser", parser, {"kind": "parser", "sentences": dep_train[:10]}))
+        raw_train = _raw_corpus(rng, 30)
+        tokenizer = EnglishTokenizer(degree=2, n_iter=2, method_params=small).fit(raw_train)
+        objects.append(("tokenizer", tokenizer, {"kind": "tokenizer", "texts": [t.text for t in raw_train[:8]]}))
         nlp = EnglishTextPipeline(PerceptronTagger(n_iter=2), EnglishDependencyParser(degree=2, n_iter=2, method_params=small),
-                                  Chunker(degree=2, n_iter=2, method_params=small), folds=2)
-        nlp.fit(dep_train, chunk_data=chunk_train)
+                                  Chunker(degree=2, n_iter=2, method_params=small),
+                                  EnglishTokenizer(degree=2, n_iter=2, method_params=small), folds=2)
+        nlp.fit(dep_train, chunk_data=chunk_train, raw_text=raw_train)
         objects.append(("text_pipeline_en", nlp, {"kind": "text", "sentences": [s.forms for s in dep_train[:8]]}))
     if shared_data is not None and not quick:
         bunsetsu = _bunsetsu_sample(shared_data)
@@ -253,6 +284,8 @@ def run_probe(obj, probe: dict):
         return obj.chunk(probe["sentences"])
     if kind == "segmenter":
         return obj.segment(probe["texts"])
+    if kind == "tokenizer":
+        return [(t.spans, t.words, t.sentence_lengths) for t in obj.tokenize(probe["texts"])]
     if kind == "parser":
         return obj.parse(probe["sentences"])
     if kind == "bunsetsu":
@@ -596,7 +629,7 @@ def _leaves(value, path=()):
 
 _ENUMS = ["pkb", "pki", "pke", "split", "fstrie", "adaptive", "lru", "lfu", "thread", "shared", "sign", "argmax", "ovo", "kernel_model", "classifier",
           "feature_index", "conjunctive_linear_model", "perceptron_tagger", "hmm_tagger", "task_pipeline",
-          "conll2000-chunk", "ja-segment", "ud-english", "bunsetsu", "viterbi", "beam", "greedy", "bogus", ""]
+          "conll2000-chunk", "ja-segment", "en-tokenize", "ud-english", "bunsetsu", "viterbi", "beam", "greedy", "bogus", ""]
 
 
 def _meta_value(rng, old, ints):

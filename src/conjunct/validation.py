@@ -835,10 +835,11 @@ def _hmm_smoothing(meta: _Meta, params: _Meta, where: _Where) -> None:
 
 
 # Task pipelines: what their runners need beyond the generic checks (see conjunct.tasks).
-_TASK_RULES = {"ud-english": ("sign", "argmax"), "ja-segment": ("sign",), "bunsetsu": ("sign",)}
+_TASK_RULES = {"ud-english": ("sign", "argmax"), "ja-segment": ("sign",), "bunsetsu": ("sign",),
+               "en-tokenize": ("sign", "argmax", "ovo")}
 _TASK_CLASS = {"ja-segment": "1"}  # the segmenter's "a word ends here" class
 _TASK_MAX_CLASSES = {("ud-english", "transition"): 8}  # the arc-eager loop's table of transitions
-_TASK_CONFIG = {"conll2000-chunk": {"window": (0, 32)}, "ja-segment": {"ngram": (1, 3)}}
+_TASK_CONFIG = {"conll2000-chunk": {"window": (0, 32)}, "ja-segment": {"ngram": (1, 3)}, "en-tokenize": {"ngram": (1, 3)}}
 _PIPELINE_PARAMS = ("degree", "C", "n_iter", "margin", "common_features", "method", "random_state", "verbose")
 
 
@@ -922,8 +923,8 @@ def _pipeline(meta: _Meta, arrays: Arrays, where: _Where, tasks) -> None:
 # Text pipelines: per language, each stage's kinds, its task (for a task pipeline) and whether it may be absent.
 _TAGGER_KINDS = ("perceptron_tagger", "hmm_tagger")
 _TEXT_STAGES = {
-    "en": {"tagger": (_TAGGER_KINDS, None, False), "parser": (("task_pipeline",), "ud-english", False),
-           "chunker": (("task_pipeline",), "conll2000-chunk", True)},
+    "en": {"tokenizer": (("task_pipeline",), "en-tokenize", True), "tagger": (_TAGGER_KINDS, None, False),
+           "parser": (("task_pipeline",), "ud-english", False), "chunker": (("task_pipeline",), "conll2000-chunk", True)},
     "ja": {"segmenter": (("task_pipeline",), "ja-segment", False), "tagger": (_TAGGER_KINDS, None, False),
            "bunsetsu": (("task_pipeline",), "conll2000-chunk", False), "parser": (("task_pipeline",), "bunsetsu", False)},
 }
@@ -941,10 +942,12 @@ def _text_pipeline(meta: _Meta, arrays: Arrays, where: _Where, languages) -> Non
     params.raw("verbose", optional=True)
     stages = meta.obj("stages")
     spec = _TEXT_STAGES[lang]
-    if sorted(stages.d) != sorted(spec):
+    # A file written before the tokenizer existed has no entry for it.
+    required = sorted(n for n in spec if not (n == "tokenizer" and n not in stages.d))
+    if sorted(stages.d) != required:
         where.meta_fail("stages", f"has {sorted(stages.d)}, a {lang} text pipeline needs {sorted(spec)}")
     for name, (kinds, task, optional) in spec.items():
-        if optional and stages.raw(name) is None:
+        if optional and (name not in stages.d or stages.raw(name) is None):
             continue
         entry = stages.obj(name)
         entry.str("kind", kinds)

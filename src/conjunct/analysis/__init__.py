@@ -1,7 +1,8 @@
 """Text in, analysis out: chains of the taggers, segmenter, chunker and parsers
 that read raw or tokenized text, saved as one model file.
 
-- :class:`EnglishTextPipeline`: tokens -> UPOS/XPOS -> dependency trees and chunks.
+- :class:`EnglishTextPipeline`: (raw text -> tokens and sentences ->) tokens ->
+  UPOS/XPOS -> dependency trees and chunks.
 - :class:`JapaneseTextPipeline`: raw text -> words -> UPOS/XPOS -> bunsetsu ->
   bunsetsu dependencies.
 
@@ -10,7 +11,8 @@ Downstream stages are trained on jackknifed (k-fold predicted) tags.
 CoNLL-U (``conjunct analyze``).
 
 Modules: ``stages`` (the shared base: stages, swapping, the file), ``jackknife``,
-``result`` (one analysed sentence), ``textio`` (input and CoNLL-U), ``english``,
+``result`` (one analysed sentence), ``textio`` (input and CoNLL-U), ``rawtext``
+(raw English paragraphs through the tokenizer, offsets kept), ``english``,
 ``japanese``, ``metrics`` (end-to-end scores against gold).
 """
 

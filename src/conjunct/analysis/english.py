@@ -1,4 +1,5 @@
-"""English text to analysis: tokens -> POS tagger (UPOS and XPOS as one joint
+"""English text to analysis: (raw text -> tokenizer and sentence splitter ->)
+tokens -> POS tagger (UPOS and XPOS as one joint
 tag) -> arc-eager dependency parser and YamCha chunker, both reading the
 predicted tags.
 
@@ -8,7 +9,8 @@ from tags as noisy as the ones it reads on new text. The chunker is trained on
 CoNLL-2000 (WSJ) when chunk data is given: the pipeline's tagger never saw
 those sentences, so its predictions on them are already held-out tags (EWT
 has no chunk annotation; the chunker's XPOS input is the PTB tag set both
-corpora share).
+corpora share). The tokenizer is trained on the treebank's raw text (its
+``# text`` lines, SpaceAfter=No and multiword tokens) when that is given.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from .._errors import ConjunctError, DataFormatError
 from ..tagging import HMMTagger, PerceptronTagger
 from ..tasks.chunk import Chunker
 from ..tasks.english import DepSentence, EnglishDependencyParser
+from ..tasks.tokenize import EnglishTokenizer
 from .jackknife import jackknife_tags
 from .result import JOINT, Analysis, split_joint_tag
 from .stages import TextPipeline, check_stage, clone_stage
@@ -29,7 +32,8 @@ __all__ = ["EnglishTextPipeline"]
 
 
 class EnglishTextPipeline(TextPipeline):
-    """Tokenized English -> UPOS/XPOS tags, dependency trees and chunks.
+    """English raw or tokenized text -> tokens and sentences, UPOS/XPOS tags,
+    dependency trees and chunks.
 
     >>> nlp = EnglishTextPipeline(folds=5).fit(read_ud_english("en_ewt-ud-train.conllu"),
     ...                                        chunk_data=read_conll2000("train.txt"))   # doctest: +SKIP
@@ -45,6 +49,10 @@ class EnglishTextPipeline(TextPipeline):
     chunker : Chunker, optional
         Default ``Chunker()``; trained only when :meth:`fit` gets chunk data,
         else the fitted pipeline has no chunker.
+    tokenizer : EnglishTokenizer, optional
+        Tokenizer and sentence splitter of raw text (:meth:`analyze_text`).
+        Default ``EnglishTokenizer()``; trained only when :meth:`fit` gets raw
+        text, else the fitted pipeline reads tokenized text only.
     folds : int
         k of the jackknifed training tags (at least 2).
     random_state : int
@@ -54,11 +62,12 @@ class EnglishTextPipeline(TextPipeline):
     """
 
     lang = "en"
-    STAGES = ("tagger", "parser", "chunker")
-    OPTIONAL = ("chunker",)
+    STAGES = ("tokenizer", "tagger", "parser", "chunker")
+    OPTIONAL = ("tokenizer", "chunker")
 
-    def __init__(self, tagger=None, parser=None, chunker=None, *, folds: int = 5, random_state: int = 0,
+    def __init__(self, tagger=None, parser=None, chunker=None, tokenizer=None, *, folds: int = 5, random_state: int = 0,
                  verbose: int = 0):
+        self.tokenizer = tokenizer
         self.tagger = tagger
         self.parser = parser
         self.chunker = chunker
@@ -67,11 +76,12 @@ class EnglishTextPipeline(TextPipeline):
         self.verbose = verbose
 
     # -- training -------------------------------------------------------------------------------
-    def fit(self, sentences: Sequence[DepSentence], *, chunk_data: Optional[Sequence] = None) -> "EnglishTextPipeline":
+    def fit(self, sentences: Sequence[DepSentence], *, chunk_data: Optional[Sequence] = None,
+            raw_text: Optional[Sequence] = None) -> "EnglishTextPipeline":
         """Train every stage: the tagger on gold ``UPOS|XPOS`` of ``sentences``,
-        the parser on their trees with jackknifed tags, and (with ``chunk_data``,
+        the parser on their trees with jackknifed tags, (with ``chunk_data``,
         CoNLL-2000 ``(word, POS, chunk)`` sentences) the chunker on the
-        tagger's XPOS for those words.
+        tagger's XPOS for those words, and (with ``raw_text``) the tokenizer.
 
         Parameters
         ----------
@@ -79,6 +89,10 @@ class EnglishTextPipeline(TextPipeline):
             Gold treebank sentences (:func:`conjunct.tasks.english.read_ud_english`).
         chunk_data : sequence of token tuples, optional
             Chunk-annotated sentences (:func:`conjunct.read_conll2000`).
+        raw_text : sequence of TokenizedText, optional
+            Gold tokenized paragraphs
+            (:func:`conjunct.tasks.tokenize.read_tokenized_conllu` of the same
+            treebank).
         """
         sentences = list(sentences)
         if not sentences:
@@ -89,12 +103,22 @@ class EnglishTextPipeline(TextPipeline):
         tagger = self.tagger if self.tagger is not None else PerceptronTagger()
         parser = self.parser if self.parser is not None else EnglishDependencyParser()
         chunker = self.chunker if self.chunker is not None else Chunker()
+        tokenizer = self.tokenizer if self.tokenizer is not None else EnglishTokenizer()
+        check_stage(tokenizer, "tokenizer", (EnglishTokenizer,), "en-tokenize")
         check_stage(tagger, "tagger", (PerceptronTagger, HMMTagger))
         check_stage(parser, "parser", (EnglishDependencyParser,), "ud-english")
         check_stage(chunker, "chunker", (Chunker,), "conll2000-chunk")
         words = [s.forms for s in sentences]
         gold = [[u + JOINT + x for u, x in zip(s.upos, s.xpos)] for s in sentences]
         self.stats_ = {}
+        if raw_text is not None:
+            raw_text = list(raw_text)
+            t0 = time.perf_counter()
+            self.tokenizer = tokenizer.fit(raw_text)
+            self.stats_["tokenizer_seconds"] = time.perf_counter() - t0
+            self._say(f"tokenizer trained on {len(raw_text):,} paragraphs in {self.stats_['tokenizer_seconds']:.1f} s")
+        else:
+            self.tokenizer = None
         t0 = time.perf_counter()
         predicted, self.folds_ = jackknife_tags(lambda: clone_stage(tagger), words, gold, self.folds,
                                                 random_state=self.random_state, verbose=self.verbose)
@@ -163,6 +187,47 @@ class EnglishTextPipeline(TextPipeline):
         if self.chunker is not None:
             for a, chunks in zip(out, self.chunker.chunk([list(zip(a.forms, a.xpos)) for a in out])):
                 a.chunks = list(chunks)
+        return out
+
+
+    def tokenize(self, texts: Sequence[str]):
+        """Tokens, words and sentences of raw texts (:class:`~conjunct.tasks.tokenize.TokenizedText`)."""
+        self._check_fitted()
+        if self.tokenizer is None:
+            raise ConjunctError("this EnglishTextPipeline has no tokenizer (it was trained without raw text): "
+                                "it reads tokenized text only")
+        return self.tokenizer.tokenize(texts)
+
+    def analyze_text(self, texts: Sequence[str]) -> List[List[Analysis]]:
+        """The analyses of the sentences of raw texts (paragraphs of any length).
+
+        Parameters
+        ----------
+        texts : sequence of str
+            Raw text; each one is cut into sentences (a text with no
+            non-whitespace character has none).
+
+        Returns
+        -------
+        list of list of Analysis
+            Per text, its sentences; each knows its tokens' offsets in the text
+            (``tokens``), the whitespace after each (``spaces_after``) and
+            before the first (``spaces_before``), so the text can be rebuilt.
+        """
+        tokenized = self.tokenize(texts)
+        sentences = [ws for t in tokenized for ws in t.sentence_words()]
+        flat = iter(self.analyze(sentences) if sentences else [])
+        out: List[List[Analysis]] = []
+        for t in tokenized:
+            mine = []
+            for a, b in t.sentences():
+                an = next(flat)
+                an.tokens = [(s, e, len(w)) for (s, e), w in zip(t.spans[a:b], t.words[a:b])]
+                nexts = [s for s, _ in t.spans[a + 1:b + 1]] + ([] if b < len(t.spans) else [len(t.text)])
+                an.spaces_after = [t.text[e:n] for (_, e), n in zip(t.spans[a:b], nexts)]
+                an.spaces_before = t.text[:t.spans[0][0]] if a == 0 else ""
+                mine.append(an)
+            out.append(mine)
         return out
 
 

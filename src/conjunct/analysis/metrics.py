@@ -1,6 +1,10 @@
 """End-to-end scores of analyses against gold, with every stage predicted.
 
 English (gold tokenization): UPOS / XPOS accuracy, UAS / LAS, chunk F1.
+English from raw text: the CoNLL 2018 shared task's scores of CoNLL-U output
+against gold CoNLL-U (:func:`raw_text_scores`, through
+:mod:`conjunct.tasks.tokenize.conll18`): tokens, words, sentences, and tags
+and attachments over aligned words.
 Japanese (raw text): words, tags, bunsetsu and bunsetsu dependencies as
 character spans, so that predicted and gold units need not line up: word F1,
 POS F1 (a word right with its tag), bunsetsu F1, and the dependency F1 of
@@ -15,9 +19,10 @@ from typing import Dict, List, Sequence, Tuple
 from ..tasks.chunk import chunk_scores
 from ..tasks.english import DepSentence, attachment_scores
 from ..tasks.segment import word_scores
+from ..tasks.tokenize import conll18_scores, document_from_conllu
 from .result import Analysis
 
-__all__ = ["english_scores", "chunking_scores", "japanese_scores"]
+__all__ = ["english_scores", "chunking_scores", "japanese_scores", "raw_text_scores"]
 
 
 def english_scores(gold: Sequence[DepSentence], predicted: Sequence[Analysis]) -> dict:
@@ -30,6 +35,13 @@ def english_scores(gold: Sequence[DepSentence], predicted: Sequence[Analysis]) -
     att = attachment_scores(gold, [(a.heads, a.deprels) for a in predicted])
     return {"upos_accuracy": upos / words, "xpos_accuracy": xpos / words, "uas": att["uas"], "las": att["las"],
             "words": words}
+
+
+def raw_text_scores(gold, system) -> dict:
+    """CoNLL 2018 shared task scores (tokens, words, sentences F1; UPOS, XPOS,
+    UAS, LAS F1 over aligned words) of CoNLL-U output ``system`` analysed from
+    the raw text of gold CoNLL-U ``gold`` (paths or text streams)."""
+    return conll18_scores(document_from_conllu(gold), document_from_conllu(system))
 
 
 def chunking_scores(gold: Sequence[Sequence[Tuple[str, ...]]], predicted: Sequence[Analysis]) -> dict:

@@ -4,9 +4,9 @@ stage said about them."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import List, Optional
+from typing import List, Optional, Tuple
 
-__all__ = ["Analysis", "split_joint_tag", "JOINT"]
+__all__ = ["Analysis", "split_joint_tag", "JOINT", "escape_spaces", "unescape_spaces"]
 
 #: The separator of a joint ``UPOS|XPOS`` tag (UPOS never holds it).
 JOINT = "|"
@@ -40,6 +40,14 @@ class Analysis:
         Per bunsetsu, the index of its head bunsetsu (-1: the root).
     comments : list of str
         Comment lines of the input (CoNLL-U), kept in the output.
+    tokens : list of (int, int, int), optional
+        From raw text: per surface token its [start, end) character offsets in
+        the input and its number of words (more than one: a multiword token).
+    spaces_after : list of str, optional
+        From raw text: per token the whitespace that follows it in the input.
+    spaces_before : str
+        From raw text: whitespace in front of the sentence's first token that
+        no earlier token's ``spaces_after`` holds (the start of a paragraph).
     """
 
     forms: List[str]
@@ -51,6 +59,9 @@ class Analysis:
     bunsetsu: Optional[List[int]] = None
     bunsetsu_heads: Optional[List[int]] = None
     comments: List[str] = field(default_factory=list)
+    tokens: Optional[List[Tuple[int, int, int]]] = None
+    spaces_after: Optional[List[str]] = None
+    spaces_before: str = ""
 
     def __len__(self) -> int:
         return len(self.forms)
@@ -59,10 +70,34 @@ class Analysis:
         """The sentence as a CoNLL-U block (ending in a blank line). HEAD and
         DEPREL are ``_`` without a word-level parse; chunk tags go to MISC as
         ``Chunk=``, bunsetsu as ``BunsetuBILabel=`` / ``BunsetuHead=`` (the head
-        bunsetsu's 0-based index, -1 for the root)."""
+        bunsetsu's 0-based index, -1 for the root). From raw text, each surface
+        token's MISC holds ``TokenRange=start:end`` (character offsets in the
+        input) and ``SpaceAfter=No`` or ``SpacesAfter=`` (escaped whitespace,
+        when it is not one space), a paragraph's first token ``SpacesBefore=``
+        when whitespace stands in front of it; a multiword token gets its ``a-b`` range line."""
         lines = list(self.comments)
+        token_misc, ranges = {}, {}
+        if self.tokens is not None:
+            k = 0
+            for t, (start, end, n) in enumerate(self.tokens):
+                misc = [f"TokenRange={start}:{end}"]
+                after = self.spaces_after[t] if self.spaces_after is not None else " "
+                if after == "":
+                    misc.append("SpaceAfter=No")
+                elif after != " ":
+                    misc.append(f"SpacesAfter={escape_spaces(after)}")
+                if t == 0 and self.spaces_before:
+                    misc.insert(0, f"SpacesBefore={escape_spaces(self.spaces_before)}")
+                if n > 1:
+                    ranges[k] = (k + n, "".join(self.forms[k:k + n]), "|".join(misc))
+                else:
+                    token_misc[k] = misc
+                k += n
         for k, form in enumerate(self.forms):
-            misc = []
+            if k in ranges:
+                last, surface, misc = ranges[k]
+                lines.append("\t".join((f"{k + 1}-{last}", surface, "_", "_", "_", "_", "_", "_", "_", misc)))
+            misc = list(token_misc.get(k, ()))
             if self.chunks is not None:
                 misc.append(f"Chunk={self.chunks[k]}")
             if self.bunsetsu is not None:
@@ -77,3 +112,29 @@ class Analysis:
             lines.append("\t".join((str(k + 1), form, "_", self.upos[k], self.xpos[k], "_", head, rel, "_",
                                     "|".join(misc) or "_")))
         return "\n".join(lines) + "\n\n"
+
+
+_ESCAPES = {" ": "\\s", "\t": "\\t", "\n": "\\n", "\r": "\\r"}
+
+
+def escape_spaces(spaces: str) -> str:
+    """Whitespace as UDPipe writes it in ``SpacesAfter``: ``\\s`` ``\\t`` ``\\n``
+    ``\\r``, any other character as ``\\uXXXX``."""
+    return "".join(_ESCAPES.get(c) or f"\\u{ord(c):04X}" for c in spaces)
+
+
+def unescape_spaces(value: str) -> str:
+    """The whitespace ``escape_spaces`` wrote."""
+    out, k = [], 0
+    back = {v[1]: c for c, v in _ESCAPES.items()}
+    while k < len(value):
+        if value[k] == "\\" and k + 1 < len(value) and value[k + 1] in back:
+            out.append(back[value[k + 1]])
+            k += 2
+        elif value.startswith("\\u", k):
+            out.append(chr(int(value[k + 2:k + 6], 16)))
+            k += 6
+        else:
+            out.append(value[k])
+            k += 1
+    return "".join(out)

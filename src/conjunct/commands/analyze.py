@@ -6,8 +6,10 @@ bunsetsu -> bunsetsu parser), or train one.
     conjunct analyze train --lang en TREEBANK [--chunk-data CONLL2000] -o MODEL
     conjunct analyze train --lang ja GSD_DIR -o MODEL
 
-Input: CoNLL-U (its FORMs; comments kept) or one sentence per line --
-whitespace-separated tokens for English, raw text for Japanese. Output: one
+Input: CoNLL-U (its FORMs; comments kept); for English with a tokenizer,
+raw text in paragraphs (blank lines between them; --tokenized: one sentence
+per line of whitespace-separated tokens, what a model without a tokenizer
+reads); for Japanese, raw text one sentence per line. Output: one
 CoNLL-U block per sentence (see :meth:`conjunct.analysis.Analysis.to_conllu`).
 """
 
@@ -52,6 +54,9 @@ def register(sub) -> None:
     rn.add_argument("--output-format", choices=["conllu", "html"], default="conllu",
                     help="conllu (default), or html: one self-contained page drawing every sentence's analysis as SVG")
     rn.add_argument("--lang", choices=["en", "ja"], default=None, help="check that the model is for this language")
+    rn.add_argument("--tokenized", action="store_true",
+                    help="en: plain text is one sentence per line of whitespace-separated tokens, not raw text "
+                         "through the model's tokenizer")
     option(rn, "scheduler")
     rn.set_defaults(func=run_analyze)
 
@@ -108,6 +113,7 @@ def _layout(args) -> str:
 
 def run_analyze(args) -> int:
     from ..analysis import analyze_stream, read_text
+    from ..analysis.rawtext import analyze_file
 
     if args.batch_size < 1:
         raise ConjunctError("--batch-size must be at least 1")
@@ -116,9 +122,32 @@ def run_analyze(args) -> int:
             raise ConjunctError("--output-format html writes one page: run it without --scheduler")
         if args.data == "-":
             raise ConjunctError("--scheduler reads an input file, not standard input")
-        return on_cluster(args, unit=_unit(args.data))
+        unit = _unit(args.data)
+        if unit == "line" and not args.tokenized:
+            from ..persistence import load
+
+            model = load_text_pipeline(args.model, args.lang, load(args.model, mmap=True))
+            if model.lang == "en" and model.tokenizer is not None:
+                # Pieces of a file would restart the offsets and could cut a paragraph.
+                raise ConjunctError("--scheduler takes CoNLL-U or --tokenized input for English; raw text is "
+                                    "analysed on one machine (without --scheduler)")
+        return on_cluster(args, unit=unit)
     preloaded = getattr(args, "preloaded", None)
     model = load_text_pipeline(args.model, args.lang, None if preloaded is None else load_object(args))
+    if args.data == "-" or _unit(args.data) == "line":
+        from ..analysis.rawtext import input_kind
+
+        raw = input_kind(model, "", tokenized=args.tokenized) == "raw"
+    else:
+        raw = False
+    if raw:  # plain English through the model's tokenizer (standard input may still turn out CoNLL-U)
+        if getattr(args, "output_format", "conllu") == "html":
+            raise ConjunctError("--output-format html takes CoNLL-U or --tokenized input; raw English text is "
+                                "written as CoNLL-U (render it with conjunct.render from Python)")
+        with open_output(args.output) as out:
+            for block in analyze_file(model, args.data, batch_size=args.batch_size, tokenized=args.tokenized):
+                out.write(block)
+        return 0
     sentences = read_text(args.data, raw=model.lang == "ja")
     counted = Counted(sentences)  # errors name the sentence of the file, not of the batch
     if getattr(args, "output_format", "conllu") == "html":
@@ -132,6 +161,23 @@ def run_analyze(args) -> int:
         for block in in_file_terms(blocks, counted, args.batch_size, args.data, lambda: _layout(args)):
             out.write(block)
     return 0
+
+
+def _first_sentences(paragraphs, n: int):
+    """The paragraphs that hold the first ``n`` sentences (the last one cut there)."""
+    from ..tasks.tokenize import TokenizedText
+
+    out, left = [], n
+    for p in paragraphs:
+        if left <= 0:
+            break
+        if len(p.sentence_lengths) > left:
+            k = sum(p.sentence_lengths[:left])
+            end = p.spans[k - 1][1]
+            p = TokenizedText(p.text[:end], p.spans[:k], p.words[:k], p.sentence_lengths[:left])
+        out.append(p)
+        left -= len(p.sentence_lengths)
+    return out
 
 
 def run_train(args) -> int:
@@ -148,12 +194,14 @@ def run_train(args) -> int:
         from ..analysis import EnglishTextPipeline
         from ..corpora import read_conll2000
         from ..tasks.english import EnglishDependencyParser, read_ud_english
+        from ..tasks.tokenize import EnglishTokenizer, read_tokenized_conllu
 
         data = read_ud_english(args.data)[:args.max_sentences]
         chunks = read_conll2000(args.chunk_data) if args.chunk_data else None
+        raw = _first_sentences(read_tokenized_conllu(args.data), len(data))
         nlp = EnglishTextPipeline(tagger, EnglishDependencyParser(**params, **degree), Chunker(**params),
-                                  folds=args.folds, random_state=args.seed, verbose=verbose)
-        nlp.fit(data, chunk_data=chunks)
+                                  EnglishTokenizer(**params), folds=args.folds, random_state=args.seed, verbose=verbose)
+        nlp.fit(data, chunk_data=chunks, raw_text=raw)
     else:
         from ..analysis import JapaneseTextPipeline
         from ..tasks.bunsetsu import BunsetsuDependencyParser, load_gsd_bunsetsu

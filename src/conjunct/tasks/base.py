@@ -30,6 +30,7 @@ TASKS = Registry("task", {
     "ud-english": "conjunct.tasks.english",
     "conll2000-chunk": "conjunct.tasks.chunk",
     "ja-segment": "conjunct.tasks.segment",
+    "en-tokenize": "conjunct.tasks.tokenize",
 })
 
 

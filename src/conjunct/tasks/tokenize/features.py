@@ -1,0 +1,204 @@
+"""The tokenizer's two feature sets.
+
+- Character gaps (the ``boundary`` component): the Japanese segmenter's
+  character and character-type n-grams in a window of three characters on
+  each side (:mod:`conjunct.tasks.segment.features`), over the text with its
+  whitespace, so a gap sees the spaces near it. Only gaps between two
+  non-whitespace characters are decided: whitespace always separates tokens.
+  Each gap also gets the two parts of its whitespace-delimited piece, left and
+  right of it, and the pieces before and after that one
+  (:func:`piece_features`): ``L=ca`` ``R=n't`` in ``can't``, ``N=a`` in
+  ``its a``, so the classifier sees whole words, not three characters each side.
+- Token ends (the ``sentence`` component): the token, its neighbours and
+  their shapes (:func:`sentence_features`).
+"""
+
+from __future__ import annotations
+
+from typing import List, Sequence, Tuple
+
+import numpy as np
+
+__all__ = ["shape", "sentence_features", "piece_features", "PieceEncoder", "space_mask", "SentenceEncoder",
+           "PARAGRAPH_START", "PARAGRAPH_END"]
+
+PARAGRAPH_START, PARAGRAPH_END = "<p>", "</p>"  # the neighbours of a paragraph's first and last token
+
+
+def shape(word: str) -> str:
+    """Letter case and digits of a word, runs collapsed, at most 5 symbols:
+    ``Mr.`` -> ``Xx.``, ``U.S.`` -> ``X.X.``, ``1990s`` -> ``dx``."""
+    out: List[str] = []
+    for ch in word:
+        c = "X" if ch.isupper() else "x" if ch.isalpha() else "d" if ch.isdigit() else ch
+        if not out or out[-1] != c:
+            out.append(c)
+            if len(out) == 5:
+                break
+    return "".join(out)
+
+
+def sentence_features(text: str, spans: Sequence[Tuple[int, int]], k: int) -> List[str]:
+    """Feature strings of "a sentence ends after token ``k``" (``spans`` are the text's tokens)."""
+    n = len(spans)
+    w0 = text[spans[k][0]:spans[k][1]]
+    wp = text[spans[k - 1][0]:spans[k - 1][1]] if k > 0 else PARAGRAPH_START
+    w1 = text[spans[k + 1][0]:spans[k + 1][1]] if k + 1 < n else PARAGRAPH_END
+    w2 = text[spans[k + 2][0]:spans[k + 2][1]] if k + 2 < n else PARAGRAPH_END
+    gap = "none" if k + 1 < n and spans[k + 1][0] == spans[k][1] else "space"
+    return [f"w0={w0}", f"l0={w0.lower()}", f"s0={shape(w0)}", f"e0={w0[-1]}", f"n0={min(len(w0), 6)}",
+            f"w1={w1}", f"l1={w1.lower()}", f"s1={shape(w1)}", f"f1={w1[0]}",
+            f"lp={wp.lower()}", f"sp={shape(wp)}", f"s2={shape(w2)}", f"g={gap}",
+            f"l0l1={w0.lower()}_{w1.lower()}", f"lpl0={wp.lower()}_{w0.lower()}"]
+
+
+PART = 12  # longest part of a piece kept whole; a longer one keeps its PART characters nearest the gap
+
+
+def _parts(piece: str, k: int) -> List[str]:
+    left, right = piece[:k], piece[k:]
+    if len(left) > PART:
+        left = "~" + left[-PART:]
+    if len(right) > PART:
+        right = right[:PART] + "~"
+    return [f"L={left}", f"R={right}"]
+
+
+def _neighbours(before: str, after: str) -> List[str]:
+    return [f"P={before[-PART:]}", f"N={after[:PART]}"]
+
+
+def _runs(space: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+    """Starts and ends of the whitespace-delimited pieces."""
+    edges = np.diff(np.concatenate(([0], (~space).astype(np.int8), [0])))
+    return np.flatnonzero(edges == 1), np.flatnonzero(edges == -1)
+
+
+def gap_piece_features(text: str, gaps: Sequence[int]) -> List[List[str]]:
+    """:func:`piece_features` of many gaps of one text."""
+    starts, ends = _runs(space_mask(text))
+    out = []
+    for b in gaps:
+        k = int(np.searchsorted(starts, b, side="right")) - 1
+        a, e = int(starts[k]), int(ends[k])
+        before = text[starts[k - 1]:ends[k - 1]] if k > 0 else PARAGRAPH_START
+        after = text[starts[k + 1]:ends[k + 1]] if k + 1 < len(starts) else PARAGRAPH_END
+        out.append(_parts(text[a:e], int(b) - a) + _neighbours(before, after))
+    return out
+
+
+def piece_features(text: str, b: int) -> List[str]:
+    """The parts of the whitespace-delimited piece of ``text`` around gap ``b``
+    (before character ``b``; both neighbours non-whitespace) left and right of
+    it, and the pieces before and after it (:data:`PARAGRAPH_START` / ``END`` at the ends)."""
+    return gap_piece_features(text, [b])[0]
+
+
+class PieceEncoder:
+    """Ids of :func:`piece_features` for the decided gaps of a text, looked up
+    once per distinct piece."""
+
+    def __init__(self, index=None):
+        self.index = index
+        self._cache: dict = {}
+
+    def ids(self, text: str, gaps: np.ndarray, space: np.ndarray) -> np.ndarray:
+        """(len(gaps), 4) feature ids (-1: unknown) of the gaps, which are sorted."""
+        out = np.empty((len(gaps), 4), dtype=np.int32)
+        if not len(gaps):
+            return out
+        starts, ends = _runs(space)
+        owner = np.searchsorted(starts, gaps, side="right") - 1
+        cuts = np.flatnonzero(np.diff(owner)) + 1
+        get = self.index.get
+        for lo, hi in zip(np.concatenate(([0], cuts)).tolist(), np.concatenate((cuts, [len(gaps)])).tolist()):
+            k = owner[lo]
+            a, e = int(starts[k]), int(ends[k])
+            piece = text[a:e]
+            table = self._cache.get(piece)
+            if table is None:
+                table = np.asarray([[get(f) for f in _parts(piece, j)] for j in range(len(piece) + 1)], dtype=np.int32)
+                if len(self._cache) < 1 << 18:
+                    self._cache[piece] = table
+            out[lo:hi, :2] = table[gaps[lo:hi] - a]
+            before = text[starts[k - 1]:ends[k - 1]] if k > 0 else PARAGRAPH_START
+            after = text[starts[k + 1]:ends[k + 1]] if k + 1 < len(starts) else PARAGRAPH_END
+            out[lo:hi, 2:] = [get(f) for f in _neighbours(before, after)]
+        return out
+
+
+def space_mask(text: str) -> np.ndarray:
+    """Per character of ``text``, whether it is whitespace (``str.isspace``)."""
+    codes = np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32)
+    uniq, inverse = np.unique(codes, return_inverse=True)
+    return np.asarray([chr(c).isspace() for c in uniq.tolist()], dtype=bool)[inverse] if len(codes) else \
+        np.zeros(0, dtype=bool)
+
+
+# The templates of sentence_features by the token they read: (offset, names); pairs separately.
+_UNARY = ((0, ("w0", "l0", "s0", "e0", "n0")), (1, ("w1", "l1", "s1", "f1")), (-1, ("lp", "sp")), (2, ("s2",)))
+
+
+def _unary_values(word: str) -> dict:
+    low = word.lower()
+    return {"w": word, "l": low, "s": shape(word), "e": word[-1], "n": str(min(len(word), 6)), "f": word[0]}
+
+
+class SentenceEncoder:
+    """Feature ids of the token ends of many texts, the same features as
+    :func:`sentence_features`: each distinct token's ids are looked up once,
+    then gathered per position with numpy; the two word-pair features are one
+    dictionary look-up per token."""
+
+    def __init__(self, index):
+        self.index = index
+        self.width = sum(len(names) for _, names in _UNARY) + 3
+        self._token_ids: dict = {}
+        self._rows: List[np.ndarray] = []
+        for w in (PARAGRAPH_START, PARAGRAPH_END):
+            self._token_id(w)
+
+    def _token_id(self, word: str) -> int:
+        i = self._token_ids.get(word)
+        if i is None:
+            get = self.index.get
+            v = _unary_values(word)
+            self._rows.append(np.asarray([get(f"{name}={v[name[0]]}") if name[1] != "p" else
+                                          get(f"{name}={v['l' if name == 'lp' else 's']}")
+                                          for _, names in _UNARY for name in names], dtype=np.int32))
+            i = self._token_ids[word] = len(self._rows) - 1
+        return i
+
+    def encode(self, items: Sequence[Tuple[str, Sequence[Tuple[int, int]]]]) -> Tuple[np.ndarray, np.ndarray]:
+        """(indptr, column ids with -1 for unknown features): one row per token
+        but the last of each (text, spans)."""
+        get = self.index.get
+        prepared = []
+        for text, spans in items:
+            if len(spans) < 2:
+                continue
+            words = [text[a:b] for a, b in spans]
+            prepared.append((spans, words, np.asarray([self._token_id(w) for w in words], dtype=np.int64)))
+        if not prepared:
+            return np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.int32)
+        table = np.stack(self._rows)
+        start, end = self._token_ids[PARAGRAPH_START], self._token_ids[PARAGRAPH_END]
+        space, none = get("g=space"), get("g=none")
+        blocks = []
+        for spans, words, ids in prepared:
+            n = len(words)
+            at = {0: ids[:-1], 1: ids[1:], -1: np.concatenate(([start], ids[:-2])), 2: np.concatenate((ids[2:], [end]))}
+            cols = []
+            j = 0
+            for offset, names in _UNARY:
+                cols.append(table[at[offset], j:j + len(names)])
+                j += len(names)
+            glued = np.asarray([spans[k + 1][0] == spans[k][1] for k in range(n - 1)])
+            cols.append(np.where(glued, none, space).astype(np.int32)[:, None])
+            lows = [w.lower() for w in words]
+            cols.append(np.asarray([get(f"l0l1={a}_{b}") for a, b in zip(lows, lows[1:])], dtype=np.int32)[:, None])
+            cols.append(np.asarray([get(f"lpl0={a}_{b}") for a, b in zip([PARAGRAPH_START] + lows, lows[:-1])],
+                                   dtype=np.int32)[:, None])
+            blocks.append(np.concatenate(cols, axis=1))
+        rows = np.concatenate(blocks)
+        return np.arange(len(rows) + 1, dtype=np.int64) * self.width, np.ascontiguousarray(rows.reshape(-1))

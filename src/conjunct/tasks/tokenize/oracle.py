@@ -1,0 +1,73 @@
+"""The tokenizer's gold decisions: a class per character gap inside the
+non-whitespace text (no cut / a token ends / a word of a multiword token
+ends) and, per token end, whether a sentence ends there."""
+
+from __future__ import annotations
+
+from typing import Dict, List, Sequence, Tuple
+
+import numpy as np
+
+from ..base import oracle_sentences
+from ..segment.features import SegmentEncoder
+from .features import gap_piece_features, sentence_features, space_mask
+from .reader import TokenizedText
+
+__all__ = ["GAP_CLASSES", "gap_labels", "decided_gaps", "training_examples"]
+
+#: The classes of a gap between two non-whitespace characters.
+GAP_CLASSES = ("0", "1", "2")  # inside a token, a token ends, a word of a multiword token ends
+INSIDE, TOKEN, WORD = GAP_CLASSES
+
+
+def decided_gaps(text: str) -> np.ndarray:
+    """The gaps b (before character b, 1 <= b < len(text)) the boundary classifier
+    decides: both neighbours are non-whitespace."""
+    space = space_mask(text)
+    if len(text) < 2:
+        return np.zeros(0, dtype=np.int64)
+    return np.flatnonzero(~space[:-1] & ~space[1:]) + 1
+
+
+def gap_labels(t: TokenizedText) -> Dict[int, str]:
+    """The gold class of every decided gap of a tokenized text."""
+    labels = {int(b): INSIDE for b in decided_gaps(t.text)}
+    for (a, b), words in zip(t.spans, t.words):
+        if a in labels:
+            labels[a] = TOKEN
+        if b in labels:
+            labels[b] = TOKEN
+        at = a
+        for w in words[:-1]:
+            at += len(w)
+            labels[at] = WORD
+    return labels
+
+
+# Texts per vectorised call of the oracle.
+ORACLE_BATCH = 200
+
+
+def training_examples(data: Sequence[TokenizedText], ngram: int = 3) -> Dict[str, Tuple[List[List[str]], List]]:
+    """Per component, (feature strings, labels) of the gold decisions of ``data``."""
+    encoder = SegmentEncoder(ngram)
+    gap_feats: List[List[str]] = []
+    gap_y: List[str] = []
+    sent_feats: List[List[str]] = []
+    sent_y: List[int] = []
+    for batch in oracle_sentences(data, ORACLE_BATCH):
+        keys, ptr = encoder.boundary_keys([t.text for t in batch], grow=True)
+        rows, pieces = [], []
+        for j, t in enumerate(batch):
+            labels = gap_labels(t)
+            gaps = np.asarray(sorted(labels), dtype=np.int64)
+            rows.append(ptr[j] + gaps - 1)
+            gap_y.extend(labels[b] for b in gaps.tolist())
+            pieces.extend(gap_piece_features(t.text, gaps.tolist()))
+            ends = set(np.cumsum(t.sentence_lengths)[:-1].tolist())
+            for k in range(len(t.spans) - 1):
+                sent_feats.append(sentence_features(t.text, t.spans, k))
+                sent_y.append(1 if k + 1 in ends else -1)
+        if rows:
+            gap_feats.extend(f + p for f, p in zip(encoder.names(keys[np.concatenate(rows)]).tolist(), pieces))
+    return {"boundary": (gap_feats, gap_y), "sentence": (sent_feats, sent_y)}

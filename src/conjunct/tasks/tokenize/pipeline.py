@@ -1,0 +1,86 @@
+"""The English tokenizer and sentence splitter as a task pipeline."""
+
+from __future__ import annotations
+
+from typing import List, Sequence
+
+from ..._errors import DataFormatError
+from ..base import TaskPipeline
+from .oracle import training_examples
+from .reader import TokenizedText
+from .runner import TokenizerRunner
+
+__all__ = ["EnglishTokenizer"]
+
+
+class EnglishTokenizer(TaskPipeline):
+    """Raw text -> tokens, multiword tokens' words and sentences, trained on a
+    UD treebank's ``# text`` lines (:func:`read_tokenized_conllu`).
+
+    Two polynomial-kernel classifiers (PA-I, kernel slicing): ``boundary``
+    decides every gap between two non-whitespace characters -- inside a token,
+    a token ends, or a word of a multiword token ends (EWT's ``do|n't``,
+    ``it|'s``) -- over the character and character-type n-grams of the
+    Japanese segmenter; ``sentence`` decides after every token whether a
+    sentence ends, over the token, its neighbours and their shapes.
+    Whitespace always ends a token and is never part of one.
+
+    >>> tok = EnglishTokenizer().fit(read_tokenized_conllu("en_ewt-ud-train.conllu"))   # doctest: +SKIP
+    >>> tok.tokenize(["The dog barked. It can't stop."])[0].words                         # doctest: +SKIP
+
+    Parameters
+    ----------
+    degree : int
+        Polynomial kernel degree of both classifiers.
+    ngram : {1, 2, 3}
+        Longest character / character-type n-gram of the gap features.
+    **params
+        :class:`~conjunct.tasks.base.TaskPipeline`'s (C, n_iter, margin, method, ...).
+    """
+
+    task = "en-tokenize"
+    SCORE_KEY = "words_f1"
+    COMPONENTS = ("boundary", "sentence")
+    batch_size = 1000  # texts per batch of decisions
+
+    def __init__(self, *, degree: int = 2, ngram: int = 3, **params):
+        super().__init__(degree=degree, **params)
+        self.ngram = ngram
+
+    def training_examples(self, data):
+        return training_examples(data, self.ngram)
+
+    def _make_runner(self) -> TokenizerRunner:
+        return TokenizerRunner(self.classifiers_["boundary"], self.classifiers_["sentence"], ngram=self.ngram)
+
+    def _inputs(self, data) -> List[str]:
+        return [t if isinstance(t, str) else t.text for t in data]
+
+    def _run(self, runner, texts, *, timing: bool = False) -> List[TokenizedText]:
+        out: List[TokenizedText] = []
+        for k in range(0, len(texts), self.batch_size):
+            out.extend(runner.run(list(texts[k:k + self.batch_size])))
+        return out
+
+    def tokenize(self, texts: Sequence[str]) -> List[TokenizedText]:
+        """Tokens, words and sentences of every text (a paragraph, any length)."""
+        if isinstance(texts, str):
+            raise TypeError("tokenize() takes a sequence of texts; wrap a single text in a list")
+        texts = list(texts)
+        for k, t in enumerate(texts):
+            if not isinstance(t, str):
+                raise TypeError(f"text {k + 1}: expected a string, got {type(t).__name__}")
+            try:
+                t.encode("utf-8")
+            except UnicodeEncodeError as e:  # only lone surrogates: text read from UTF-8 never has them
+                raise DataFormatError(f"text {k + 1}, character {e.start + 1}: a lone surrogate "
+                                      f"(U+{ord(t[e.start]):04X}) is not a Unicode character") from None
+        return self._run(self.runner(), texts)
+
+    run = tokenize
+
+    def _scores(self, data, output) -> dict:
+        """Tokens, words and sentences F1 under the CoNLL 2018 shared task's alignment."""
+        from .conll18 import tokenization_scores
+
+        return tokenization_scores(data, output)

@@ -1,0 +1,247 @@
+"""The tokenizer's decisions over many texts (:class:`TokenizerRunner`): the
+character gaps of a batch with one classifier call over feature ids computed
+with numpy, then the token ends with one more; and the same one decision at a
+time over feature strings (:func:`tokenize_reference`, the specification it
+is tested against)."""
+
+from __future__ import annotations
+
+import time
+from typing import List, Sequence, Tuple
+
+import numpy as np
+
+from ..._jobs import resolve_n_jobs
+from ..runner import Runner, check_classifier, events_matrix
+from ..segment.features import LEFT, RIGHT, SegmentEncoder, boundary_features
+from .features import PieceEncoder, SentenceEncoder, piece_features, sentence_features, space_mask
+from .oracle import TOKEN, WORD, decided_gaps
+from .reader import TokenizedText
+
+__all__ = ["TokenizerRunner", "tokenize_reference", "assemble"]
+
+# Characters per piece the gap encoder sees at once: a long line is cut into
+# pieces that overlap by the window, so memory stays bounded and every
+# decided gap still sees its own characters.
+PIECE = 1 << 14
+
+
+def assemble(text: str, gap_class: dict, sentence_end) -> TokenizedText:
+    """Tokens, words and sentences of ``text`` from the class of each decided gap
+    (``gap_class``: gap -> "0"/"1"/"2") and ``sentence_end(spans) -> list of bool``
+    (per token but the last: a sentence ends after it)."""
+    spans: List[Tuple[int, int]] = []
+    cuts: List[List[int]] = []
+    start = None
+    for i, ch in enumerate(text):
+        if ch.isspace():
+            if start is not None:
+                spans.append((start, i))
+                start = None
+            continue
+        if start is None:
+            start = i
+            cuts.append([])
+            continue
+        c = gap_class.get(i)
+        if c == TOKEN:
+            spans.append((start, i))
+            start = i
+            cuts.append([])
+        elif c == WORD:
+            cuts[-1].append(i)
+    if start is not None:
+        spans.append((start, len(text)))
+    words = []
+    for (a, b), cs in zip(spans, cuts):
+        edges = [a, *cs, b]
+        words.append(tuple(text[x:y] for x, y in zip(edges, edges[1:])))
+    lengths: List[int] = []
+    if spans:
+        ends = list(sentence_end(spans)) + [True]
+        n = 0
+        for e in ends:
+            n += 1
+            if e:
+                lengths.append(n)
+                n = 0
+    return TokenizedText(text, spans, words, lengths)
+
+
+def assemble_arrays(text: str, gaps: np.ndarray, classes: np.ndarray) -> TokenizedText:
+    """:func:`assemble` of the decided ``gaps`` and their ``classes`` with numpy
+    (no sentence ends yet: one sentence)."""
+    if not text:
+        return TokenizedText(text)
+    word = np.asarray(space_mask(text) == False)  # noqa: E712 (an array)
+    edges = np.diff(np.concatenate(([False], word, [False])).astype(np.int8))
+    run_starts, run_ends = np.flatnonzero(edges == 1), np.flatnonzero(edges == -1)
+    cut = gaps[classes == TOKEN] if len(gaps) else gaps
+    starts = np.sort(np.concatenate((run_starts, cut))).tolist()
+    ends = np.sort(np.concatenate((run_ends, cut))).tolist()
+    inner = (gaps[classes == WORD] if len(gaps) else gaps)
+    spans = list(zip(starts, ends))
+    words: List[Tuple[str, ...]] = [(text[a:b],) for a, b in spans]
+    if len(inner):
+        owner = np.searchsorted(np.asarray(starts), inner, side="right") - 1
+        by_token: dict = {}
+        for k, c in zip(owner.tolist(), inner.tolist()):
+            by_token.setdefault(k, []).append(c)
+        for k, cs in by_token.items():
+            a, b = spans[k]
+            e = [a, *cs, b]
+            words[k] = tuple(text[x:y] for x, y in zip(e, e[1:]))
+    return TokenizedText(text, spans, words, [len(spans)] if spans else [])
+
+
+class TokenizerRunner(Runner):
+    """Batched gap and token-end decisions with two compiled classifiers."""
+
+    COUNTERS = ("boundary_decisions", "sentence_decisions", "classifier_seconds", "encode_seconds")
+
+    def __init__(self, boundary, sentence, *, ngram: int = 3, early_exit: bool = True, n_jobs: int = 1):
+        check_classifier(boundary, "tokenizer's boundary", rules=("sign", "argmax", "ovo"))
+        check_classifier(sentence, "tokenizer's sentence", rules=("sign",))
+        super().__init__([boundary, sentence])
+        self.boundary, self.sentence = boundary, sentence
+        self.early_exit = early_exit
+        self.n_jobs = n_jobs
+        self.encoder = SegmentEncoder(ngram, boundary.features)
+        self.sentence_encoder = SentenceEncoder(sentence.features)
+        self.piece_encoder = PieceEncoder(boundary.features)
+        self.gap_classes = np.asarray([str(c) for c in boundary.rule.classes], dtype=object)
+        self.end_class = [str(c) for c in sentence.rule.classes].index("1")
+
+    def _predict(self, clf, indptr, cols) -> np.ndarray:
+        t0 = time.perf_counter()
+        out = clf._core.predict_batch(indptr=indptr, indices=cols, n_threads=resolve_n_jobs(self.n_jobs),
+                                      early_exit=bool(self.early_exit))
+        self.count(classifier_seconds=time.perf_counter() - t0)
+        return np.asarray(out)
+
+    def classify_gaps(self, texts: Sequence[str], *, collect: bool = False):
+        """Per text, (its decided gaps, their classes) (and, with ``collect``, the rows as events)."""
+        t0 = time.perf_counter()
+        pieces, owners = [], []  # piece text, (text index, first gap, offset of the piece in the text)
+        gaps = [decided_gaps(t) for t in texts]
+        for j, t in enumerate(texts):
+            if not len(gaps[j]):
+                continue
+            for g0 in range(1, len(t), PIECE):
+                lo = max(0, g0 - LEFT)
+                pieces.append(t[lo:min(len(t), g0 + PIECE + RIGHT - 1)])
+                owners.append((j, g0, lo))
+        keys_rows, owner_parts, gap_parts = [], [], []
+        if pieces:
+            indptr, cols, ptr = self.encoder.encode(pieces)
+            width = len(self.encoder.templates)
+            cols = cols.reshape(-1, width)
+            for p, (j, g0, lo) in enumerate(owners):
+                g = gaps[j]
+                g = g[(g >= g0) & (g < g0 + PIECE)]
+                keys_rows.append(ptr[p] + g - lo - 1)
+                owner_parts.append(np.full(len(g), j, dtype=np.int64))
+                gap_parts.append(g)
+            rows = np.concatenate(keys_rows)
+            extra = np.concatenate([self.piece_encoder.ids(t, g, space_mask(t)) for t, g in zip(texts, gaps)])
+            cols = np.concatenate((cols[rows], extra), axis=1).reshape(-1)
+            width += extra.shape[1]
+            indptr = np.arange(len(rows) + 1, dtype=np.int64) * width
+        else:
+            cols = np.zeros(0, dtype=np.int32)
+            indptr = np.zeros(1, dtype=np.int64)
+        gaps_all = np.concatenate(gap_parts) if gap_parts else np.zeros(0, dtype=np.int64)
+        owner = np.concatenate(owner_parts) if owner_parts else np.zeros(0, dtype=np.int64)
+        self.count(encode_seconds=time.perf_counter() - t0, boundary_decisions=len(gaps_all))
+        codes = self._predict(self.boundary, indptr, cols) if len(gaps_all) else np.zeros(0, dtype=np.int64)
+        # Per text, (decided gaps, their class names): the gaps of text j are contiguous, in order.
+        cuts = np.searchsorted(owner, np.arange(len(texts) + 1))
+        names = self.gap_classes[codes]
+        out = [(gaps_all[a:b], names[a:b]) for a, b in zip(cuts.tolist(), cuts[1:].tolist())]
+        if not collect:
+            return out
+        return out, _events(indptr, cols, len(self.boundary.features))
+
+    def classify_ends(self, items: Sequence[Tuple[str, Sequence[Tuple[int, int]]]], *, collect: bool = False):
+        """Per (text, token spans), whether a sentence ends after each token but the last."""
+        t0 = time.perf_counter()
+        indptr, cols = self.sentence_encoder.encode(items)
+        n_rows = len(indptr) - 1
+        self.count(encode_seconds=time.perf_counter() - t0, sentence_decisions=n_rows)
+        ends = (self._predict(self.sentence, indptr, cols) == self.end_class) if n_rows else np.zeros(0, dtype=bool)
+        out, k = [], 0
+        for _, spans in items:
+            n = max(len(spans) - 1, 0)
+            out.append(ends[k:k + n].tolist())
+            k += n
+        if not collect:
+            return out
+        return out, _events(indptr, cols, len(self.sentence.features))
+
+    def run(self, texts: Sequence[str], *, collect: bool = False, timing: bool = False):
+        """The :class:`TokenizedText` of every text (with ``collect``, also the
+        events of both components)."""
+        originals = list(texts)
+        # Decisions are taken on each text without its leading and trailing
+        # whitespace, as the training paragraphs have none: a window at the
+        # text's ends then sees the padding it was trained with.
+        texts, shifts = _stripped(originals)
+        got = self.classify_gaps(texts, collect=collect)
+        gap_classes, gap_events = got if collect else (got, None)
+        token_only = [assemble_arrays(t, g, c) for t, (g, c) in zip(texts, gap_classes)]
+        got = self.classify_ends([(t.text, t.spans) for t in token_only], collect=collect)
+        ends, sent_events = got if collect else (got, None)
+        out = [_shifted(_with_sentences(t, e), o, k) for t, e, o, k in zip(token_only, ends, originals, shifts)]
+        return (out, gap_events, sent_events) if collect else out
+
+
+def _events(indptr, cols, width):
+    """The classified rows as events, features the model does not know (-1) left out."""
+    keep = cols >= 0
+    rows = np.repeat(np.arange(len(indptr) - 1), np.diff(indptr))[keep]
+    kept = np.zeros(len(indptr), dtype=np.int64)
+    np.cumsum(np.bincount(rows, minlength=len(indptr) - 1), out=kept[1:])
+    return events_matrix(kept, cols[keep], width)
+
+
+def _stripped(texts: Sequence[str]):
+    """(each text without leading / trailing whitespace, the length of its leading whitespace)."""
+    out, shifts = [], []
+    for t in texts:
+        core = t.strip()
+        out.append(core)
+        shifts.append(t.index(core[0]) if core else 0)
+    return out, shifts
+
+
+def _shifted(t: TokenizedText, original: str, shift: int) -> TokenizedText:
+    """``t`` (of a stripped text) as the tokenization of ``original``."""
+    if shift:
+        t.spans = [(a + shift, b + shift) for a, b in t.spans]
+    t.text = original
+    return t
+
+
+def _with_sentences(t: TokenizedText, ends: Sequence[bool]) -> TokenizedText:
+    lengths, n = [], 0
+    for e in list(ends) + [True]:
+        n += 1
+        if e:
+            lengths.append(n)
+            n = 0
+    t.sentence_lengths = lengths if t.spans else []
+    return t
+
+
+def tokenize_reference(boundary, sentence, texts: Sequence[str], ngram: int = 3) -> List[TokenizedText]:
+    """Tokenization with one ``predict_one`` per decision over the feature strings
+    (slow; the reference the batched runner is tested against)."""
+    out = []
+    originals = list(texts)
+    texts, shifts = _stripped(originals)
+    for text, original, shift in zip(texts, originals, shifts):
+        classes = {int(b): str(boundary.predict_one(boundary_features(text, int(b), ngram) + piece_features(text, int(b))))
+                   for b in decided_gaps(text)}
+        out.append(_shifted(assemble(text, classes, lambda spans: [str(sentence.predict_one(sentence_features(text, spans, k)))
+                                                                   == "1" for k in range(len(spans) - 1)]), original, shift))
+    return out
