@@ -199,6 +199,10 @@ def run_train(args) -> int:
         data = read_ud_english(args.data)[:args.max_sentences]
         chunks = read_conll2000(args.chunk_data) if args.chunk_data else None
         raw = _first_sentences(read_tokenized_conllu(args.data), len(data))
+        if not any(a[1] == b[0] for p in raw for a, b in zip(p.spans, p.spans[1:])):
+            # Nothing to learn where tokens meet without a space: the model reads tokenized text.
+            status(f"{args.data} never writes two tokens together (no SpaceAfter=No): training no tokenizer")
+            raw = None
         nlp = EnglishTextPipeline(tagger, EnglishDependencyParser(**params, **degree), Chunker(**params),
                                   EnglishTokenizer(**params), folds=args.folds, random_state=args.seed, verbose=verbose)
         nlp.fit(data, chunk_data=chunks, raw_text=raw)
