@@ -30,7 +30,7 @@ std::shared_ptr<FeatureTables> make_tables(const std::vector<std::string>& attri
   for (const auto& [name, parts] : templates) {
     FeatureTemplate t{name, {}};
     for (const auto& [attribute, position, fallback] : parts)
-      t.parts.push_back(TemplatePart{attribute, position, fallback.value_or(""), fallback.has_value()});
+      t.parts.push_back(SpecPart{attribute, position, fallback.value_or(""), fallback.has_value()});
     tps.push_back(std::move(t));
   }
   const size_t n = template_of.size();
@@ -86,7 +86,7 @@ void bind_features(nb::module_& m) {
         if (codes.size() != t.spec().templ(templ).parts.size()) throw nb::value_error("one code per part is needed");
         for (size_t p = 0; p < codes.size(); ++p) {
           const int32_t a = t.spec().templ(templ).parts[p].attribute;
-          const size_t limit = a == TemplatePart::kFlag ? 1 : t.vocab(a).size();
+          const size_t limit = a == SpecPart::kFlag ? 1 : t.vocab(a).size();
           if (codes[p] < 0 || static_cast<size_t>(codes[p]) >= limit) return -1;
         }
         return t.keys().find(t.keys().key(templ, codes.data()));

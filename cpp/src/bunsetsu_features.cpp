@@ -114,10 +114,10 @@ BunsetsuFeaturizer::BunsetsuFeaturizer(std::shared_ptr<const FeatureTables> tabl
     const std::string where = "bunsetsu feature template '" + tp.name + "': ";
     Compiled c{t, tp.parts.size(), {}};
     for (size_t k = 0; k < c.n_parts; ++k) {
-      const TemplatePart& q = tp.parts[k];
+      const SpecPart& q = tp.parts[k];
       Part& p = c.parts[k];
       p.role = role_of[q.position];
-      p.attr = q.attribute == TemplatePart::kFlag ? kFlagAttr : attr_of[q.attribute];
+      p.attr = q.attribute == SpecPart::kFlag ? kFlagAttr : attr_of[q.attribute];
       p.vocab = q.attribute;
       p.fallback = tables_->fallback(t, k);
       const Kind kind = kRoleInfo[p.role].kind;

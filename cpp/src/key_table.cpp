@@ -31,7 +31,7 @@ FeatureKeys::FeatureKeys(const FeatureSpec& spec, const std::vector<size_t>& voc
     for (size_t p = 0; p < l.n_parts; ++p) {
       l.shift[p] = shift;
       const int32_t a = tp.parts[p].attribute;
-      shift += a == TemplatePart::kFlag ? 0 : bits_for(vocab_sizes[a]);
+      shift += a == SpecPart::kFlag ? 0 : bits_for(vocab_sizes[a]);
     }
     if (shift > kCodeBits)
       throw std::invalid_argument("feature template '" + tp.name + "': its parts' vocabularies need " +
@@ -52,7 +52,7 @@ FeatureKeys::FeatureKeys(const FeatureSpec& spec, const std::vector<size_t>& voc
         continue;
       }
       const int32_t a = tp.parts[p].attribute;
-      const size_t limit = a == TemplatePart::kFlag ? 1 : vocab_sizes[a];
+      const size_t limit = a == SpecPart::kFlag ? 1 : vocab_sizes[a];
       if (c[p] < 0 || static_cast<size_t>(c[p]) >= limit)
         fail("code " + std::to_string(c[p]) + " out of range for template '" + tp.name + "'");
     }

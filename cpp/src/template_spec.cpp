@@ -19,14 +19,14 @@ FeatureSpec::FeatureSpec(std::vector<std::string> attributes, std::vector<std::s
     if (t.parts.empty() || t.parts.size() > kMaxParts)
       throw std::invalid_argument(where + ": a template has 1 to " + std::to_string(kMaxParts) + " parts");
     bool valued = false;
-    for (const TemplatePart& p : t.parts) {
-      if (p.attribute != TemplatePart::kFlag && (p.attribute < 0 || static_cast<size_t>(p.attribute) >= attributes_.size()))
+    for (const SpecPart& p : t.parts) {
+      if (p.attribute != SpecPart::kFlag && (p.attribute < 0 || static_cast<size_t>(p.attribute) >= attributes_.size()))
         throw std::invalid_argument(where + ": attribute " + std::to_string(p.attribute) + " out of range");
       if (p.position < 0 || static_cast<size_t>(p.position) >= positions_.size())
         throw std::invalid_argument(where + ": position " + std::to_string(p.position) + " out of range");
-      if (p.attribute == TemplatePart::kFlag && p.has_fallback)
+      if (p.attribute == SpecPart::kFlag && p.has_fallback)
         throw std::invalid_argument(where + ": a flag part has no fallback value");
-      valued |= p.attribute != TemplatePart::kFlag;
+      valued |= p.attribute != SpecPart::kFlag;
     }
     // A valued template's name ends at its first '=' (the values follow it).
     if (valued && t.name.find('=') != std::string::npos)
@@ -46,7 +46,7 @@ std::string FeatureSpec::name(size_t t, const int32_t* codes, const std::vector<
   std::string out = tp.name;
   char sep = '=';
   for (size_t k = 0; k < tp.parts.size(); ++k) {
-    if (tp.parts[k].attribute == TemplatePart::kFlag) continue;
+    if (tp.parts[k].attribute == SpecPart::kFlag) continue;
     out += sep;
     const std::string_view v = vocabs[tp.parts[k].attribute].value(codes[k]);
     out.append(v.data(), v.size());

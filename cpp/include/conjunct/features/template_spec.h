@@ -15,7 +15,7 @@
 
 namespace conjunct {
 
-struct TemplatePart {
+struct SpecPart {
   // An attribute index, or kFlag: the part holds when its position does
   // (a predicate such as "the modifier begins the sentence"); it has one
   // code (0) and adds no text to the name.
@@ -30,7 +30,7 @@ struct TemplatePart {
 
 struct FeatureTemplate {
   std::string name;
-  std::vector<TemplatePart> parts;
+  std::vector<SpecPart> parts;
 };
 
 class FeatureSpec {

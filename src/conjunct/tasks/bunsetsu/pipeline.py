@@ -49,11 +49,10 @@ class BunsetsuDependencyParser(TaskPipeline):
         self.skipped_sentences_ = skipped
         return {self.COMPONENT: (feats, labels)}
 
-    def fit(self, data, **kwargs) -> "BunsetsuDependencyParser":
-        super().fit(data, **kwargs)
-        # The runner derives the feature keys from the trained features; the file saved next stores them.
+    def to_container(self):
+        # The runner derives the feature keys from the trained features (once): the file stores them.
         self.runner()
-        return self
+        return super().to_container()
 
     def _make_runner(self) -> BunsetsuParser:
         return BunsetsuParser(self.classifiers_[self.COMPONENT], groups=self.groups)
