@@ -244,3 +244,19 @@ def test_model_file_names_its_feature_groups(tmp_path):
         meta = dict(base) if config is None else {**base, "config": config}
         with pytest.raises(ModelFormatError, match=message):
             validation.validate("task_pipeline", meta, {}, "x.cjt", owner=type(p))
+
+
+def test_feature_keys_the_cxx_tables_refuse_name_the_section():
+    """Keys that pass the file checks but not the C++ tables' (a value twice in
+    a vocabulary) are a model format error naming the section."""
+    from conjunct._errors import ModelFormatError
+    from conjunct.feature_spec import FeatureKeys
+
+    clf = _tiny_parser().classifier
+    keys = clf.features.keys
+    form = keys.spec.attributes.index("form")
+    vocabs = [list(v) for v in keys.vocabs]
+    vocabs[form] = vocabs[form] + [vocabs[form][0]]
+    clf.features.keys = FeatureKeys(keys.spec, vocabs, keys.template_of, keys.codes)
+    with pytest.raises(ModelFormatError, match="section features.keys: attribute 'form': a value appears twice"):
+        BunsetsuParser(clf)
