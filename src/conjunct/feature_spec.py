@@ -247,11 +247,18 @@ class FeatureKeys:
         """The C++ engine's tables (built once, then shared)."""
         if self._tables is None:
             from . import _core
+            from ._errors import ModelFormatError
 
             _, arrays = self.to_arrays()
-            self._tables = _core.FeatureTables.build(
-                attributes=list(self.spec.attributes), positions=list(self.spec.positions),
-                templates=self.spec.core_templates(), values_blob=arrays["values_blob"],
-                values_offsets=arrays["values_offsets"], vocab_ptr=arrays["vocab_ptr"],
-                template_of=self.template_of, codes=self.codes)
+            try:
+                self._tables = self._build(_core, arrays)
+            except ValueError as e:  # the file's checks passed, the C++ tables' did not
+                raise ModelFormatError(f"section features.keys: {e}") from None
         return self._tables
+
+    def _build(self, _core, arrays):
+        return _core.FeatureTables.build(
+            attributes=list(self.spec.attributes), positions=list(self.spec.positions),
+            templates=self.spec.core_templates(), values_blob=arrays["values_blob"],
+            values_offsets=arrays["values_offsets"], vocab_ptr=arrays["vocab_ptr"],
+            template_of=self.template_of, codes=self.codes)

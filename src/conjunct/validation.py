@@ -337,6 +337,15 @@ def _feature_keys(meta: _Meta, arrays: Arrays, where: _Where, n: int) -> None:
     vocab_ptr = _section(arrays, where, "vocab_ptr", "<i8", (n_attr + 1,))
     _check_pointers(vocab_ptr, offsets.size - 1, where, "vocab_ptr")
     sizes = np.diff(vocab_ptr)
+    raw = blob.tobytes()
+    bounds = offsets.tolist()
+    for a in range(n_attr):
+        values = [raw[bounds[k]:bounds[k + 1]] for k in range(int(vocab_ptr[a]), int(vocab_ptr[a + 1]))]
+        if len(set(values)) != len(values):
+            seen = set()
+            twice = next(v for v in values if v in seen or seen.add(v))
+            where.section_fail("values_blob", f"attribute {names['attributes'][a]!r} holds the value "
+                                              f"{twice.decode('utf-8', 'replace')!r} twice")
     template = _section(arrays, where, "template", "<i4", (n,))
     _check_range(template, 0, len(templates), where, "template")
     codes = _section(arrays, where, "codes", "<i4", (n, _MAX_PARTS))
@@ -355,6 +364,12 @@ def _feature_keys(meta: _Meta, arrays: Arrays, where: _Where, n: int) -> None:
             t = int(template[s + f])
             where.section_fail("codes", f"feature {s + int(f)}, part {int(p)}: code {int(codes[s + f, p])} is outside "
                                         f"[{int(low[t, p])}, {int(limit[t, p])}] (template {templates[t][0]!r})")
+    if n:
+        rows = np.concatenate([template.reshape(-1, 1), codes], axis=1).astype(np.int32)
+        _, first, counts = np.unique(rows, axis=0, return_index=True, return_counts=True)
+        if counts.max() > 1:
+            where.section_fail("codes", f"feature {int(first[int(np.argmax(counts > 1))])} and a later one have the "
+                                        "same template and codes")
 
 
 def _optional_features(meta: _Meta, arrays: Arrays, where: _Where) -> Tuple[bool, int]:

@@ -82,7 +82,7 @@ class BunsetsuParser(Runner):
         keys = feature_keys(classifier.features, self.groups)
         try:
             self.features = _core.BunsetsuFeatures(tables=keys.tables())
-        except ValueError as e:
+        except ValueError as e:  # a spec naming positions or attributes the bunsetsu templates do not have
             raise ModelFormatError(f"section features.keys: {e}") from None
 
     def _args(self):
