@@ -136,7 +136,7 @@ def test_feature_keys_are_stored_in_the_model_file(tmp_path):
     (lambda m, a: a["keys.codes"].__setitem__((1, 0), 40), "section 'keys.codes': feature 1, part 0: code 40"),
     (lambda m, a: a["keys.codes"].__setitem__((0, 2), 0), "section 'keys.codes': feature 0, part 2"),
     (lambda m, a: a["keys.template"].__setitem__(0, 17), "section 'keys.template': value 17"),
-    (lambda m, a: a["keys.codes"].__setitem__(3, a["keys.codes"][0]), "section 'keys.codes': feature 0 and a later one"),
+    (lambda m, a: a["keys.codes"].__setitem__(3, a["keys.codes"][0]), "section 'keys.codes': features 0 and 3 have the same template and codes"),
     (lambda m, a: a.__setitem__("keys.values_blob", np.frombuffer(b"dogdogtheN", dtype=np.uint8)),
      "section 'keys.values_blob': attribute 'form' holds the value 'dog' twice"),
     (lambda m, a: a["keys.vocab_ptr"].__setitem__(1, 99), "section 'keys.vocab_ptr'"),

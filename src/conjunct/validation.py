@@ -364,12 +364,13 @@ def _feature_keys(meta: _Meta, arrays: Arrays, where: _Where, n: int) -> None:
             t = int(template[s + f])
             where.section_fail("codes", f"feature {s + int(f)}, part {int(p)}: code {int(codes[s + f, p])} is outside "
                                         f"[{int(low[t, p])}, {int(limit[t, p])}] (template {templates[t][0]!r})")
-    if n:
-        rows = np.concatenate([template.reshape(-1, 1), codes], axis=1).astype(np.int32)
-        _, first, counts = np.unique(rows, axis=0, return_index=True, return_counts=True)
-        if counts.max() > 1:
-            where.section_fail("codes", f"feature {int(first[int(np.argmax(counts > 1))])} and a later one have the "
-                                        "same template and codes")
+    if n > 1:
+        rows = np.concatenate([template.reshape(-1, 1), codes], axis=1)
+        order = np.lexsort(rows.T[::-1])  # (np.unique with axis=0 took 7x as long)
+        same = np.flatnonzero(np.all(rows[order[1:]] == rows[order[:-1]], axis=1))
+        if same.size:
+            f = sorted(order[same[0]:same[0] + 2].tolist())
+            where.section_fail("codes", f"features {f[0]} and {f[1]} have the same template and codes")
 
 
 def _optional_features(meta: _Meta, arrays: Arrays, where: _Where) -> Tuple[bool, int]:
