@@ -136,6 +136,7 @@ def build_samples(*, quick: bool = False, shared_data: Optional[Path] = None) ->
     from conjunct.tagging import HMMTagger, PerceptronTagger
     from conjunct.tasks.chunk import Chunker
     from conjunct.tasks.english import EnglishDependencyParser
+    from conjunct.tasks.bunsetsu.runner import feature_keys
     from conjunct.tasks.segment import WordSegmenter
     from conjunct.tasks.tokenize import EnglishTokenizer
 
@@ -157,6 +158,10 @@ def build_samples(*, quick: bool = False, shared_data: Optional[Path] = None) ->
                                features=multi.features)
     objects.append(("kernel_model_ovo", ovo, {"kind": "model", "rows": rows3}))
     objects.append(("feature_index", multi.features, {"kind": "features", "rows": rows3}))
+    keyed = conjunct.FeatureIndex(["dist=1", "m.h.w=犬", "coord.m", "h+1.h.w=-", "m.pos=begin", "h.h.w=猫", "m.br=none"],
+                                  counts=[5, 3, 2, 2, 1, 1, 1])
+    keyed.keys = feature_keys(keyed)
+    objects.append(("feature_index_keys", keyed, {"kind": "features", "rows": [["dist=1", "m.h.w=犬"], ["coord.m", "x"]]}))
     objects.append(("feature_index_numeric", conjunct.FeatureIndex.numeric(50, counts=rng.integers(0, 9, size=50)),
                     {"kind": "features", "rows": None}))
     # Small dense tables keep the files (and each load) small; the trie then holds most conjunctions.
@@ -277,7 +282,11 @@ def run_probe(obj, probe: dict):
         if probe["rows"] is None or obj.is_numeric:
             return len(obj), obj.counts.tolist()
         X = obj.transform(probe["rows"])
-        return X.indptr.tolist(), X.indices.tolist()
+        if obj.keys is None:
+            return X.indptr.tolist(), X.indices.tolist()
+        # Feature keys: the C++ tables are built from them and name every feature.
+        tables = obj.keys.tables()
+        return X.indptr.tolist(), X.indices.tolist(), [tables.name(f) for f in range(len(tables))]
     if kind == "tagger":
         return obj.predict(probe["sentences"])
     if kind == "chunker":

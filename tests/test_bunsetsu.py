@@ -127,12 +127,12 @@ def test_pa_trained_pipeline_degrees_methods_and_python_reference(shared_data):
 
 
 def _cxx_oracle(sentences, groups, index):
-    from conjunct.tasks.bunsetsu.runner import bunsetsu_features, token_arrays
+    from conjunct import _core
+    from conjunct.tasks.bunsetsu.runner import feature_keys
 
-    fields, bunsetsu_ptr, sentence_ptr = token_arrays(sentences)
     gold = np.asarray([h for s in sentences for h in s.heads], dtype=np.int32)
-    heads, decisions, _, _, (ptr, ids), labels = bunsetsu_features(index, groups).oracle(
-        fields=fields, bunsetsu_ptr=bunsetsu_ptr, sentence_ptr=sentence_ptr, gold=gold)
+    engine = _core.BunsetsuFeatures(tables=feature_keys(index, groups).tables())
+    heads, decisions, _, _, (ptr, ids), labels, _ = engine.oracle(sentences=sentences, gold=gold)
     return heads, ptr, ids, labels
 
 
@@ -141,12 +141,14 @@ GROUP_SETS = [("core",), ("core", "siblings", "coord"), ("core", "edge", "contex
 
 @pytest.mark.realdata
 @pytest.mark.parametrize("groups", GROUP_SETS)
-def test_cxx_features_equal_python_reference(shared_data, groups):
-    """The C++ templates give exactly the columns of the Python reference
-    templates for every oracle decision of real sentences (features the model
-    does not know are dropped on both sides)."""
+def test_engine_ids_equal_python_reference(shared_data, groups):
+    """The feature engine gives exactly the ids of the Python reference path
+    (names from the same spec, looked up in the feature index) for every
+    oracle decision of real sentences, features the model does not know
+    dropped on both sides; and it names every feature id as the index does."""
     from conjunct.features import FeatureIndex
     from conjunct.tasks.bunsetsu import FEATURE_GROUPS
+    from conjunct.tasks.bunsetsu.runner import feature_keys
 
     groups = FEATURE_GROUPS if groups is None else groups
     data = shared_data / "ud_japanese_gsd"
@@ -154,6 +156,8 @@ def test_cxx_features_equal_python_reference(shared_data, groups):
     dev = [s for s in load_gsd_bunsetsu(data, "dev") if is_head_final_projective(s.heads)]
     feats, labels, _ = training_examples(train, groups)
     index = FeatureIndex.from_data(feats)
+    tables = feature_keys(index, groups).tables()
+    assert [tables.name(f) for f in range(len(index))] == index.names == index.keys.names()
     for sents in (train, dev):  # dev: many features unknown to the index
         feats, labels, _ = training_examples(sents, groups)
         heads, ptr, ids, cxx_labels = _cxx_oracle(sents, groups, index)
@@ -164,36 +168,65 @@ def test_cxx_features_equal_python_reference(shared_data, groups):
             assert ids[ptr[r]:ptr[r + 1]].tolist() == expected, (r, f)
 
 
-def test_cxx_features_reject_bad_input():
-    from conjunct.features import FeatureIndex
-    from conjunct.tasks.bunsetsu.runner import bunsetsu_features
+def _tiny_parser():
+    from conjunct.training import PAClassifier
 
-    index = FeatureIndex(names=["dist=1", "m.h.w=犬"])
-    bf = bunsetsu_features(index, ("core",))
-    ptr = np.array([0, 1, 2], dtype=np.int64)
-    sp = np.array([0, 2], dtype=np.int64)
-    gold = np.array([1, -1], dtype=np.int32)
-    ok = "犬\n犬\n名詞-普通名詞-一般\nが\nが\n助詞-格助詞".encode()
-    assert bf.oracle(fields=ok, bunsetsu_ptr=ptr, sentence_ptr=sp, gold=gold)[0].tolist() == [1, -1]
-    with pytest.raises(ValueError, match="holds 7 values where 6 are expected"):
-        bf.oracle(fields=ok + b"\nx", bunsetsu_ptr=ptr, sentence_ptr=sp, gold=gold)
-    with pytest.raises(ValueError, match="no tokens"):
-        bf.oracle(fields=ok, bunsetsu_ptr=np.array([0, 2, 2], dtype=np.int64), sentence_ptr=sp, gold=gold)
-    with pytest.raises(ValueError, match="sentence offsets"):
-        bf.oracle(fields=ok, bunsetsu_ptr=ptr, sentence_ptr=np.array([0, 3], dtype=np.int64), gold=gold)
-    with pytest.raises(ValueError, match="core"):
-        bunsetsu_features(index, ("edge",))
-    with pytest.raises(ValueError, match="twice"):
-        FeatureIndex(names=["a", "a"])
+    est = PAClassifier(degree=1, n_iter=2).fit([["dist=1", "m.h.w=犬"], ["dist=2-5"], ["h.h.w=犬", "dist=1"]], [1, -1, 1])
+    return BunsetsuParser(est.model_.compile("pkb"))
 
 
-def test_token_with_newline_is_rejected():
+def test_engine_rejects_bad_input():
     from conjunct.tasks.bunsetsu import Bunsetsu, BunsetsuSentence
-    from conjunct.tasks.bunsetsu.runner import token_arrays
+    from conjunct.tasks.bunsetsu.runner import token_buffers
 
-    bad = BunsetsuSentence([Bunsetsu([Token(1, "a\nb", "a", "NOUN", "名詞", 0, "root")])])
-    with pytest.raises(ValueError, match="newline"):
-        token_arrays([bad])
+    parser = _tiny_parser()
+    dog = Token(1, "犬", "犬", "NOUN", "名詞-普通名詞-一般", 2, "nsubj")
+    ga = Token(2, "が", "が", "ADP", "助詞-格助詞", 0, "case")
+    sents = [BunsetsuSentence([Bunsetsu([dog]), Bunsetsu([ga])])]
+    text, field_ptr, bunsetsu_ptr, sentence_ptr = token_buffers(sents)
+    assert parser.parse_buffers(text, field_ptr, bunsetsu_ptr, sentence_ptr) == parser.parse_many(sents) == [[1, -1]]
+    with pytest.raises(ValueError, match="cover the text"):
+        parser.parse_buffers(text + b"x", field_ptr, bunsetsu_ptr, sentence_ptr)
+    with pytest.raises(ValueError, match="three entries per token"):
+        parser.parse_buffers(text, field_ptr[:-1], bunsetsu_ptr, sentence_ptr)
+    with pytest.raises(ValueError, match="no tokens"):
+        parser.parse_buffers(text, field_ptr, np.array([0, 2, 2]), sentence_ptr)
+    with pytest.raises(ValueError, match="sentence offsets"):
+        parser.parse_buffers(text, field_ptr, bunsetsu_ptr, np.array([0, 3]))
+    with pytest.raises(ValueError, match="bunsetsu 1 has no tokens"):
+        parser.parse_many([BunsetsuSentence([Bunsetsu([dog]), Bunsetsu([])])])
+    bad = Token(1, "犬", "犬", "NOUN", "名詞", 0, "root")
+    bad.xpos = 7
+    with pytest.raises(TypeError, match="xpos is not a string"):
+        parser.parse_many([BunsetsuSentence([Bunsetsu([bad])])])
+    with pytest.raises(AttributeError):
+        parser.parse_many([object()])
+    # Strings are read in C++ as they are: a newline in a form is a character like any other.
+    odd = Token(1, "犬\n", "犬", "NOUN", "名詞-普通名詞-一般", 0, "root")
+    assert parser.parse_many([BunsetsuSentence([Bunsetsu([odd]), Bunsetsu([ga])])]) == [[1, -1]]
+
+
+def test_old_feature_index_converts_or_is_refused(tmp_path):
+    """A model file written before feature keys has only feature names: the
+    parser reads its keys from them through the templates (and the next save
+    stores them); names the templates do not read are refused: retrain it."""
+    from conjunct._errors import ModelFormatError
+    from conjunct.features import FeatureIndex
+    from conjunct.tasks.bunsetsu.runner import feature_keys
+
+    index = FeatureIndex(names=["dist=1", "m.h.w=犬", "coord.m", "h+1.h.w=-", "m.pos=begin"])
+    keys = feature_keys(index)
+    assert index.keys is keys and keys.names() == index.names
+    meta, arrays = index.to_arrays()
+    again = FeatureIndex.from_arrays(meta, arrays)
+    assert again.keys.names() == index.names and again.keys.spec == keys.spec
+    for names in (["dist=1", "m.hw=犬"], ["b.case"], ["sib.pt=が"]):  # unknown template, no value, a group not used
+        with pytest.raises(ModelFormatError, match="retrain it"):
+            feature_keys(FeatureIndex(names=names))
+    with pytest.raises(ValueError, match="groups"):
+        feature_keys(index, ("core",))
+    index.add("m.h.w=猫")
+    assert index.keys is None  # new features: the keys are read again
 
 
 def test_model_file_names_its_feature_groups(tmp_path):
@@ -211,3 +244,19 @@ def test_model_file_names_its_feature_groups(tmp_path):
         meta = dict(base) if config is None else {**base, "config": config}
         with pytest.raises(ModelFormatError, match=message):
             validation.validate("task_pipeline", meta, {}, "x.cjt", owner=type(p))
+
+
+def test_feature_keys_the_cxx_tables_refuse_name_the_section():
+    """Keys that pass the file checks but not the C++ tables' (a value twice in
+    a vocabulary) are a model format error naming the section."""
+    from conjunct._errors import ModelFormatError
+    from conjunct.feature_spec import FeatureKeys
+
+    clf = _tiny_parser().classifier
+    keys = clf.features.keys
+    form = keys.spec.attributes.index("form")
+    vocabs = [list(v) for v in keys.vocabs]
+    vocabs[form] = vocabs[form] + [vocabs[form][0]]
+    clf.features.keys = FeatureKeys(keys.spec, vocabs, keys.template_of, keys.codes)
+    with pytest.raises(ModelFormatError, match="section features.keys: attribute 'form': a value appears twice"):
+        BunsetsuParser(clf)

@@ -125,6 +125,7 @@ inline Decision checked_decision(const std::string& rule, size_t n_classes, size
 
 void bind_kernel(nb::module_& m);
 void bind_classify(nb::module_& m);
+void bind_features(nb::module_& m);
 void bind_tasks(nb::module_& m);
 void bind_task_chunk(nb::module_& m);
 void bind_task_english(nb::module_& m);

@@ -7,6 +7,7 @@ NB_MODULE(_core, m) {
   m.attr("simd") = conjunct::kMaxPlusSimd;
   conjunct::py::bind_kernel(m);
   conjunct::py::bind_classify(m);
+  conjunct::py::bind_features(m);
   conjunct::py::bind_tasks(m);
   conjunct::py::bind_task_chunk(m);
   conjunct::py::bind_task_english(m);

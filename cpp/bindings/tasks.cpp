@@ -1,8 +1,12 @@
+// The bunsetsu parser: Sassano's loop over a batch of sentences in one call,
+// from flat buffers or straight from the Python sentence objects.
+#include <nanobind/stl/shared_ptr.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/tuple.h>
 
 #include <memory>
 #include <stdexcept>
+#include <string>
 
 #include "common.h"
 #include "conjunct/tasks/sassano.h"
@@ -14,117 +18,200 @@ const Classifier& classifier_of(nb::handle compiled);
 
 namespace {
 
-// A model's feature strings (the feature index's names blob and offsets) as a
-// C++ vocabulary, checked.
-FeatureVocab vocab_from(const Array1<uint8_t>& names_blob, const Array1<int64_t>& names_offsets) {
-  if (names_offsets.size() == 0) throw nb::value_error("feature name offsets are empty");
-  try {
-    return FeatureVocab(reinterpret_cast<const char*>(names_blob.data()), names_blob.size(), names_offsets.data(),
-                        names_offsets.size() - 1);
-  } catch (const std::invalid_argument& e) {
-    throw nb::value_error(e.what());
-  }
-}
-
-// The token fields and bunsetsu offsets of one call, checked before the loop reads them.
+// The tokens of one call: UTF-8 text, three field offsets per token (form,
+// lemma, XPOS), bunsetsu and sentence offsets; checked before the loop reads them.
 struct TokenInput {
-  TokenField fields;
-  BunsetsuTokens tokens;
-  size_t n_bunsetsu;
-  TokenInput(const nb::bytes& f, const Array1<int64_t>& bunsetsu_ptr, const Array1<int64_t>& sentence_ptr)
-      : fields(values(f, bunsetsu_ptr)) {
-    const int64_t* bp = bunsetsu_ptr.data();
-    n_bunsetsu = bunsetsu_ptr.size() - 1;
-    if (bp[0] != 0) throw nb::value_error("bunsetsu token offsets must start at 0");
-    for (size_t k = 0; k < n_bunsetsu; ++k)
-      if (bp[k + 1] <= bp[k]) throw nb::value_error("a bunsetsu has no tokens (bunsetsu token offsets must increase)");
-    check_sentence_offsets(sentence_ptr, n_bunsetsu, "bunsetsu");
-    tokens = BunsetsuTokens{&fields, bp};
-  }
-  // Three values (form, lemma, XPOS) per token of the bunsetsu.
-  static TokenField values(const nb::bytes& b, const Array1<int64_t>& bunsetsu_ptr) {
-    if (bunsetsu_ptr.size() == 0) throw nb::value_error("bunsetsu token offsets are empty");
-    const int64_t n = bunsetsu_ptr.data()[bunsetsu_ptr.size() - 1];
-    if (n < 0) throw nb::value_error("bunsetsu token offsets are negative");
-    try {
-      return TokenField(b.c_str(), b.size(), 3 * static_cast<size_t>(n));
-    } catch (const std::invalid_argument& e) {
-      throw nb::value_error(e.what());
-    }
+  std::string text;
+  std::vector<int64_t> field_ptr, bunsetsu_ptr, sentence_ptr;
+  BunsetsuTokens tokens() const { return BunsetsuTokens{text.data(), field_ptr.data(), bunsetsu_ptr.data()}; }
+  size_t n_bunsetsu() const { return bunsetsu_ptr.size() - 1; }
+
+  void check() const {
+    const size_t nb_ = bunsetsu_ptr.size() - 1;
+    if (bunsetsu_ptr.empty() || bunsetsu_ptr[0] != 0) throw nb::value_error("bunsetsu token offsets must start at 0");
+    for (size_t k = 0; k < nb_; ++k)
+      if (bunsetsu_ptr[k + 1] <= bunsetsu_ptr[k])
+        throw nb::value_error("a bunsetsu has no tokens (bunsetsu token offsets must increase)");
+    if (field_ptr.size() != 3 * static_cast<size_t>(bunsetsu_ptr[nb_]) + 1)
+      throw nb::value_error("field offsets need three entries per token, plus one");
+    if (field_ptr[0] != 0 || field_ptr.back() != static_cast<int64_t>(text.size()))
+      throw nb::value_error("field offsets do not cover the text");
+    for (size_t k = 1; k < field_ptr.size(); ++k)
+      if (field_ptr[k] < field_ptr[k - 1]) throw nb::value_error("field offsets decrease");
+    if (sentence_ptr.empty() || sentence_ptr[0] != 0 || static_cast<size_t>(sentence_ptr.back()) != nb_)
+      throw nb::value_error("sentence offsets do not cover the bunsetsu");
+    for (size_t k = 1; k < sentence_ptr.size(); ++k)
+      if (sentence_ptr[k] < sentence_ptr[k - 1]) throw nb::value_error("sentence offsets decrease");
   }
 };
+
+TokenInput from_buffers(const nb::bytes& text, const Array1<int64_t>& field_ptr, const Array1<int64_t>& bunsetsu_ptr,
+                        const Array1<int64_t>& sentence_ptr) {
+  TokenInput in;
+  in.text.assign(text.c_str(), text.size());
+  in.field_ptr.assign(field_ptr.data(), field_ptr.data() + field_ptr.size());
+  in.bunsetsu_ptr.assign(bunsetsu_ptr.data(), bunsetsu_ptr.data() + bunsetsu_ptr.size());
+  in.sentence_ptr.assign(sentence_ptr.data(), sentence_ptr.data() + sentence_ptr.size());
+  in.check();
+  return in;
+}
+
+// A sequence as a list or tuple (borrowed items); anything else is a TypeError naming what.
+PyObject* const* items_of(PyObject* seq, Py_ssize_t& n, const char* what) {
+  if (PyList_Check(seq)) {
+    n = PyList_GET_SIZE(seq);
+    return reinterpret_cast<PyListObject*>(seq)->ob_item;
+  }
+  if (PyTuple_Check(seq)) {
+    n = PyTuple_GET_SIZE(seq);
+    return reinterpret_cast<PyTupleObject*>(seq)->ob_item;
+  }
+  throw nb::type_error((std::string(what) + " must be a list or tuple").c_str());
+}
+
+// The flat buffers of BunsetsuSentence objects, read in C++ (attribute reads
+// through the C API, no Python code per token).
+TokenInput from_sentences(nb::handle sentences) {
+  static PyObject* s_bunsetsu = PyUnicode_InternFromString("bunsetsu");
+  static PyObject* s_tokens = PyUnicode_InternFromString("tokens");
+  static PyObject* s_fields[3] = {PyUnicode_InternFromString("form"), PyUnicode_InternFromString("lemma"),
+                                  PyUnicode_InternFromString("xpos")};
+  TokenInput in;
+  in.field_ptr.push_back(0);
+  in.bunsetsu_ptr.push_back(0);
+  in.sentence_ptr.push_back(0);
+  const nb::object seq = nb::steal(PySequence_Fast(sentences.ptr(), "sentences must be a sequence"));
+  if (!seq.is_valid()) throw nb::python_error();
+  const Py_ssize_t n_sent = PySequence_Fast_GET_SIZE(seq.ptr());
+  PyObject** sents = PySequence_Fast_ITEMS(seq.ptr());
+  int64_t n_tokens = 0;
+  for (Py_ssize_t s = 0; s < n_sent; ++s) {
+    const nb::object bl = nb::steal(PyObject_GetAttr(sents[s], s_bunsetsu));
+    if (!bl.is_valid()) throw nb::python_error();
+    Py_ssize_t n_b;
+    PyObject* const* bs = items_of(bl.ptr(), n_b, "a sentence's bunsetsu");
+    for (Py_ssize_t b = 0; b < n_b; ++b) {
+      const nb::object tl = nb::steal(PyObject_GetAttr(bs[b], s_tokens));
+      if (!tl.is_valid()) throw nb::python_error();
+      Py_ssize_t n_t;
+      PyObject* const* ts = items_of(tl.ptr(), n_t, "a bunsetsu's tokens");
+      if (n_t == 0)
+        throw nb::value_error(("sentence " + std::to_string(s) + ", bunsetsu " + std::to_string(b) + " has no tokens").c_str());
+      for (Py_ssize_t t = 0; t < n_t; ++t) {
+        for (PyObject* name : s_fields) {
+          const nb::object v = nb::steal(PyObject_GetAttr(ts[t], name));
+          if (!v.is_valid()) throw nb::python_error();
+          if (!PyUnicode_Check(v.ptr()))
+            throw nb::type_error(("sentence " + std::to_string(s) + ": a token's " + PyUnicode_AsUTF8(name) +
+                                  " is not a string").c_str());
+          Py_ssize_t len;
+          const char* utf8 = PyUnicode_AsUTF8AndSize(v.ptr(), &len);
+          if (utf8 == nullptr) throw nb::python_error();
+          in.text.append(utf8, static_cast<size_t>(len));
+          in.field_ptr.push_back(static_cast<int64_t>(in.text.size()));
+        }
+      }
+      n_tokens += n_t;
+      in.bunsetsu_ptr.push_back(n_tokens);
+    }
+    in.sentence_ptr.push_back(static_cast<int64_t>(in.bunsetsu_ptr.size() - 1));
+  }
+  return in;
+}
 
 struct PyBunsetsuFeatures {
   std::shared_ptr<const BunsetsuFeaturizer> impl;
 };
 
 // Runs Sassano's loop over every sentence; judge.gold, when set, holds every bunsetsu's gold head.
-nb::tuple run(const BunsetsuFeaturizer& f, SassanoJudge judge, const TokenInput& in, const Array1<int64_t>& sentence_ptr,
-              bool timing, bool collect, bool labels_too) {
-  std::vector<int32_t> heads(in.n_bunsetsu, -1);
+nb::tuple run(const BunsetsuFeaturizer& f, SassanoJudge judge, const TokenInput& in, bool timing, bool collect,
+              bool labels_too) {
+  std::vector<int32_t> heads(in.n_bunsetsu(), -1);
   std::vector<int64_t> ev_ptr{0};
   std::vector<int32_t> ev;
   std::vector<int8_t> labels;
   ParseStats stats;
   const int32_t* gold = judge.gold;
-  const double total = for_each_sentence(sentence_ptr, [&](int64_t b, int64_t e) {
-    SassanoJudge j = judge;
-    if (gold != nullptr) j.gold = gold + b;
-    sassano_parse(f, j, in.tokens, b, e, heads.data() + b, stats, timing, collect ? &ev_ptr : nullptr,
-                  collect ? &ev : nullptr, labels_too ? &labels : nullptr);
-  });
+  const BunsetsuTokens tokens = in.tokens();
+  double total;
+  {
+    nb::gil_scoped_release release;
+    const auto start = std::chrono::steady_clock::now();
+    for (size_t k = 0; k + 1 < in.sentence_ptr.size(); ++k) {
+      const int64_t b = in.sentence_ptr[k], e = in.sentence_ptr[k + 1];
+      SassanoJudge j = judge;
+      if (gold != nullptr) j.gold = gold + b;
+      sassano_parse(f, j, tokens, b, e, heads.data() + b, stats, timing, collect ? &ev_ptr : nullptr,
+                    collect ? &ev : nullptr, labels_too ? &labels : nullptr);
+    }
+    total = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  }
   nb::object lab = labels_too ? nb::cast(to_numpy(std::move(labels))) : nb::none();
   return nb::make_tuple(to_numpy(std::move(heads)), stats.decisions, stats.classifier_seconds, total,
-                        collected(collect, std::move(ev_ptr), std::move(ev)), lab);
+                        collected(collect, std::move(ev_ptr), std::move(ev)), lab, to_numpy(std::vector<int64_t>(in.sentence_ptr)));
+}
+
+SassanoJudge judge_of(nb::handle classifier, const std::string& rule, size_t n_classes, int64_t depends, bool early_exit) {
+  SassanoJudge judge;
+  judge.clf = &classifier_of(classifier);
+  judge.decision = checked_decision(rule, n_classes, judge.clf->n_outputs());
+  judge.depends = depends;
+  judge.early_exit = early_exit;
+  return judge;
 }
 
 }  // namespace
 
 void bind_tasks(nb::module_& m) {
   nb::class_<PyBunsetsuFeatures>(m, "BunsetsuFeatures",
-                                 "The bunsetsu pair templates over a model's feature strings, built in C++ from tokens.")
+                                 "The bunsetsu pair templates of a model's feature tables, built in C++ from tokens.")
       .def(
           "__init__",
-          [](PyBunsetsuFeatures* self, const Array1<uint8_t>& names_blob, const Array1<int64_t>& names_offsets,
-             uint32_t groups) {
-            FeatureVocab vocab = vocab_from(names_blob, names_offsets);
+          [](PyBunsetsuFeatures* self, std::shared_ptr<FeatureTables> tables) {
             try {
-              new (self) PyBunsetsuFeatures{std::make_shared<const BunsetsuFeaturizer>(std::move(vocab), groups)};
+              new (self) PyBunsetsuFeatures{std::make_shared<const BunsetsuFeaturizer>(std::move(tables))};
             } catch (const std::invalid_argument& e) {
               throw nb::value_error(e.what());
             }
           },
-          nb::arg("names_blob"), nb::arg("names_offsets"), nb::arg("groups"))
+          nb::arg("tables"))
       .def(
           "parse",
           [](const PyBunsetsuFeatures& self, nb::handle classifier, const std::string& rule, size_t n_classes,
-             int64_t depends, bool early_exit, const nb::bytes& fields, const Array1<int64_t>& bunsetsu_ptr, const Array1<int64_t>& sentence_ptr, bool timing, bool collect) {
-            SassanoJudge judge;
-            judge.clf = &classifier_of(classifier);
-            judge.decision = checked_decision(rule, n_classes, judge.clf->n_outputs());
-            judge.depends = depends;
-            judge.early_exit = early_exit;
-            const TokenInput in(fields, bunsetsu_ptr, sentence_ptr);
-            return run(*self.impl, judge, in, sentence_ptr, timing, collect, false);
+             int64_t depends, bool early_exit, nb::handle sentences, bool timing, bool collect) {
+            const SassanoJudge judge = judge_of(classifier, rule, n_classes, depends, early_exit);
+            const TokenInput in = from_sentences(sentences);
+            return run(*self.impl, judge, in, timing, collect, false);
           },
           nb::arg("classifier"), nb::arg("rule"), nb::arg("n_classes"), nb::arg("depends"), nb::arg("early_exit"),
-          nb::arg("fields"), nb::arg("bunsetsu_ptr"), nb::arg("sentence_ptr"),
+          nb::arg("sentences"), nb::arg("timing") = false, nb::arg("collect") = false,
+          "Sassano's parser over BunsetsuSentence objects (their tokens' form, lemma and xpos read in C++):\n"
+          "(heads, decisions, classifier seconds, loop seconds, events, None, sentence offsets).")
+      .def(
+          "parse_buffers",
+          [](const PyBunsetsuFeatures& self, nb::handle classifier, const std::string& rule, size_t n_classes,
+             int64_t depends, bool early_exit, const nb::bytes& text, const Array1<int64_t>& field_ptr,
+             const Array1<int64_t>& bunsetsu_ptr, const Array1<int64_t>& sentence_ptr, bool timing, bool collect) {
+            const SassanoJudge judge = judge_of(classifier, rule, n_classes, depends, early_exit);
+            const TokenInput in = from_buffers(text, field_ptr, bunsetsu_ptr, sentence_ptr);
+            return run(*self.impl, judge, in, timing, collect, false);
+          },
+          nb::arg("classifier"), nb::arg("rule"), nb::arg("n_classes"), nb::arg("depends"), nb::arg("early_exit"),
+          nb::arg("text"), nb::arg("field_ptr"), nb::arg("bunsetsu_ptr"), nb::arg("sentence_ptr"),
           nb::arg("timing") = false, nb::arg("collect") = false,
-          "Sassano's parser over many sentences' tokens: (heads, decisions, classifier seconds, total seconds, events, None).")
+          "The same from flat buffers: UTF-8 text, 3 field offsets per token (form, lemma, XPOS) plus one,\n"
+          "bunsetsu token offsets and sentence bunsetsu offsets.")
       .def(
           "oracle",
-          [](const PyBunsetsuFeatures& self, const nb::bytes& fields, const Array1<int64_t>& bunsetsu_ptr, const Array1<int64_t>& sentence_ptr, const Array1<int32_t>& gold) {
-            const TokenInput in(fields, bunsetsu_ptr, sentence_ptr);
-            if (gold.size() != in.n_bunsetsu) throw nb::value_error("one gold head per bunsetsu is needed");
+          [](const PyBunsetsuFeatures& self, nb::handle sentences, const Array1<int32_t>& gold) {
+            const TokenInput in = from_sentences(sentences);
+            if (gold.size() != in.n_bunsetsu()) throw nb::value_error("one gold head per bunsetsu is needed");
             SassanoJudge judge;
             judge.gold = gold.data();
-            return run(*self.impl, judge, in, sentence_ptr, false, true, true);
+            return run(*self.impl, judge, in, false, true, true);
           },
-          nb::arg("fields"), nb::arg("bunsetsu_ptr"), nb::arg("sentence_ptr"),
-          nb::arg("gold"),
-          "The decisions Sassano's algorithm asks on gold heads: (heads, decisions, 0, seconds, (indptr, columns), labels).")
-      .def_prop_ro("groups", [](const PyBunsetsuFeatures& self) { return self.impl->groups(); })
-      .def_prop_ro("n_features", [](const PyBunsetsuFeatures& self) { return self.impl->vocab().size(); });
+          nb::arg("sentences"), nb::arg("gold"),
+          "The decisions Sassano's algorithm asks on gold heads: (heads, decisions, 0, seconds, (indptr, ids), labels, offsets).");
 }
 
 }  // namespace conjunct::py

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <string>
 
 namespace conjunct {
 
@@ -15,8 +16,6 @@ sv pos2(sv xpos) {
   if (a == sv::npos) return xpos;
   return xpos.substr(0, xpos.find('-', a + 1));
 }
-bool is_symbol(sv p) { return p == "補助記号" || p == "記号" || p == "絵文字・記号等"; }
-bool is_function(sv p) { return p == "助詞" || p == "助動詞"; }
 
 // GSD has no conjugation forms: the last character of an inflected form stands in.
 sv inflection(sv form, sv lemma) {
@@ -26,105 +25,229 @@ sv inflection(sv form, sv lemma) {
   return form.substr(k);
 }
 
-// The tail word (rightmost non-symbol) is the head word or the function word.
-int ending(const BunsetsuFeaturizer::Sentence::Parts& p) { return p.tail < 0 ? 0 : (p.tail == p.func ? 1 : 2); }
-constexpr const char* kEnding[3] = {"none", "f", "h"};
-
-int balance(int32_t opens, int32_t closes) {  // open, close, none, even
-  return opens > closes ? 0 : (opens < closes ? 1 : (opens == 0 ? 2 : 3));
+// Token class bits, from the XPOS once per token.
+enum : uint8_t { kSymbol = 1, kFunction = 2, kParticle = 4, kOpen = 8, kClose = 16, kCase = 32 };
+uint8_t token_class(sv xpos) {
+  const sv p1 = pos1(xpos), p2 = pos2(xpos);
+  uint8_t c = 0;
+  if (p1 == "補助記号" || p1 == "記号" || p1 == "絵文字・記号等") c |= kSymbol;
+  if (p1 == "助詞") c |= kFunction | kParticle;
+  if (p1 == "助動詞") c |= kFunction;
+  if (p2 == "補助記号-括弧開") c |= kOpen;
+  if (p2 == "補助記号-括弧閉") c |= kClose;
+  if (p2 == "助詞-格助詞" || p2 == "助詞-係助詞") c |= kCase;
+  return c;
 }
-constexpr const char* kBalance[4] = {"open", "close", "none", "even"};
+
+// The positions the spec may name, the slot each fills and what it holds.
+enum Role {
+  // one token of a bunsetsu (or none)
+  kMHead, kMFunc, kMLast, kMPrevLast, kHHead, kHFunc, kHFirst, kHLast, kHNextFirst, kHNextHead, kHNextLast,
+  // a set of tokens
+  kMSymbols, kMParticles, kHSymbols, kHParticles, kBCase, kBSymbols, kSibParticles,
+  // a unit: the modifier, the head candidate, the span between, the pair
+  kMUnit, kHUnit, kBetweenUnit, kPairUnit,
+  // predicates (flag parts)
+  kMHeadNone, kMFuncNone, kHHeadNone, kHFuncNone, kMBegin, kHEnd, kMPrevNone, kHNextNone, kCoordMPrev, kCoordM,
+  kCoordHNext,
+  kRoles
+};
+enum Kind { kToken, kSet, kUnit, kPredicate };
+struct RoleInfo {
+  const char* name;
+  Kind kind;
+  BunsetsuFeaturizer::Slot slot;
+};
+using F = BunsetsuFeaturizer;
+constexpr RoleInfo kRoleInfo[kRoles] = {
+    {"m.head", kToken, F::kMod}, {"m.func", kToken, F::kMod}, {"m.last", kToken, F::kMod},
+    {"m-1.last", kToken, F::kMod}, {"h.head", kToken, F::kHead}, {"h.func", kToken, F::kHead},
+    {"h.first", kToken, F::kHead}, {"h.last", kToken, F::kHead}, {"h+1.first", kToken, F::kHead},
+    {"h+1.head", kToken, F::kHead}, {"h+1.last", kToken, F::kHead},
+    {"m.symbols", kSet, F::kMod}, {"m.particles", kSet, F::kMod}, {"h.symbols", kSet, F::kHead},
+    {"h.particles", kSet, F::kHead}, {"b.case", kSet, F::kBetween}, {"b.symbols", kSet, F::kBetween},
+    {"sib.particles", kSet, F::kSiblings},
+    {"m", kUnit, F::kMod}, {"h", kUnit, F::kHead}, {"between", kUnit, F::kPair}, {"pair", kUnit, F::kPair},
+    {"m.head.none", kPredicate, F::kMod}, {"m.func.none", kPredicate, F::kMod}, {"h.head.none", kPredicate, F::kHead},
+    {"h.func.none", kPredicate, F::kHead}, {"m.begin", kPredicate, F::kMod}, {"h.end", kPredicate, F::kHead},
+    {"m-1.none", kPredicate, F::kMod}, {"h+1.none", kPredicate, F::kHead}, {"coord.m-1", kPredicate, F::kPair},
+    {"coord.m", kPredicate, F::kPair}, {"coord.h+1", kPredicate, F::kPair},
+};
+constexpr const char* kAttrNames[F::kFlagAttr] = {"form", "pos", "subpos", "fullpos", "xpos", "infl",
+                                                   "ending", "balance", "distance"};
+constexpr const char* kClosedValues[3][4] = {{"none", "f", "h", nullptr},
+                                             {"open", "close", "none", "even"},
+                                             {"1", "2-5", "6+", nullptr}};
+
+int ending(const F::Sentence::Parts& p) { return p.tail < 0 ? 0 : (p.tail == p.func ? 1 : 2); }
+int balance(int32_t opens, int32_t closes) { return opens > closes ? 0 : (opens < closes ? 1 : (opens == 0 ? 2 : 3)); }
+int distance(size_t d) { return d == 1 ? 0 : (d <= 5 ? 1 : 2); }
+constexpr int64_t kFallback = -2;
 }  // namespace
 
-BunsetsuFeaturizer::BunsetsuFeaturizer(FeatureVocab vocab, uint32_t groups) : vocab_(std::move(vocab)), groups_(groups) {
-  if (!(groups & kCore) || (groups & ~static_cast<uint32_t>(kAllGroups)))
-    throw std::invalid_argument("bunsetsu feature groups: 'core' is required and only known groups are allowed");
-  KeyBuilder key(vocab_);
-  const char* dist[3] = {"dist=1", "dist=2-5", "dist=6+"};
-  for (int d = 0; d < 3; ++d) distance_[d] = key(dist[d]);
-  for (int b = 0; b < 4; ++b) {
-    between_brackets_[b] = key("b.br=", kBalance[b]);
-    mod_brackets_[b] = key("m.br=", kBalance[b]);
-    head_brackets_[b] = key("h.br=", kBalance[b]);
+BunsetsuFeaturizer::BunsetsuFeaturizer(std::shared_ptr<const FeatureTables> tables) : tables_(std::move(tables)) {
+  const FeatureSpec& spec = tables_->spec();
+  std::vector<int> attr_of(spec.n_attributes(), -1);
+  for (int k = 0; k < kTokenAttrs; ++k) token_vocab_[k] = -1;
+  for (size_t a = 0; a < spec.n_attributes(); ++a) {
+    for (int k = 0; k < kFlagAttr; ++k)
+      if (spec.attribute(a) == kAttrNames[k]) attr_of[a] = k;
+    if (attr_of[a] < 0) throw std::invalid_argument("bunsetsu features: unknown attribute '" + spec.attribute(a) + "'");
+    if (attr_of[a] < kTokenAttrs) token_vocab_[attr_of[a]] = static_cast<int32_t>(a);
   }
-  for (int k = 0; k < 3; ++k) {
-    ending_[0][k] = key("m.t=", kEnding[k]);
-    ending_[1][k] = key("h.t=", kEnding[k]);
+  for (int k = kEnding; k < kFlagAttr; ++k)
+    for (int v = 0; v < 4; ++v) {
+      int32_t& code = closed_[k - kEnding][v];
+      code = -1;
+      const char* value = kClosedValues[k - kEnding][v];
+      for (size_t a = 0; a < spec.n_attributes() && value; ++a)
+        if (attr_of[a] == k) code = tables_->vocab(a).find(value);
+    }
+  std::vector<int> role_of(spec.n_positions(), -1);
+  for (size_t p = 0; p < spec.n_positions(); ++p) {
+    for (int r = 0; r < kRoles; ++r)
+      if (spec.position(p) == kRoleInfo[r].name) role_of[p] = r;
+    if (role_of[p] < 0) throw std::invalid_argument("bunsetsu features: unknown position '" + spec.position(p) + "'");
   }
-  coord_[0] = key("coord.m-1");
-  coord_[1] = key("coord.m");
-  coord_[2] = key("coord.h+1");
-  begin_ = key("m.pos=begin");
-  end_ = key("h.pos=end");
-  no_prev_ = key("m-1=NONE");
-  no_next_ = key("h+1=NONE");
+  for (size_t t = 0; t < spec.n_templates(); ++t) {
+    const FeatureTemplate& tp = spec.templ(t);
+    const std::string where = "bunsetsu feature template '" + tp.name + "': ";
+    Compiled c{t, tp.parts.size(), {}};
+    for (size_t k = 0; k < c.n_parts; ++k) {
+      const SpecPart& q = tp.parts[k];
+      Part& p = c.parts[k];
+      p.role = role_of[q.position];
+      p.attr = q.attribute == SpecPart::kFlag ? kFlagAttr : attr_of[q.attribute];
+      p.vocab = q.attribute;
+      p.fallback = tables_->fallback(t, k);
+      const Kind kind = kRoleInfo[p.role].kind;
+      const bool fits = p.attr < kTokenAttrs ? (kind == kToken || kind == kSet)
+                        : p.attr == kFlagAttr ? kind == kPredicate
+                        : p.attr == kDistance ? p.role == kPairUnit
+                        : p.attr == kEnding   ? (p.role == kMUnit || p.role == kHUnit)
+                                              : (p.role == kMUnit || p.role == kHUnit || p.role == kBetweenUnit);
+      if (!fits)
+        throw std::invalid_argument(where + "attribute '" + kAttrNames[p.attr == kFlagAttr ? 0 : p.attr] + "' at '" +
+                                    kRoleInfo[p.role].name + "' is not a feature" +
+                                    (p.attr == kFlagAttr ? " (a flag needs a predicate position)" : ""));
+      if (q.has_fallback && p.role != kHNextHead)
+        throw std::invalid_argument(where + "only position 'h+1.head' has a fallback value");
+      if (kRoleInfo[p.role].slot != kRoleInfo[c.parts[0].role].slot)
+        throw std::invalid_argument(where + "its parts lie in different places (modifier, head, between, pair)");
+    }
+    slots_[kRoleInfo[c.parts[0].role].slot].push_back(c);
+  }
 }
 
-void BunsetsuFeaturizer::word(KeyBatch& key, const BunsetsuTokens& t, int64_t k, sv prefix, std::vector<int32_t>& out) const {
-  char buf[16];
-  const size_t n = prefix.size();
-  prefix.copy(buf, n);
-  auto with = [&](const char* suffix) {
-    size_t m = 0;
-    while (suffix[m]) buf[n + m] = suffix[m], ++m;
-    return sv(buf, n + m);
+void BunsetsuFeaturizer::part_codes(const Sentence& s, const Part& p, size_t k, size_t i, size_t j,
+                                    std::vector<int32_t>& out) const {
+  out.clear();
+  const size_t n = s.size();
+  const Sentence::Parts& u = s.parts[k];
+  auto token_code = [&](int64_t tok) {
+    if (tok == kFallback) return p.fallback;
+    return tok < 0 ? -1 : s.tok_codes[static_cast<size_t>(tok - s.first_token) * kTokenAttrs + p.attr];
   };
-  if (k < 0) {
-    push(key(with("=NONE"), ""), out);
+  auto push = [&](int32_t code) {
+    if (code >= 0) out.push_back(code);
+  };
+  auto each = [&](uint8_t cls) {
+    for (int64_t m = u.first; m <= u.last; ++m)
+      if (s.tok_class[m - s.first_token] & cls) push(token_code(m));
+  };
+  switch (p.role) {
+    case kMHead: case kHHead: push(token_code(u.head)); break;
+    case kMFunc: case kHFunc: push(token_code(u.func)); break;
+    case kMLast: case kHLast: push(token_code(u.last)); break;
+    case kHFirst: push(token_code(u.first)); break;
+    case kMPrevLast: if (k > 0) push(token_code(s.parts[k - 1].last)); break;
+    case kHNextFirst: if (k + 1 < n) push(token_code(s.parts[k + 1].first)); break;
+    case kHNextLast: if (k + 1 < n) push(token_code(s.parts[k + 1].last)); break;
+    case kHNextHead:
+      if (k + 1 < n) push(token_code(s.parts[k + 1].head >= 0 ? s.parts[k + 1].head : kFallback));
+      break;
+    case kMSymbols: case kHSymbols: case kBSymbols: each(kSymbol); break;
+    case kMParticles: case kHParticles: case kSibParticles: each(kParticle); break;
+    case kBCase: if (u.case_particle) push(token_code(u.func)); break;
+    case kMUnit: case kHUnit:
+      push(closed_[p.attr - kEnding][p.attr == kEnding ? ending(u) : balance(u.opens, u.closes)]);
+      break;
+    case kBetweenUnit: {
+      int32_t opens = 0, closes = 0;
+      for (size_t m = i + 1; m < j; ++m) opens += s.parts[m].opens, closes += s.parts[m].closes;
+      push(closed_[kBalance - kEnding][balance(opens, closes)]);
+      break;
+    }
+    case kPairUnit: push(closed_[kDistance - kEnding][distance(j - i)]); break;
+    default: {  // predicates
+      const BunsetsuTokens& t = *s.tokens;
+      auto same = [&](int64_t a, int64_t b) { return a >= 0 && b >= 0 && t.form(a) == t.form(b); };
+      bool holds = false;
+      switch (p.role) {
+        case kMHeadNone: case kHHeadNone: holds = u.head < 0; break;
+        case kMFuncNone: case kHFuncNone: holds = u.func < 0; break;
+        case kMBegin: holds = k == 0; break;
+        case kHEnd: holds = k + 1 == n; break;
+        case kMPrevNone: holds = k == 0; break;
+        case kHNextNone: holds = k + 1 == n; break;
+        case kCoordMPrev: holds = i > 0 && same(s.parts[i - 1].head, s.parts[j].head); break;
+        case kCoordM: holds = same(s.parts[i].head, s.parts[j].head); break;
+        case kCoordHNext: holds = j + 1 < n && same(s.parts[j + 1].head, s.parts[i].head); break;
+        default: break;
+      }
+      if (holds) out.push_back(0);
+    }
+  }
+}
+
+void BunsetsuFeaturizer::emit(Sentence& s, const Compiled& c, size_t k, size_t i, size_t j,
+                              std::vector<int64_t>& keys) const {
+  std::vector<int32_t>* codes = s.codes;
+  for (size_t p = 0; p < c.n_parts; ++p) {
+    part_codes(s, c.parts[p], k, i, j, codes[p]);
+    if (codes[p].empty()) return;
+  }
+  const FeatureKeys& fk = tables_->keys();
+  int32_t tuple[FeatureSpec::kMaxParts];
+  if (c.n_parts == 1) {
+    for (int32_t code : codes[0]) keys.push_back(fk.key(c.t, &code));
     return;
   }
-  const sv form = t.form(k), xpos = t.xpos(k), p1 = pos1(xpos), p2 = pos2(xpos);
-  push(key(with(".w="), form), out);
-  push(key(with(".p="), p1), out);
-  // A finer POS level equal to the coarser one would only repeat it.
-  if (p2 != p1) push(key(with(".s="), p2), out);
-  if (xpos != p2) push(key(with(".x="), xpos), out);
-  push(key(with(".i="), inflection(form, t.lemma(k))), out);
-}
-
-void BunsetsuFeaturizer::side(KeyBatch& key, const Sentence& s, size_t k, bool modifier, std::vector<int32_t>& out) const {
-  const BunsetsuTokens& t = *s.tokens;
-  const Sentence::Parts& p = s.parts[k];
-  const size_t n = s.size();
-  word(key, t, p.head, modifier ? "m.h" : "h.h", out);
-  word(key, t, p.func, modifier ? "m.f" : "h.f", out);
-  for (int64_t m = p.first; m <= p.last; ++m)
-    if (is_symbol(pos1(t.xpos(m)))) push(key(modifier ? "m.sym=" : "h.sym=", t.form(m)), out);
-  if (modifier && k == 0) push(begin_, out);
-  if (!modifier && k == n - 1) push(end_, out);
-  if (groups_ & kEdge) {
-    if (modifier) {
-      push(ending_[0][ending(p)], out);
-      push(key("m.l.w=", t.form(p.last)), out);
-    } else {
-      push(key("h.0.w=", t.form(p.first)), out);
-      push(key("h.0.x=", t.xpos(p.first)), out);
-      push(ending_[1][ending(p)], out);
-      push(key("h.l.x=", t.xpos(p.last)), out);
-    }
+  // A conjunction: every combination of its parts' values.
+  size_t at[FeatureSpec::kMaxParts] = {0, 0, 0};
+  while (true) {
+    for (size_t p = 0; p < c.n_parts; ++p) tuple[p] = codes[p][at[p]];
+    keys.push_back(fk.key(c.t, tuple));
+    size_t p = 0;
+    while (p < c.n_parts && ++at[p] == codes[p].size()) at[p++] = 0;
+    if (p == c.n_parts) return;
   }
-  if (groups_ & kContext) {
-    if (modifier) {
-      push(k > 0 ? key("m-1.l.w=", t.form(s.parts[k - 1].last)) : no_prev_, out);
-    } else if (k + 1 < n) {
-      const Sentence::Parts& q = s.parts[k + 1];
-      push(key("h+1.0.w=", t.form(q.first)), out);
-      push(key("h+1.h.w=", q.head >= 0 ? t.form(q.head) : sv("-")), out);
-      push(key("h+1.l.w=", t.form(q.last)), out);
-    } else {
-      push(no_next_, out);
-    }
-  }
-  if (groups_ & kParticles)
-    for (int64_t m = p.first; m <= p.last; ++m)
-      if (pos1(t.xpos(m)) == "助詞") push(key(modifier ? "m.pt=" : "h.pt=", t.form(m)), out);
-  if (groups_ & kBrackets) push((modifier ? mod_brackets_ : head_brackets_)[balance(p.opens, p.closes)], out);
 }
 
 void BunsetsuFeaturizer::prepare(const BunsetsuTokens& t, int64_t b, int64_t e, Sentence& s) const {
   const size_t n = static_cast<size_t>(e - b);
   s.tokens = &t;
   s.parts.resize(n);
+  const int64_t t0 = t.bunsetsu_ptr[b], t1 = t.bunsetsu_ptr[e];
+  s.first_token = t0;
+  // Every token's attributes once: the only string work of the sentence.
+  s.tok_codes.assign(static_cast<size_t>(t1 - t0) * kTokenAttrs, -1);
+  s.tok_class.resize(static_cast<size_t>(t1 - t0));
+  for (int64_t m = t0; m < t1; ++m) {
+    const sv form = t.form(m), xpos = t.xpos(m), p1 = pos1(xpos), p2 = pos2(xpos);
+    int32_t* c = s.tok_codes.data() + static_cast<size_t>(m - t0) * kTokenAttrs;
+    auto code = [&](int attr, sv value) {
+      if (token_vocab_[attr] >= 0) c[attr] = tables_->vocab(token_vocab_[attr]).find(value);
+    };
+    code(kForm, form);
+    code(kPos, p1);
+    // A finer POS level equal to the coarser one would only repeat it.
+    if (p2 != p1) code(kSubpos, p2);
+    if (xpos != p2) code(kFullpos, xpos);
+    code(kXpos, xpos);
+    if (token_vocab_[kInfl] >= 0) code(kInfl, inflection(form, t.lemma(m)));
+    s.tok_class[m - t0] = token_class(xpos);
+  }
   for (size_t k = 0; k < n; ++k) {
     Sentence::Parts& p = s.parts[k];
     p.first = t.bunsetsu_ptr[b + k];
@@ -132,87 +255,59 @@ void BunsetsuFeaturizer::prepare(const BunsetsuTokens& t, int64_t b, int64_t e, 
     p.tail = p.head = p.func = -1;
     p.opens = p.closes = 0;
     for (int64_t m = p.last; m >= p.first; --m) {
-      const sv xpos = t.xpos(m), p1 = pos1(xpos);
-      if (is_symbol(p1)) {
-        const sv p2 = pos2(xpos);
-        p.opens += p2 == "補助記号-括弧開";
-        p.closes += p2 == "補助記号-括弧閉";
+      const uint8_t cls = s.tok_class[m - t0];
+      if (cls & kSymbol) {
+        p.opens += (cls & kOpen) != 0;
+        p.closes += (cls & kClose) != 0;
         continue;
       }
       if (p.tail < 0) p.tail = m;
-      if (is_function(p1)) {
+      if (cls & kFunction) {
         if (p.func < 0) p.func = m;
       } else if (p.head < 0) {
         p.head = m;
       }
     }
-    const sv fp2 = p.func >= 0 ? pos2(t.xpos(p.func)) : sv();
-    p.case_particle = fp2 == "助詞-格助詞" || fp2 == "助詞-係助詞";
+    p.case_particle = p.func >= 0 && (s.tok_class[p.func - t0] & kCase);
   }
-  KeyBatch& key = s.keys;
-  key.clear();
-  s.ids.clear();
-  s.mod.assign(1, 0);
-  s.head.assign(1, 0);
-  s.between.assign(1, 0);
-  s.siblings.assign(1, 0);
-  // Layout per bunsetsu: [mod | head | between | siblings], ranges recorded as ends.
-  for (size_t k = 0; k < n; ++k) {
-    const Sentence::Parts& p = s.parts[k];
-    side(key, s, k, true, s.ids);
-    s.mod.push_back(static_cast<int64_t>(s.ids.size()));
-    side(key, s, k, false, s.ids);
-    s.head.push_back(static_cast<int64_t>(s.ids.size()));
-    if (p.case_particle) push(key("b.case=", t.form(p.func)), s.ids);
-    for (int64_t m = p.first; m <= p.last; ++m)
-      if (is_symbol(pos1(t.xpos(m)))) push(key("b.sym=", t.form(m)), s.ids);
-    s.between.push_back(static_cast<int64_t>(s.ids.size()));
-    if (groups_ & kSiblings)
-      for (int64_t m = p.first; m <= p.last; ++m)
-        if (pos1(t.xpos(m)) == "助詞") push(key("sib.pt=", t.form(m)), s.ids);
-    s.siblings.push_back(static_cast<int64_t>(s.ids.size()));
-  }
-  // Every key of the sentence is looked up at once; then the placeholders
-  // become columns and keys the model does not know leave the lists.
-  const std::vector<int32_t>& columns = key.resolve(vocab_);
-  int32_t* ids = s.ids.data();
-  int64_t w = 0, r = 0;
-  for (size_t k = 1; k <= n; ++k)
-    for (std::vector<int64_t>* ends : {&s.mod, &s.head, &s.between, &s.siblings}) {
-      for (const int64_t end = (*ends)[k]; r < end; ++r) {
-        const int32_t v = ids[r] <= -2 ? columns[static_cast<size_t>(-2 - ids[r])] : ids[r];
-        if (v >= 0) ids[w++] = v;
-      }
-      (*ends)[k] = w;
+  // Per bunsetsu, the keys of its four lists; then every key of the sentence
+  // is looked up at once and keys the model does not know leave the lists.
+  s.keys.clear();
+  s.ends.assign(1, 0);
+  for (size_t k = 0; k < n; ++k)
+    for (int slot = kMod; slot <= kSiblings; ++slot) {
+      for (const Compiled& c : slots_[slot]) emit(s, c, k, k, k, s.keys);
+      s.ends.push_back(static_cast<int64_t>(s.keys.size()));
     }
+  s.ids.resize(s.keys.size());
+  tables_->keys().find_many(s.keys.data(), s.keys.size(), s.ids.data());
+  int64_t w = 0, r = 0;
+  for (size_t q = 1; q < s.ends.size(); ++q) {
+    for (const int64_t end = s.ends[q]; r < end; ++r)
+      if (s.ids[r] >= 0) s.ids[w++] = s.ids[r];
+    s.ends[q] = w;
+  }
   s.ids.resize(static_cast<size_t>(w));
 }
 
-void BunsetsuFeaturizer::pair(const Sentence& s, size_t i, size_t j, const int32_t* heads, std::vector<int32_t>& x) const {
-  // Bunsetsu k's ranges: mod [siblings[k], mod[k+1]), head [mod[k+1], head[k+1]),
-  // between [head[k+1], between[k+1]), siblings [between[k+1], siblings[k+1]).
+void BunsetsuFeaturizer::pair(Sentence& s, size_t i, size_t j, const int32_t* heads, std::vector<int32_t>& x) const {
+  // Bunsetsu k's list L (0 mod, 1 head, 2 between, 3 siblings) is ids[ends[4k + L], ends[4k + L + 1]).
   const int32_t* ids = s.ids.data();
+  auto add = [&](size_t k, int list) {
+    x.insert(x.end(), ids + s.ends[4 * k + list], ids + s.ends[4 * k + list + 1]);
+  };
   x.clear();
-  x.insert(x.end(), ids + s.siblings[i], ids + s.mod[i + 1]);
-  x.insert(x.end(), ids + s.mod[j + 1], ids + s.head[j + 1]);
-  const size_t d = j - i;
-  push(distance_[d == 1 ? 0 : (d <= 5 ? 1 : 2)], x);
-  int32_t opens = 0, closes = 0;
+  add(i, 0);
+  add(j, 1);
   for (size_t k = i + 1; k < j; ++k) {
-    x.insert(x.end(), ids + s.head[k + 1], ids + s.between[k + 1]);
-    if ((groups_ & kSiblings) && heads[k] == static_cast<int32_t>(j))
-      x.insert(x.end(), ids + s.between[k + 1], ids + s.siblings[k + 1]);
-    opens += s.parts[k].opens;
-    closes += s.parts[k].closes;
+    add(k, 2);
+    if (heads[k] == static_cast<int32_t>(j)) add(k, 3);
   }
-  if (groups_ & kBrackets) push(between_brackets_[balance(opens, closes)], x);
-  if (groups_ & kCoord) {
-    const BunsetsuTokens& t = *s.tokens;
-    auto same = [&](int64_t a, int64_t b) { return a >= 0 && b >= 0 && t.form(a) == t.form(b); };
-    const int64_t hi = s.parts[i].head, hj = s.parts[j].head;
-    if (i > 0 && same(s.parts[i - 1].head, hj)) push(coord_[0], x);
-    if (same(hi, hj)) push(coord_[1], x);
-    if (j + 1 < s.size() && same(s.parts[j + 1].head, hi)) push(coord_[2], x);
+  s.keys.clear();
+  for (const Compiled& c : slots_[kPair]) emit(s, c, i, i, j, s.keys);
+  for (const int64_t key : s.keys) {
+    const int32_t id = tables_->keys().find(key);
+    if (id >= 0) x.push_back(id);
   }
   std::sort(x.begin(), x.end());
   x.erase(std::unique(x.begin(), x.end()), x.end());

@@ -9,6 +9,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ._errors import DataFormatError, ModelFormatError
+from .feature_spec import FeatureKeys
 from .persistence import Saveable, nested, prefixed
 
 __all__ = ["FeatureIndex", "rows_to_csr", "rank_space", "store_features", "stored_features"]
@@ -140,6 +141,9 @@ class FeatureIndex(Saveable):
             raise DataFormatError(f"counts has shape {self.counts.shape}, expected ({n},)")
         if self.counts.size and self.counts.min() < 0:
             raise DataFormatError("feature counts must be non-negative")
+        #: The features' templates and codes (:class:`~conjunct.feature_spec.FeatureKeys`)
+        #: when a task's feature engine reads them; dropped when features are added.
+        self.keys: Optional[FeatureKeys] = None
 
     # -- construction -------------------------------------------------------
     @classmethod
@@ -212,6 +216,7 @@ class FeatureIndex(Saveable):
             self._ids[name] = fid
             self._names.append(name)
             self.counts = np.append(self.counts, 0)
+            self.keys = None
         return fid
 
     # -- ranks ----------------------------------------------------------------
@@ -248,6 +253,8 @@ class FeatureIndex(Saveable):
                     _raise_non_string(rows)
                 first = len(self._names)
                 self._names.extend(new)
+                if new:
+                    self.keys = None
                 lookup.update(zip(new, range(first, first + len(new))))
                 if len(self._names) > self.counts.size:
                     self.counts = np.concatenate([self.counts, np.zeros(len(self._names) - self.counts.size, dtype=np.int64)])
@@ -309,7 +316,11 @@ class FeatureIndex(Saveable):
             np.cumsum([len(e) for e in encoded], out=offsets[1:])
             arrays["names_blob"] = np.frombuffer(b"".join(encoded), dtype=np.uint8)
             arrays["names_offsets"] = offsets
-        return {"numeric": self._names is None, "n_features": len(self)}, arrays
+        meta = {"numeric": self._names is None, "n_features": len(self)}
+        if self.keys is not None and len(self.keys) == len(self):
+            meta["keys"], own = self.keys.to_arrays()
+            arrays.update(prefixed(own, "keys"))
+        return meta, arrays
 
     @classmethod
     def from_arrays(cls, meta: dict, arrays: Dict[str, np.ndarray]) -> "FeatureIndex":
@@ -321,7 +332,10 @@ class FeatureIndex(Saveable):
         if len(offsets) != len(counts) + 1 or (len(offsets) and offsets[-1] != len(blob)):
             raise DataFormatError("feature names do not match the feature counts")
         names = [blob[offsets[i]:offsets[i + 1]].decode("utf-8", "surrogatepass") for i in range(len(counts))]
-        return cls(names=names, counts=counts)
+        index = cls(names=names, counts=counts)
+        if "keys" in meta:
+            index.keys = FeatureKeys.from_arrays(meta["keys"], nested(arrays, "keys"))
+        return index
 
 
 def _feature_rows(feature_lists: Iterable[Iterable[str]]) -> List[Sequence[str]]:

@@ -1,43 +1,44 @@
-// The bunsetsu pair features (the templates of conjunct.tasks.bunsetsu.features,
-// whose Python code is the reference) built in C++ from a sentence's tokens:
-// per bunsetsu once (its modifier side, head-candidate side and what it adds
-// between a pair), then per decision the pair's columns from those lists, the
-// heads found so far (siblings), distance, brackets and coordination.
+// The bunsetsu pair features, built from a sentence's tokens through the
+// feature engine (conjunct/features/): the model's template spec names
+// positions (the modifier's head word, the bunsetsu between, ...) that this
+// compiles to roles; per token the attributes are looked up once, per
+// bunsetsu its modifier-side, head-side and between keys are built once and
+// turned into feature ids, and per decision the pair's ids are merged with
+// the pair templates (distance, brackets between, coordination, siblings).
+// The Python reference is conjunct.tasks.bunsetsu.features, over the same spec.
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <string_view>
 #include <vector>
 
-#include "conjunct/tasks/feature_vocab.h"
+#include "conjunct/features/feature_tables.h"
 
 namespace conjunct {
 
-// Bit k enables group k, in the order of features.FEATURE_GROUPS.
-enum BunsetsuGroup : uint32_t {
-  kCore = 1u << 0,
-  kEdge = 1u << 1,
-  kContext = 1u << 2,
-  kParticles = 1u << 3,
-  kSiblings = 1u << 4,
-  kCoord = 1u << 5,
-  kBrackets = 1u << 6,
-  kAllGroups = (1u << 7) - 1,
-};
-
-// The tokens of many sentences: every token's form, lemma and XPOS (three
-// values per token, in this order) and the token offsets of every bunsetsu.
+// The tokens of many sentences: token k's form, lemma and XPOS are
+// text[field_ptr[3k + f], field_ptr[3k + f + 1]) for f = 0, 1, 2, and bunsetsu
+// b holds tokens [bunsetsu_ptr[b], bunsetsu_ptr[b + 1]).
 struct BunsetsuTokens {
-  const TokenField* fields;
-  const int64_t* bunsetsu_ptr;  // bunsetsu b holds tokens [bunsetsu_ptr[b], bunsetsu_ptr[b + 1])
-  std::string_view form(int64_t k) const { return (*fields)[3 * k]; }
-  std::string_view lemma(int64_t k) const { return (*fields)[3 * k + 1]; }
-  std::string_view xpos(int64_t k) const { return (*fields)[3 * k + 2]; }
+  const char* text;
+  const int64_t* field_ptr;
+  const int64_t* bunsetsu_ptr;
+  std::string_view field(int64_t k, int f) const {
+    const int64_t a = field_ptr[3 * k + f];
+    return std::string_view(text + a, static_cast<size_t>(field_ptr[3 * k + f + 1] - a));
+  }
+  std::string_view form(int64_t k) const { return field(k, 0); }
+  std::string_view lemma(int64_t k) const { return field(k, 1); }
+  std::string_view xpos(int64_t k) const { return field(k, 2); }
 };
 
 class BunsetsuFeaturizer {
  public:
-  // Per-sentence state: the words each template reads and the columns of
-  // every bunsetsu's static features.
+  // Where a template's features go: a bunsetsu as modifier or as head
+  // candidate, a bunsetsu between the pair (always, or as a sibling that
+  // already depends on the head candidate), or the pair itself.
+  enum Slot { kMod, kHead, kBetween, kSiblings, kPair, kSlots };
+
   struct Sentence {
     struct Parts {
       int64_t first, last, tail, head, func;  // token indices (-1: none)
@@ -45,37 +46,53 @@ class BunsetsuFeaturizer {
       bool case_particle;
     };
     std::vector<Parts> parts;
-    std::vector<int32_t> ids;       // modifier, head and between columns of every bunsetsu
-    std::vector<int64_t> mod, head, between, siblings;  // ends of each bunsetsu's four lists in ids
-    KeyBatch keys;
+    std::vector<int32_t> tok_codes;  // per token of the sentence, its token attributes' codes
+    std::vector<uint8_t> tok_class;  // per token, its class bits
+    int64_t first_token = 0;
+    std::vector<int32_t> ids;  // the side and between ids of every bunsetsu
+    std::vector<int64_t> ends;  // ends of each bunsetsu's four lists (mod, head, between, siblings) in ids
+    std::vector<int64_t> keys;
+    std::vector<int32_t> codes[FeatureSpec::kMaxParts];  // a template's parts' codes, while emitting
     const BunsetsuTokens* tokens = nullptr;
     size_t size() const { return parts.size(); }
   };
 
-  // groups: a mask of BunsetsuGroup (core is required).
-  BunsetsuFeaturizer(FeatureVocab vocab, uint32_t groups);
+  // Throws std::invalid_argument naming the template on a position or an
+  // attribute this task does not know, or a part that does not fit its position.
+  explicit BunsetsuFeaturizer(std::shared_ptr<const FeatureTables> tables);
 
   // Fill s with bunsetsu [b, e) of the tokens.
   void prepare(const BunsetsuTokens& tokens, int64_t b, int64_t e, Sentence& s) const;
-  // The sorted, distinct columns of the pair (i, j), i < j, given the heads of
-  // the bunsetsu between them (heads[k] for i < k < j).
-  void pair(const Sentence& s, size_t i, size_t j, const int32_t* heads, std::vector<int32_t>& x) const;
+  // The sorted, distinct feature ids of the pair (i, j), i < j, given the
+  // heads of the bunsetsu between them (heads[k] for i < k < j).
+  void pair(Sentence& s, size_t i, size_t j, const int32_t* heads, std::vector<int32_t>& x) const;
 
-  uint32_t groups() const { return groups_; }
-  const FeatureVocab& vocab() const { return vocab_; }
+  const FeatureTables& tables() const { return *tables_; }
+
+  // Token attributes, unit attributes and roles the spec's names compile to.
+  enum TokenAttr { kForm, kPos, kSubpos, kFullpos, kXpos, kInfl, kTokenAttrs };
+  enum UnitAttr { kEnding = kTokenAttrs, kBalance, kDistance, kFlagAttr };
 
  private:
-  void word(KeyBatch& key, const BunsetsuTokens& t, int64_t k, std::string_view prefix, std::vector<int32_t>& out) const;
-  void side(KeyBatch& key, const Sentence& s, size_t k, bool modifier, std::vector<int32_t>& out) const;
-  // Columns (>= 0) and KeyBatch placeholders (<= -2) are kept; -1 (unknown) is not.
-  void push(int32_t column, std::vector<int32_t>& out) const {
-    if (column != -1) out.push_back(column);
-  }
-  FeatureVocab vocab_;
-  uint32_t groups_;
-  // Columns of the keys that do not depend on the tokens (-1: unknown to the model).
-  int32_t distance_[3], between_brackets_[4], mod_brackets_[4], head_brackets_[4], coord_[3], ending_[2][3];
-  int32_t begin_, end_, no_prev_, no_next_;
+  struct Part {
+    int attr;     // TokenAttr, UnitAttr or kFlagAttr
+    int role;
+    int32_t vocab;  // the spec's attribute index (-1 for a flag)
+    int32_t fallback;
+  };
+  struct Compiled {
+    size_t t;
+    size_t n_parts;
+    Part parts[FeatureSpec::kMaxParts];
+  };
+  // The codes part p yields for bunsetsu k (or the pair i, j) into out.
+  void part_codes(const Sentence& s, const Part& p, size_t k, size_t i, size_t j, std::vector<int32_t>& out) const;
+  void emit(Sentence& s, const Compiled& c, size_t k, size_t i, size_t j, std::vector<int64_t>& keys) const;
+
+  std::shared_ptr<const FeatureTables> tables_;
+  std::vector<Compiled> slots_[kSlots];
+  int32_t closed_[kFlagAttr - kEnding][4];  // codes of the unit attributes' values (-1: not in the vocabulary)
+  int32_t token_vocab_[kTokenAttrs];        // the spec's attribute of each token attribute (-1: unused)
 };
 
 }  // namespace conjunct

@@ -1,5 +1,8 @@
-"""The features of a bunsetsu pair, as strings: the Python reference of the
-templates the C++ parser extracts (``cpp/src/bunsetsu_features.cpp``).
+"""The features of a bunsetsu pair: their template spec (:data:`SPEC`, the one
+declaration both sides read) and the Python reference path, which names each
+feature as a string through that spec. The C++ parser
+(``cpp/src/bunsetsu_features.cpp``) compiles the same spec to integer keys;
+tests check that both give the same feature ids on real sentences.
 
 A decision asks "does bunsetsu i depend on bunsetsu j" (i < j) while Sassano's
 algorithm parses: every bunsetsu between them already has its head. The
@@ -33,12 +36,14 @@ groups it was trained with.
 
 from __future__ import annotations
 
+from itertools import product
 from typing import Iterable, List, Optional, Sequence, Tuple
 
+from ...feature_spec import FeatureSpec, Part, Template
 from .sentence import Bunsetsu, BunsetsuSentence, Token
 
 __all__ = ["SentenceFeatures", "pair_features", "FEATURE_GROUPS", "DEFAULT_GROUPS", "check_groups", "SYMBOL_POS",
-           "PARTICLE_POS", "CASE_POS2"]
+           "PARTICLE_POS", "CASE_POS2", "SPEC", "spec_for"]
 
 #: Every feature group, in the order the C++ extractor numbers them (bit k = group k).
 FEATURE_GROUPS: Tuple[str, ...] = ("core", "edge", "context", "particles", "siblings", "coord", "brackets")
@@ -55,6 +60,52 @@ OPEN_BRACKET_POS2 = "補助記号-括弧開"
 CLOSE_BRACKET_POS2 = "補助記号-括弧閉"
 
 
+def _t(name: str, group: str, attribute: Optional[str], position: str, fallback: Optional[str] = None) -> Template:
+    return Template(name, (Part(attribute, position, fallback),), group)
+
+
+def _word_templates(side: str) -> List[Template]:
+    """Seed 000 Table 1's word features of a side's head word (h) and function word (f)."""
+    out = []
+    for short, role in (("h", "head"), ("f", "func")):
+        position = f"{side}.{role}"
+        out += [_t(f"{side}.{short}.w", "core", "form", position), _t(f"{side}.{short}.p", "core", "pos", position),
+                _t(f"{side}.{short}.s", "core", "subpos", position), _t(f"{side}.{short}.x", "core", "fullpos", position),
+                _t(f"{side}.{short}.i", "core", "infl", position), _t(f"{side}.{short}=NONE", "core", None, f"{position}.none")]
+    return out
+
+
+#: The templates of every group. Positions: "m" is bunsetsu i (the modifier),
+#: "h" bunsetsu j (the head candidate), "m-1" / "h+1" their neighbours, "b"
+#: each bunsetsu between them, "sib" one of those that already depends on j;
+#: ".head" / ".func" / ".first" / ".last" a bunsetsu's head word, function
+#: word, first and last token; ".symbols" / ".particles" its symbols and
+#: particles; "between" the span between, "pair" the pair itself; the rest
+#: are predicates (flags). Attributes: the token's form, POS level 1 (pos),
+#: levels 1-2 where finer (subpos), the full XPOS where finer (fullpos), the
+#: full XPOS, the inflection stand-in; a bunsetsu's ending (none / f / h) and
+#: bracket balance; the pair's distance bucket.
+SPEC = FeatureSpec(
+    _word_templates("m") + _word_templates("h") + [
+        _t("m.sym", "core", "form", "m.symbols"), _t("h.sym", "core", "form", "h.symbols"),
+        _t("m.pos=begin", "core", None, "m.begin"), _t("h.pos=end", "core", None, "h.end"),
+        _t("dist", "core", "distance", "pair"),
+        _t("b.case", "core", "form", "b.case"), _t("b.sym", "core", "form", "b.symbols"),
+        _t("m.t", "edge", "ending", "m"), _t("m.l.w", "edge", "form", "m.last"),
+        _t("h.0.w", "edge", "form", "h.first"), _t("h.0.x", "edge", "xpos", "h.first"),
+        _t("h.t", "edge", "ending", "h"), _t("h.l.x", "edge", "xpos", "h.last"),
+        _t("m-1.l.w", "context", "form", "m-1.last"), _t("m-1=NONE", "context", None, "m-1.none"),
+        _t("h+1.0.w", "context", "form", "h+1.first"), _t("h+1.h.w", "context", "form", "h+1.head", fallback="-"),
+        _t("h+1.l.w", "context", "form", "h+1.last"), _t("h+1=NONE", "context", None, "h+1.none"),
+        _t("m.pt", "particles", "form", "m.particles"), _t("h.pt", "particles", "form", "h.particles"),
+        _t("sib.pt", "siblings", "form", "sib.particles"),
+        _t("coord.m-1", "coord", None, "coord.m-1"), _t("coord.m", "coord", None, "coord.m"),
+        _t("coord.h+1", "coord", None, "coord.h+1"),
+        _t("m.br", "brackets", "balance", "m"), _t("h.br", "brackets", "balance", "h"),
+        _t("b.br", "brackets", "balance", "between"),
+    ])
+
+
 def check_groups(groups: Iterable[str]) -> Tuple[str, ...]:
     """``groups`` in canonical order, checked: "core" and known names only."""
     groups = tuple(groups)
@@ -64,6 +115,12 @@ def check_groups(groups: Iterable[str]) -> Tuple[str, ...]:
     if "core" not in groups:
         raise ValueError("the bunsetsu feature groups must include 'core'")
     return tuple(g for g in FEATURE_GROUPS if g in groups)
+
+
+def spec_for(groups: Iterable[str] = DEFAULT_GROUPS) -> FeatureSpec:
+    """The templates of feature ``groups``."""
+    groups = check_groups(groups)
+    return SPEC.select(lambda t: t.group in groups)
 
 
 def _pos(t: Token) -> str:
@@ -79,24 +136,30 @@ def _infl(t: Token) -> str:
     return t.form[-1] if t.form != t.lemma and t.form else "-"
 
 
-def _word(prefix: str, t: Optional[Token]) -> List[str]:
-    """Surface, POS levels and inflection of a word; a finer POS level that
-    equals the coarser one is left out (it would only repeat it)."""
-    if t is None:
-        return [f"{prefix}=NONE"]
-    pos, pos2 = _pos(t), _pos2(t)
-    feats = [f"{prefix}.w={t.form}", f"{prefix}.p={pos}"]
-    if pos2 != pos:
-        feats.append(f"{prefix}.s={pos2}")
-    if t.xpos != pos2:
-        feats.append(f"{prefix}.x={t.xpos}")
-    feats.append(f"{prefix}.i={_infl(t)}")
-    return feats
+def _token_value(attribute: str, t: Token) -> Optional[str]:
+    """A token attribute's value; a finer POS level equal to the coarser one is
+    no value (it would only repeat it)."""
+    if attribute == "form":
+        return t.form
+    if attribute == "pos":
+        return _pos(t)
+    if attribute == "subpos":
+        return _pos2(t) if _pos2(t) != _pos(t) else None
+    if attribute == "fullpos":
+        return t.xpos if t.xpos != _pos2(t) else None
+    if attribute == "xpos":
+        return t.xpos
+    if attribute == "infl":
+        return _infl(t)
+    raise ValueError(f"unknown token attribute {attribute!r}")
 
 
-def _ending(prefix: str, p: "_Parts") -> str:
-    # The tail word is the head word or the function word: say which.
-    return f"{prefix}.t=" + ("none" if p.tail is None else ("f" if p.tail is p.func else "h"))
+def _balance(opens: int, closes: int) -> str:
+    return "open" if opens > closes else ("close" if opens < closes else ("none" if opens == 0 else "even"))
+
+
+def _distance(d: int) -> str:
+    return "1" if d == 1 else ("2-5" if d <= 5 else "6+")
 
 
 class _Parts:
@@ -110,52 +173,33 @@ class _Parts:
         self.tail = content[-1] if content else None
         self.head = next((t for t in reversed(content) if _pos(t) not in FUNCTION_POS), None)
         self.func = next((t for t in reversed(content) if _pos(t) in FUNCTION_POS), None)
-        self.symbols = sorted({t.form for t in toks if _pos(t) in SYMBOL_POS})
-        self.particles = sorted({t.form for t in toks if _pos(t) == PARTICLE_POS})
-        self.case = self.func.form if self.func is not None and _pos2(self.func) in CASE_POS2 else None
+        self.symbols = [t for t in toks if _pos(t) in SYMBOL_POS]
+        self.particles = [t for t in toks if _pos(t) == PARTICLE_POS]
+        self.case = self.func if self.func is not None and _pos2(self.func) in CASE_POS2 else None
         self.opens = sum(_pos2(t) == OPEN_BRACKET_POS2 for t in toks)
         self.closes = sum(_pos2(t) == CLOSE_BRACKET_POS2 for t in toks)
 
-
-def _balance(opens: int, closes: int) -> str:
-    return "open" if opens > closes else ("close" if opens < closes else ("none" if opens == 0 else "even"))
-
-
-def _distance(d: int) -> str:
-    return "1" if d == 1 else ("2-5" if d <= 5 else "6+")
+    def ending(self) -> str:
+        # The tail word is the head word or the function word: say which.
+        return "none" if self.tail is None else ("f" if self.tail is self.func else "h")
 
 
-def _side(prefix: str, parts: Sequence[_Parts], k: int, groups: Tuple[str, ...]) -> List[str]:
-    """The features of bunsetsu k as modifier ("m") or head candidate ("h")."""
-    p = parts[k]
-    n = len(parts)
-    feats = _word(f"{prefix}.h", p.head) + _word(f"{prefix}.f", p.func) + [f"{prefix}.sym={s}" for s in p.symbols]
-    if prefix == "m" and k == 0:
-        feats.append("m.pos=begin")
-    if prefix == "h" and k == n - 1:
-        feats.append("h.pos=end")
-    if "edge" in groups:
-        if prefix == "m":
-            feats += [_ending("m", p), f"m.l.w={p.last.form}"]
-        else:
-            feats += [f"h.0.w={p.first.form}", f"h.0.x={p.first.xpos}", _ending("h", p), f"h.l.x={p.last.xpos}"]
-    if "context" in groups:
-        if prefix == "m":
-            feats.append(f"m-1.l.w={parts[k - 1].last.form}" if k > 0 else "m-1=NONE")
-        elif k + 1 < n:
-            nxt = parts[k + 1]
-            feats += [f"h+1.0.w={nxt.first.form}", f"h+1.h.w={nxt.head.form if nxt.head else '-'}", f"h+1.l.w={nxt.last.form}"]
-        else:
-            feats.append("h+1=NONE")
-    if "particles" in groups:
-        feats += [f"{prefix}.pt={s}" for s in p.particles]
-    if "brackets" in groups:
-        feats.append(f"{prefix}.br={_balance(p.opens, p.closes)}")
-    return feats
+_FALLBACK = object()
+# Where each position's features go (the C++ BunsetsuFeaturizer::Slot).
+_SLOTS = {"mod": ("m.", "m-1.", "m"), "head": ("h.", "h+1.", "h"), "between": ("b.",), "siblings": ("sib.",)}
+
+
+def _slot(position: str) -> str:
+    if position in ("between", "pair") or position.startswith("coord."):
+        return "pair"
+    for slot, starts in _SLOTS.items():
+        if position in starts or position.startswith(tuple(s for s in starts if s.endswith("."))):
+            return slot
+    raise ValueError(f"unknown bunsetsu position {position!r}")
 
 
 class SentenceFeatures:
-    """Features of the bunsetsu pairs of one sentence.
+    """Features of the bunsetsu pairs of one sentence, as names from :data:`SPEC`.
 
     ``pair(i, j, heads)`` is the feature list of "does bunsetsu i depend on
     bunsetsu j" (i < j) given the heads found so far (``heads[k]`` for every k
@@ -164,35 +208,76 @@ class SentenceFeatures:
 
     def __init__(self, sentence: BunsetsuSentence, groups: Iterable[str] = DEFAULT_GROUPS):
         self.groups = check_groups(groups)
+        self.spec = spec_for(self.groups)
         parts = [_Parts(b) for b in sentence.bunsetsu]
         self.n = len(parts)
         self.parts = parts
-        self.modifier = [_side("m", parts, k, self.groups) for k in range(self.n)]
-        self.head = [_side("h", parts, k, self.groups) for k in range(self.n)]
+        by_slot = {s: [] for s in ("mod", "head", "between", "siblings", "pair")}
+        for t, tp in enumerate(self.spec.templates):
+            by_slot[_slot(tp.parts[0].position)].append(t)
+        self._pair_templates = by_slot["pair"]
+        unit = {s: [self._features(ts, k, k, k) for k in range(self.n)] for s, ts in by_slot.items() if s != "pair"}
+        self.modifier, self.head = unit["mod"], unit["head"]
+        self.between, self.siblings = unit["between"], unit["siblings"]
+
+    def _values(self, part: Part, k: int, i: int, j: int) -> list:
+        """The values of one part for bunsetsu k (or the pair i, j); [None] for a flag that holds."""
+        parts, n, pos = self.parts, self.n, part.position
+        p = parts[k]
+        if part.attribute is None:
+            same = lambda a, b: a is not None and b is not None and a.form == b.form  # noqa: E731
+            holds = {
+                "m.head.none": lambda: p.head is None, "h.head.none": lambda: p.head is None,
+                "m.func.none": lambda: p.func is None, "h.func.none": lambda: p.func is None,
+                "m.begin": lambda: k == 0, "h.end": lambda: k == n - 1,
+                "m-1.none": lambda: k == 0, "h+1.none": lambda: k == n - 1,
+                "coord.m-1": lambda: i > 0 and same(parts[i - 1].head, parts[j].head),
+                "coord.m": lambda: same(parts[i].head, parts[j].head),
+                "coord.h+1": lambda: j + 1 < n and same(parts[j + 1].head, parts[i].head),
+            }[pos]()
+            return [None] if holds else []
+        if part.attribute == "ending":
+            return [p.ending()]
+        if part.attribute == "balance":
+            if pos == "between":
+                return [_balance(sum(parts[m].opens for m in range(i + 1, j)), sum(parts[m].closes for m in range(i + 1, j)))]
+            return [_balance(p.opens, p.closes)]
+        if part.attribute == "distance":
+            return [_distance(j - i)]
+        nxt = parts[k + 1] if k + 1 < n else None
+        tokens = {
+            "m.head": lambda: [p.head], "h.head": lambda: [p.head], "m.func": lambda: [p.func], "h.func": lambda: [p.func],
+            "m.last": lambda: [p.last], "h.last": lambda: [p.last], "h.first": lambda: [p.first],
+            "m-1.last": lambda: [parts[k - 1].last] if k > 0 else [],
+            "h+1.first": lambda: [nxt.first] if nxt else [], "h+1.last": lambda: [nxt.last] if nxt else [],
+            "h+1.head": lambda: ([nxt.head if nxt.head is not None else _FALLBACK] if nxt else []),
+            "m.symbols": lambda: p.symbols, "h.symbols": lambda: p.symbols, "b.symbols": lambda: p.symbols,
+            "m.particles": lambda: p.particles, "h.particles": lambda: p.particles,
+            "sib.particles": lambda: p.particles, "b.case": lambda: [p.case],
+        }[pos]()
+        out = []
+        for t in tokens:
+            v = part.fallback if t is _FALLBACK else (None if t is None else _token_value(part.attribute, t))
+            if v is not None:
+                out.append(v)
+        return out
+
+    def _features(self, templates: Sequence[int], k: int, i: int, j: int) -> List[str]:
+        feats: List[str] = []
+        for t in templates:
+            tp = self.spec.templates[t]
+            for combo in product(*(self._values(part, k, i, j) for part in tp.parts)):
+                feats.append(self.spec.name(t, [v for v, part in zip(combo, tp.parts) if part.attribute is not None]))
+        return list(dict.fromkeys(feats))
 
     def pair(self, i: int, j: int, heads: Optional[Sequence[int]] = None) -> List[str]:
-        parts, groups = self.parts, self.groups
-        between = set()
-        opens = closes = 0
+        feats = self.modifier[i] + self.head[j]
         for k in range(i + 1, j):
-            p = parts[k]
-            if p.case is not None:
-                between.add(f"b.case={p.case}")
-            between.update(f"b.sym={s}" for s in p.symbols)
-            opens += p.opens
-            closes += p.closes
-            if "siblings" in groups and heads is not None and heads[k] == j:
-                between.update(f"sib.pt={s}" for s in p.particles)
-        feats = self.modifier[i] + self.head[j] + [f"dist={_distance(j - i)}"] + sorted(between)
-        if "brackets" in groups:
-            feats.append(f"b.br={_balance(opens, closes)}")
-        if "coord" in groups:
-            hj = parts[j].head
-            for name, k, other in (("m-1", i - 1, hj), ("m", i, hj), ("h+1", j + 1, parts[i].head)):
-                hk = parts[k].head if 0 <= k < self.n else None
-                if hk is not None and other is not None and hk.form == other.form:
-                    feats.append(f"coord.{name}")
-        return feats
+            feats += self.between[k]
+            if heads is not None and heads[k] == j:
+                feats += self.siblings[k]
+        feats += self._features(self._pair_templates, i, i, j)
+        return list(dict.fromkeys(feats))
 
 
 def pair_features(sentence: BunsetsuSentence, i: int, j: int, heads: Optional[Sequence[int]] = None,

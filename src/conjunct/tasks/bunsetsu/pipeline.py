@@ -49,6 +49,11 @@ class BunsetsuDependencyParser(TaskPipeline):
         self.skipped_sentences_ = skipped
         return {self.COMPONENT: (feats, labels)}
 
+    def to_container(self):
+        # The runner derives the feature keys from the trained features (once): the file stores them.
+        self.runner()
+        return super().to_container()
+
     def _make_runner(self) -> BunsetsuParser:
         return BunsetsuParser(self.classifiers_[self.COMPONENT], groups=self.groups)
 

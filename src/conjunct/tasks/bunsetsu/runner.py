@@ -1,6 +1,10 @@
-"""The bunsetsu parser's decision loop: Sassano's algorithm in C++, building
-each decision's features from the sentence's tokens (the templates of
-:mod:`.features`) and calling a compiled binary classifier once per decision."""
+"""The bunsetsu parser's decision loop: Sassano's algorithm in C++, one call
+per batch of sentences. C++ reads the tokens' strings (form, lemma, XPOS)
+straight from the sentence objects (or from flat buffers), looks each token's
+attributes up once in the model's vocabularies, builds the feature keys of
+the templates of :mod:`.features` and turns them into feature ids through the
+model's key table, then calls a compiled binary classifier once per decision.
+"""
 
 from __future__ import annotations
 
@@ -11,51 +15,59 @@ from typing import Iterable, List, Sequence, Tuple
 import numpy as np
 
 from ... import _core
+from ..._errors import ModelFormatError
+from ...feature_spec import FeatureKeys
 from ..runner import Runner, check_classifier, events_matrix, per_sentence
-from .features import DEFAULT_GROUPS, FEATURE_GROUPS, check_groups
+from .features import DEFAULT_GROUPS, check_groups, spec_for
 from .sentence import BunsetsuSentence
 
-__all__ = ["BunsetsuParser", "token_arrays", "group_mask"]
+__all__ = ["BunsetsuParser", "token_buffers", "feature_keys"]
 
 _FIELDS = attrgetter("form", "lemma", "xpos")
 
 
-def group_mask(groups: Iterable[str]) -> int:
-    """The C++ extractor's bit mask of feature ``groups`` (bit k: FEATURE_GROUPS[k])."""
-    return sum(1 << FEATURE_GROUPS.index(g) for g in check_groups(groups))
-
-
-def token_arrays(sentences: Sequence[BunsetsuSentence]) -> Tuple[bytes, np.ndarray, np.ndarray]:
-    """What the C++ loop reads: every token's form, lemma and XPOS, in this
-    order, as newline-separated UTF-8; the token offsets of every bunsetsu; the
-    bunsetsu offsets of every sentence."""
+def token_buffers(sentences: Sequence[BunsetsuSentence]) -> Tuple[bytes, np.ndarray, np.ndarray, np.ndarray]:
+    """The flat form of ``sentences`` that ``parse_buffers`` reads: UTF-8 text,
+    three field offsets per token (form, lemma, XPOS) plus one, the token
+    offsets of every bunsetsu and the bunsetsu offsets of every sentence."""
     groups = [b.tokens for s in sentences for b in s.bunsetsu]
-    # One C-level pass over the tokens (measured: faster than one per field).
-    values = list(chain.from_iterable(map(_FIELDS, chain.from_iterable(groups))))
-    joined = "\n".join(values)
-    if joined.count("\n") != max(len(values) - 1, 0):
-        raise ValueError("a token's form, lemma or XPOS holds a newline")
+    encoded = [v.encode("utf-8", "surrogatepass") for v in chain.from_iterable(map(_FIELDS, chain.from_iterable(groups)))]
+    field_ptr = np.zeros(len(encoded) + 1, dtype=np.int64)
+    np.cumsum(np.fromiter(map(len, encoded), dtype=np.int64, count=len(encoded)), out=field_ptr[1:])
     bunsetsu_ptr = np.zeros(len(groups) + 1, dtype=np.int64)
     np.cumsum(np.fromiter(map(len, groups), dtype=np.int64, count=len(groups)), out=bunsetsu_ptr[1:])
     sentence_ptr = np.zeros(len(sentences) + 1, dtype=np.int64)
     np.cumsum(np.fromiter((len(s.bunsetsu) for s in sentences), dtype=np.int64, count=len(sentences)), out=sentence_ptr[1:])
-    return joined.encode("utf-8", "surrogatepass"), bunsetsu_ptr, sentence_ptr
+    return b"".join(encoded), field_ptr, bunsetsu_ptr, sentence_ptr
 
 
-def bunsetsu_features(index, groups: Iterable[str]):
-    """The C++ templates of ``groups`` over a named feature index's strings."""
-    meta, arrays = index.to_arrays()
-    return _core.BunsetsuFeatures(names_blob=arrays["names_blob"], names_offsets=arrays["names_offsets"],
-                                  groups=group_mask(groups))
+def feature_keys(index, groups: Iterable[str] = DEFAULT_GROUPS, name: str = "<model>") -> FeatureKeys:
+    """The feature keys of a bunsetsu model's feature index: the ones its file
+    stores, or (a file written before feature keys) read from its feature
+    names through the templates of ``groups``, and kept on the index so that
+    the file saved next stores them. A name the templates do not read means
+    the model was trained on other templates: it has to be retrained."""
+    groups = check_groups(groups)
+    keys = getattr(index, "keys", None)
+    if keys is not None:
+        stored = tuple(g for g in dict.fromkeys(t.group for t in keys.spec.templates))
+        if set(stored) != set(groups):
+            raise ValueError(f"the classifier's features are those of the groups {list(stored)}, not {list(groups)}")
+        return keys
+    try:
+        keys = FeatureKeys.from_names(spec_for(groups), index.names)
+    except ValueError as e:
+        raise ModelFormatError(f"{e}: the model was trained on other bunsetsu templates (or groups than "
+                               f"{list(groups)}); retrain it", name) from None
+    index.keys = keys
+    return keys
 
 
 class BunsetsuParser(Runner):
     """Sassano's shift-reduce parser calling a binary classifier once per decision.
 
-    The whole decision loop runs in C++, feature extraction included: Python
-    hands it the tokens' strings as flat buffers, and C++ builds the feature
-    keys of :mod:`conjunct.tasks.bunsetsu.features` and looks them up in the
-    model's feature strings. ``classifier`` is a compiled
+    The whole decision loop runs in C++, feature extraction included, in one
+    call per batch with the GIL released. ``classifier`` is a compiled
     :class:`~conjunct.classifiers.Classifier` over the pair features with a
     named feature index; its positive class means "depends". ``groups`` are
     the feature groups the classifier was trained with.
@@ -67,22 +79,39 @@ class BunsetsuParser(Runner):
         self.classifier = classifier
         self.early_exit = early_exit
         self.groups = check_groups(groups)
-        self.features = bunsetsu_features(classifier.features, self.groups)
+        keys = feature_keys(classifier.features, self.groups)
+        try:
+            self.features = _core.BunsetsuFeatures(tables=keys.tables())
+        except ValueError as e:  # a spec naming positions or attributes the bunsetsu templates do not have
+            raise ModelFormatError(f"section features.keys: {e}") from None
 
-    def parse_many(self, sentences: Sequence[BunsetsuSentence], *, collect: bool = False, timing: bool = False):
-        """Heads of every sentence; with ``collect``, also the decisions' feature
-        vectors as a CSR matrix of column ids (events for an fstrie)."""
-        fields, bunsetsu_ptr, sentence_ptr = token_arrays(sentences)
+    def _args(self):
         clf = self.classifier
-        heads, decisions, clf_seconds, total, events, _ = self.features.parse(
-            classifier=clf._core, rule=clf.rule.kind, n_classes=len(clf.rule.classes), depends=1,
-            early_exit=self.early_exit, fields=fields, bunsetsu_ptr=bunsetsu_ptr,
-            sentence_ptr=sentence_ptr, timing=timing, collect=collect)
+        return dict(classifier=clf._core, rule=clf.rule.kind, n_classes=len(clf.rule.classes), depends=1,
+                    early_exit=self.early_exit)
+
+    def _finish(self, out, collect: bool):
+        heads, decisions, clf_seconds, total, events, _, sentence_ptr = out
         self.count(decisions=int(decisions), classifier_seconds=clf_seconds, loop_seconds=total)
         result = per_sentence(heads, sentence_ptr)
         if not collect:
             return result
-        return result, events_matrix(*events, len(clf.features))
+        return result, events_matrix(*events, len(self.classifier.features))
+
+    def parse_many(self, sentences: Sequence[BunsetsuSentence], *, collect: bool = False, timing: bool = False):
+        """Heads of every sentence; with ``collect``, also the decisions' feature
+        vectors as a CSR matrix of column ids (events for an fstrie)."""
+        out = self.features.parse(**self._args(), sentences=sentences, timing=timing, collect=collect)
+        return self._finish(out, collect)
+
+    def parse_buffers(self, text: bytes, field_ptr, bunsetsu_ptr, sentence_ptr, *, collect: bool = False,
+                      timing: bool = False):
+        """:meth:`parse_many` over the flat buffers of :func:`token_buffers`."""
+        out = self.features.parse_buffers(**self._args(), text=text, field_ptr=np.asarray(field_ptr, dtype=np.int64),
+                                          bunsetsu_ptr=np.asarray(bunsetsu_ptr, dtype=np.int64),
+                                          sentence_ptr=np.asarray(sentence_ptr, dtype=np.int64), timing=timing,
+                                          collect=collect)
+        return self._finish(out, collect)
 
     run = parse_many
 
