@@ -6,6 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import List, Optional
 
+from .._errors import DataFormatError
+
 __all__ = ["Analysis", "split_joint_tag", "JOINT"]
 
 #: The separator of a joint ``UPOS|XPOS`` tag (UPOS never holds it).
@@ -59,7 +61,10 @@ class Analysis:
         """The sentence as a CoNLL-U block (ending in a blank line). HEAD and
         DEPREL are ``_`` without a word-level parse; chunk tags go to MISC as
         ``Chunk=``, bunsetsu as ``BunsetuBILabel=`` / ``BunsetuHead=`` (the head
-        bunsetsu's 0-based index, -1 for the root)."""
+        bunsetsu's 0-based index, -1 for the root). A word with a tab or a line
+        break, or a comment that is not one ``#`` line, is an error: it would
+        shift the columns or the lines of the block."""
+        _check_fields(self)
         lines = list(self.comments)
         for k, form in enumerate(self.forms):
             misc = []
@@ -77,3 +82,14 @@ class Analysis:
             lines.append("\t".join((str(k + 1), form, "_", self.upos[k], self.xpos[k], "_", head, rel, "_",
                                     "|".join(misc) or "_")))
         return "\n".join(lines) + "\n\n"
+
+
+def _check_fields(a: "Analysis") -> None:
+    joined = "\x00".join(a.forms)
+    if not (all(a.forms) and "\t" not in joined and "\n" not in joined and "\r" not in joined):
+        k, form = next((k, f) for k, f in enumerate(a.forms) if not f or "\t" in f or "\n" in f or "\r" in f)
+        raise DataFormatError(f"word {k + 1} ({form!r}) is empty or holds a tab or a line break: it cannot be "
+                              "written as a CoNLL-U field")
+    for c in a.comments:
+        if not c.startswith("#") or "\n" in c or "\r" in c:
+            raise DataFormatError(f"comment {c!r:.60} is not one line starting with '#'")

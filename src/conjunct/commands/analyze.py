@@ -7,7 +7,10 @@ bunsetsu -> bunsetsu parser), or train one.
     conjunct analyze train --lang ja GSD_DIR -o MODEL
 
 Input: CoNLL-U (its FORMs; comments kept) or one sentence per line --
-whitespace-separated tokens for English, raw text for Japanese. Output: one
+whitespace-separated tokens for English, raw text for Japanese (``--format``;
+by default CoNLL-U when the first non-blank line starts with ``#`` or has 10
+tab-separated columns). A sentence longer than ``--max-sentence-length``
+(10,000 tokens by default) is refused, naming its line. Output: one
 CoNLL-U block per sentence (see :meth:`conjunct.analysis.Analysis.to_conllu`).
 """
 
@@ -20,7 +23,7 @@ import time
 
 from .._errors import ConjunctError
 from ..progress import status
-from ._common import load_object, on_cluster, open_output, option, output_option
+from ._common import at_least, load_object, on_cluster, open_output, option, output_option
 
 
 class _RunByDefault(argparse._SubParsersAction):
@@ -50,6 +53,11 @@ def register(sub) -> None:
     output_option(rn, help="CoNLL-U output file ('-' = standard output, the default)", required=False, default="-")
     rn.add_argument("--batch-size", type=int, default=1000, help="sentences per call of each stage (default 1000)")
     rn.add_argument("--lang", choices=["en", "ja"], default=None, help="check that the model is for this language")
+    rn.add_argument("--format", choices=["auto", "text", "conllu"], default="auto",
+                    help="input format (default auto: CoNLL-U when the first non-blank line starts with '#' or has 10 "
+                         "tab-separated columns, else one sentence per line)")
+    rn.add_argument("--max-sentence-length", type=at_least(1), default=None, metavar="N",
+                    help="refuse a sentence of more than N tokens (raw Japanese text: characters); default 10000")
     option(rn, "scheduler")
     rn.set_defaults(func=run_analyze)
 
@@ -87,12 +95,14 @@ def load_text_pipeline(path: str, lang=None, model=None):
     return model
 
 
-def _unit(path: str) -> str:
+def _unit(path: str, fmt: str = "auto") -> str:
     """Where a piece of ``path`` may end on a cluster: CoNLL-U sentences end at
     blank lines, plain text has one sentence per line."""
     from ..analysis.textio import _is_conllu
     from ..data import _open_text
 
+    if fmt != "auto":
+        return "block" if fmt == "conllu" else "line"
     with _open_text(path) as (f, _):
         first = next((line for line in f if line.strip()), "")
     return "block" if _is_conllu(first) else "line"
@@ -106,10 +116,15 @@ def run_analyze(args) -> int:
     if getattr(args, "scheduler", None):
         if args.data == "-":
             raise ConjunctError("--scheduler reads an input file, not standard input")
-        return on_cluster(args, unit=_unit(args.data))
+        unit = _unit(args.data, args.format)
+        args.format = "conllu" if unit == "block" else "text"  # guessed once for the file, not per piece
+        return on_cluster(args, unit=unit)
     preloaded = getattr(args, "preloaded", None)
     model = load_text_pipeline(args.model, args.lang, None if preloaded is None else load_object(args))
-    sentences = read_text(args.data, raw=model.lang == "ja")
+    from ..analysis.textio import MAX_SENTENCE_LENGTH
+
+    sentences = read_text(args.data, raw=model.lang == "ja", format=args.format,
+                          max_length=args.max_sentence_length or MAX_SENTENCE_LENGTH)
     with open_output(args.output) as out:
         for block in analyze_stream(model, sentences, batch_size=args.batch_size):
             out.write(block)

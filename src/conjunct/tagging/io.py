@@ -165,7 +165,8 @@ def iter_words(path, *, format: str = "auto") -> Iterator[List[str]]:
 
 
 def write_tagged(out, sentences: Sequence[Sequence[str]], tags: Sequence[Sequence[str]]) -> None:
-    """``word<TAB>tag`` per line, a blank line after each sentence.
+    """``word<TAB>tag`` per line, a blank line after each sentence (a word or
+    tag holding a tab or a line break is an error).
 
     Parameters
     ----------
@@ -176,6 +177,12 @@ def write_tagged(out, sentences: Sequence[Sequence[str]], tags: Sequence[Sequenc
     tags : sequence of sequence of str
         Their tags.
     """
-    for words, ts in zip(sentences, tags):
-        out.writelines(f"{w}\t{t}\n" for w, t in zip(words, ts))
+    for k, (words, ts) in enumerate(zip(sentences, tags)):
+        text = "".join(f"{w}\t{t}\n" for w, t in zip(words, ts))
+        # Exactly one tab and one line break per token, or a word broke the format.
+        if text.count("\t") != len(ts) or text.count("\n") != len(ts) or "\r" in text:
+            i = next(i for i, w in enumerate(words) if any(c in f"{w}{ts[i]}" for c in "\t\n\r"))
+            raise DataFormatError(f"sentence {k + 1}, token {i + 1}: {words[i]!r} (tag {ts[i]!r}) holds a tab or a "
+                                  "line break: it cannot be written as a word<TAB>tag line")
+        out.write(text)
         out.write("\n")
