@@ -104,12 +104,12 @@ def conllu_sentence(block: Sequence[Tuple[int, str]], name: str) -> ConlluSenten
         words.append(cols)
         at.append(len(lines) - 1)
         numbers.append(lineno)
-    if covered > len(words):
-        raise DataFormatError(f"multiword-token range {range_id} without its words (the sentence ends at word "
-                              f"{len(words)})", name, range_line)
     if not words and other:
         raise DataFormatError("a sentence block without word lines: only multiword-token ranges or empty nodes",
                               name, other)
+    if covered > len(words):
+        raise DataFormatError(f"multiword-token range {range_id} without its words (the sentence ends at word "
+                              f"{len(words)})", name, range_line)
     return ConlluSentence(lines, words, at, numbers)
 
 
