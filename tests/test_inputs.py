@@ -214,6 +214,24 @@ def test_long_sentences_are_refused_naming_the_line(tmp_path, models, capsys):
         list(read_text(path, max_length=0))
 
 
+def test_tag_and_segment_refuse_long_sentences_too(tmp_path, models, capsys):
+    text = tmp_path / "x.txt"
+    text.write_text("a b\n" + " ".join(["w"] * 30) + "\n")
+    assert main(["tag", "tag", str(models["tagger"]), str(text), "--format", "text", "--max-sentence-length", "20"]) == 2
+    assert "x.txt:2: a sentence of 30 words, over the limit of 20" in capsys.readouterr().err
+    columns = tmp_path / "c.txt"
+    columns.write_text("x NN\n\n" + "a NN\n" * 30)
+    assert main(["tag", "tag", str(models["tagger"]), str(columns), "--max-sentence-length", "20"]) == 2
+    assert "c.txt:3: a sentence of more than 20 words" in capsys.readouterr().err
+    raw = tmp_path / "ja.txt"
+    raw.write_text("日本語\n" + "あ" * 30 + "\n")
+    assert main(["segment", "run", str(models["segmenter"]), str(raw), "--max-sentence-length", "20"]) == 2
+    assert "ja.txt:2: a line of 30 characters, over the limit of 20" in capsys.readouterr().err
+    out = tmp_path / "out.txt"
+    assert main(["segment", "run", str(models["segmenter"]), str(raw), "-o", str(out), "-q"]) == 0
+    assert len(out.read_text().splitlines()) == 2
+
+
 def test_a_line_without_end_is_refused_before_it_is_read_whole():
     class Endless(io.RawIOBase):
         """A stream of 'w ' forever: only a reader that stops can finish."""

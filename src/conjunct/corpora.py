@@ -12,7 +12,7 @@ They return plain Python structures; errors name the file and line.
 from __future__ import annotations
 
 import os
-from typing import Iterator, List, NamedTuple, Optional, Sequence, Tuple
+from typing import Iterable, Iterator, List, NamedTuple, Optional, Sequence, Tuple
 
 from ._errors import DataFormatError
 from .data import _open_text, _sentence_blocks
@@ -111,6 +111,30 @@ def conllu_sentence(block: Sequence[Tuple[int, str]], name: str) -> ConlluSenten
         raise DataFormatError(f"multiword-token range {range_id} without its words (the sentence ends at word "
                               f"{len(words)})", name, range_line)
     return ConlluSentence(lines, words, at, numbers)
+
+
+def capped_blocks(lines: Iterable[Tuple[int, str]], name: str, max_length: Optional[int], *, conllu: bool = True,
+                  hint: str = "") -> Iterator[List[Tuple[int, str]]]:
+    """The blank-line-separated blocks of (line number, line) pairs, lines
+    without their newline. A block of more than ``max_length`` words (CoNLL-U
+    lines with an integer id, or any line of a column corpus) is an error
+    naming its first line, raised before the rest of it is read."""
+    block: List[Tuple[int, str]] = []
+    words = 0
+    for lineno, line in lines:
+        line = line.rstrip("\r\n")
+        if line.strip():
+            block.append((lineno, line))
+            if max_length is not None and (not conllu or line[:1].isdigit() and line[:line.find("\t")].isdigit()):
+                words += 1
+                if words > max_length:
+                    raise DataFormatError(f"a sentence of more than {max_length:,} words, over the limit{hint}", name,
+                                          block[0][0])
+        elif block:
+            yield block
+            block, words = [], 0
+    if block:
+        yield block
 
 
 def iter_conllu(source) -> Iterator[ConlluSentence]:

@@ -12,7 +12,7 @@ import itertools
 from typing import Iterable, Iterator, List, Tuple, Union
 
 from .._errors import ConjunctError, DataFormatError
-from ..corpora import conllu_sentence
+from ..corpora import capped_blocks, conllu_sentence
 from ..data import _numbered, _open_text
 
 __all__ = ["read_text", "analyze_stream", "Sentence", "FORMATS", "MAX_SENTENCE_LENGTH"]
@@ -52,9 +52,12 @@ def _length_limit(max_length) -> int:
     return max_length
 
 
+_LIMIT_HINT = (" (long sentences are refused, not split; raise the limit with --max-sentence-length, or max_length= in "
+               "read_text)")
+
+
 def _too_long(n, unit: str, max_length: int) -> str:
-    return (f"a sentence of {n} {unit}, over the limit of {max_length:,} (long sentences are refused, not split; "
-            f"raise the limit with --max-sentence-length, or max_length= in read_text)")
+    return f"a sentence of {n} {unit}, over the limit of {max_length:,}{_LIMIT_HINT}"
 
 
 def read_text(source, *, raw: bool = False, format: str = "auto",
@@ -108,29 +111,9 @@ def read_text(source, *, raw: bool = False, format: str = "auto",
             yield from _lines(stream, name, raw, max_length)
 
 
-def _blocks(stream, name: str, max_length: int) -> Iterator[List[Tuple[int, str]]]:
-    """The blank-line-separated blocks of (line number, line); a block of more
-    than ``max_length`` word lines is refused before it is read whole."""
-    block: List[Tuple[int, str]] = []
-    words = 0
-    for lineno, line in stream:
-        line = line.rstrip("\r\n")
-        if line.strip():
-            block.append((lineno, line))
-            if line[:1].isdigit() and line[:line.find("\t")].isdigit():
-                words += 1
-                if words > max_length:
-                    raise DataFormatError(_too_long(f"more than {max_length:,}", "words", max_length), name, block[0][0])
-        elif block:
-            yield block
-            block, words = [], 0
-    if block:
-        yield block
-
-
 def _conllu(stream, name: str, raw: bool, max_length: int, guessed) -> Iterator[Sentence]:
     found = False
-    for block in _blocks(stream, name, max_length):
+    for block in capped_blocks(stream, name, max_length, hint=_LIMIT_HINT):
         try:
             s = conllu_sentence(block, name)
         except DataFormatError as e:
