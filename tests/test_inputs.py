@@ -191,6 +191,10 @@ def test_a_text_starting_with_a_hash_needs_format_text(tmp_path, models, capsys)
     conllu.write_text(_row("1", "a") + "\n\n" + _row("1", "b") + "\n")
     assert main(["analyze", str(models["en"]), str(conllu), "--format", "text"]) == 2
     assert main(["analyze", str(models["en"]), str(path), "--format", "conllu"]) == 2
+    path.write_text("# only\n# hashtags\n")
+    with pytest.raises(DataFormatError, match="no sentences .* give --format text"):
+        list(read_text(path))
+    assert [s for s, _ in read_text(path, format="text")] == [["#", "only"], ["#", "hashtags"]]
     with pytest.raises(ConjunctError, match="unknown input format"):
         list(read_text(path, format="tsv"))
 

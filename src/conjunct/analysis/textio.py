@@ -127,7 +127,7 @@ def _conllu(stream, name: str, raw: bool, max_length: int, guessed) -> Iterator[
         comments = [line for line in s.lines if line.startswith("#")]
         yield ("".join(forms) if raw else forms), comments
     if not found:
-        raise DataFormatError("no sentences (CoNLL-U without word lines)", name)
+        raise DataFormatError("no sentences (CoNLL-U without word lines" + (f"; {guessed})" if guessed else ")"), name)
 
 
 def _lines(stream, name: str, raw: bool, max_length: int) -> Iterator[Sentence]:
