@@ -12,7 +12,7 @@ They return plain Python structures; errors name the file and line.
 from __future__ import annotations
 
 import os
-from typing import Iterator, List, NamedTuple, Optional, Sequence, Tuple
+from typing import Iterable, Iterator, List, NamedTuple, Optional, Sequence, Tuple
 
 from ._errors import DataFormatError
 from .data import _open_text, _sentence_blocks
@@ -60,12 +60,17 @@ def conllu_sentence(block: Sequence[Tuple[int, str]], name: str) -> ConlluSenten
     """Parse one blank-line-separated block of (line number, line) pairs.
 
     Comments, multiword-token ranges (``3-4``) and empty nodes (``5.1``) are
-    kept as lines but are not words; word ids must run 1, 2, 3, ...
+    kept as lines but are not words; word ids must run 1, 2, 3, ... A range
+    comes just before the words it covers and an empty node ``N.k`` just after
+    word N; a range whose words are missing, or a block of ranges and empty
+    nodes without any word, is an error (it would be dropped silently).
     """
     lines: List[str] = []
     words: List[List[str]] = []
     at: List[int] = []
     numbers: List[int] = []
+    covered, range_line, range_id = 0, 0, ""  # the last word a range covers, and where it was
+    other = 0  # the first range or empty node line
     for lineno, line in block:
         lines.append(line)
         if line.startswith("#"):
@@ -74,16 +79,62 @@ def conllu_sentence(block: Sequence[Tuple[int, str]], name: str) -> ConlluSenten
         if len(cols) != 10:
             raise DataFormatError(f"expected 10 tab-separated CoNLL-U columns, found {len(cols)}", name, lineno)
         word_id = cols[0]
-        if "-" in word_id or "." in word_id:
+        n = len(words)
+        if "-" in word_id:
+            a, _, b = word_id.partition("-")
+            if not (a.isdigit() and b.isdigit()) or int(a) != n + 1 or int(b) <= int(a):
+                raise DataFormatError(f"bad multiword-token range {word_id!r} (expected {n + 1}-M with M > {n + 1}: "
+                                      "a range comes just before the words it covers)", name, lineno)
+            if int(a) <= covered:
+                raise DataFormatError(f"multiword-token range {word_id} overlaps range {range_id}", name, lineno)
+            covered, range_line, range_id = int(b), lineno, word_id
+            other = other or lineno
+            continue
+        if "." in word_id:
+            a, _, b = word_id.partition(".")
+            if not (a.isdigit() and b.isdigit()) or int(a) != n or int(b) < 1:
+                raise DataFormatError(f"bad empty node id {word_id!r} (expected {n}.K: an empty node follows the "
+                                      "word it is numbered after)", name, lineno)
+            other = other or lineno
             continue
         if not word_id.isdigit():
             raise DataFormatError(f"bad word id {word_id!r}", name, lineno)
-        if int(word_id) != len(words) + 1:
-            raise DataFormatError(f"word id {word_id} out of sequence (expected {len(words) + 1})", name, lineno)
+        if int(word_id) != n + 1:
+            raise DataFormatError(f"word id {word_id} out of sequence (expected {n + 1})", name, lineno)
         words.append(cols)
         at.append(len(lines) - 1)
         numbers.append(lineno)
+    if not words and other:
+        raise DataFormatError("a sentence block without word lines: only multiword-token ranges or empty nodes",
+                              name, other)
+    if covered > len(words):
+        raise DataFormatError(f"multiword-token range {range_id} without its words (the sentence ends at word "
+                              f"{len(words)})", name, range_line)
     return ConlluSentence(lines, words, at, numbers)
+
+
+def capped_blocks(lines: Iterable[Tuple[int, str]], name: str, max_length: Optional[int], *, conllu: bool = True,
+                  hint: str = "") -> Iterator[List[Tuple[int, str]]]:
+    """The blank-line-separated blocks of (line number, line) pairs, lines
+    without their newline. A block of more than ``max_length`` words (CoNLL-U
+    lines with an integer id, or any line of a column corpus) is an error
+    naming its first line, raised before the rest of it is read."""
+    block: List[Tuple[int, str]] = []
+    words = 0
+    for lineno, line in lines:
+        line = line.rstrip("\r\n")
+        if line.strip():
+            block.append((lineno, line))
+            if max_length is not None and (not conllu or line[:1].isdigit() and line[:line.find("\t")].isdigit()):
+                words += 1
+                if words > max_length:
+                    raise DataFormatError(f"a sentence of more than {max_length:,} words, over the limit{hint}", name,
+                                          block[0][0])
+        elif block:
+            yield block
+            block, words = [], 0
+    if block:
+        yield block
 
 
 def iter_conllu(source) -> Iterator[ConlluSentence]:

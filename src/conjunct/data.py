@@ -54,20 +54,44 @@ Source = Union[str, os.PathLike, IO[str]]
 
 
 @contextmanager
-def _open_text(source: Source, mode: str = "r") -> Iterator[Tuple[IO[str], str]]:
-    """(file, name) for a path, '-' (stdin/stdout) or an open text file."""
+def _open_text(source: Source, mode: str = "r", *, max_line_bytes: Optional[int] = None,
+               line_hint: str = "") -> Iterator[Tuple[IO[str], str]]:
+    """(file, name) for a path, '-' (stdin/stdout) or an open text file.
+
+    Read, paths and standard input are decoded as strict UTF-8 by conjunct
+    (:mod:`conjunct._textin`), whatever the locale; the lines of a text stream
+    are checked for lone surrogates. ``max_line_bytes``: a longer line is an
+    error before the rest of it is read (paths and standard input).
+    """
+    from ._textin import StrictText, TextLines
+
+    reading = "r" in mode
     if isinstance(source, (str, os.PathLike)):
         name = os.fspath(source)
         if name == "-":
-            yield (sys.stdin if "r" in mode else sys.stdout), "<stdin>" if "r" in mode else "<stdout>"
+            if not reading:
+                yield sys.stdout, "<stdout>"
+                return
+            buffer = getattr(sys.stdin, "buffer", None)
+            if buffer is None:  # replaced by a text stream (tests, embedding)
+                yield TextLines(sys.stdin, "<stdin>"), "<stdin>"
+            else:
+                yield StrictText(buffer, "<stdin>", max_line_bytes=max_line_bytes, line_hint=line_hint), "<stdin>"
             return
         try:
-            # utf-8-sig: a byte-order mark is skipped instead of sticking to the first token.
-            f = open(name, mode, encoding="utf-8-sig" if "r" in mode else "utf-8", newline=None if "r" in mode else "\n")
+            f = open(name, "rb") if reading else open(name, mode, encoding="utf-8", newline="\n")
         except FileNotFoundError:
             raise DataFormatError("no such file", name) from None
         with f:
-            yield f, name
+            yield (StrictText(f, name, max_line_bytes=max_line_bytes, line_hint=line_hint) if reading else f), name
+    elif reading and isinstance(source, (StrictText, TextLines)):
+        yield source, source.name
+    elif reading and isinstance(source, (io.RawIOBase, io.BufferedIOBase)):
+        name = str(getattr(source, "name", "<stream>"))
+        yield StrictText(source, name, max_line_bytes=max_line_bytes, line_hint=line_hint), name
+    elif reading:
+        name = str(getattr(source, "name", "<stream>"))
+        yield TextLines(source, name), name
     else:
         yield source, getattr(source, "name", "<stream>")
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 from typing import Any, List, Optional, Sequence, Tuple
 
 from ._errors import DataFormatError
+from ._textin import check_no_surrogates, has_surrogate
 
 __all__ = ["sentence_words", "sentence_tags", "sentence_columns", "as_sentences", "tags_of", "EXPECTED"]
 
@@ -137,7 +138,17 @@ def as_sentences(sentences: Any, source: str = "<input>") -> list:
     sentences = list(sentences)
     if sentences and _is_conllu_token(sentences[0]):
         raise DataFormatError("expected a list of sentences, got one conllu TokenList: pass [token_list]", source)
-    return [sentence_words(s, k, source) for k, s in enumerate(sentences)]
+    out = [sentence_words(s, k, source) for k, s in enumerate(sentences)]
+    for k, words in enumerate(out):
+        if words and isinstance(words[0], str):
+            try:
+                text = "".join(words)
+            except TypeError:
+                continue  # a non-string token: the taggers' own checks name it
+            if has_surrogate(text):
+                i = next(i for i, w in enumerate(words) if has_surrogate(w))
+                check_no_surrogates(words[i], f"sentence {k + 1}, token {i + 1}", source)
+    return out
 
 
 def tags_of(sentences: Sequence, tags=None, source: str = "<input>") -> List[List[str]]:

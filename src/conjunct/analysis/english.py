@@ -20,6 +20,7 @@ import time
 from typing import List, Optional, Sequence
 
 from .._errors import ConjunctError, DataFormatError
+from .._textin import check_no_surrogates, has_surrogate
 from ..tagging import HMMTagger, PerceptronTagger
 from ..tasks.chunk import Chunker
 from ..tasks.english import DepSentence, EnglishDependencyParser
@@ -156,7 +157,8 @@ class EnglishTextPipeline(TextPipeline):
     def tag(self, sentences: Sequence[Sequence[str]]) -> List[List[str]]:
         """Joint ``UPOS|XPOS`` tags of tokenized sentences."""
         self._check_fitted()
-        sentences = _check_tokens(sentences)
+        sentences = _check_tokens(sentences, "tag()")
+        self._check_memory(sentences)
         return self.tagger.predict(sentences)
 
     def _xpos(self, sentences) -> List[List[str]]:
@@ -176,6 +178,7 @@ class EnglishTextPipeline(TextPipeline):
         """
         self._check_fitted()
         sentences = _check_tokens(sentences)
+        self._check_memory(sentences)
         joint = self.tagger.predict(sentences)
         out = []
         for forms, tags in zip(sentences, joint):
@@ -231,22 +234,35 @@ class EnglishTextPipeline(TextPipeline):
         return out
 
 
-def _check_tokens(sentences) -> list:
-    if isinstance(sentences, str):
-        raise TypeError("analyze() takes a sequence of tokenized sentences (lists of str)")
-    sentences = [list(s) for s in sentences]
+def _check_tokens(sentences, what: str = "analyze()") -> list:
+    if isinstance(sentences, (str, bytes)):
+        raise TypeError(f"{what} takes a sequence of tokenized sentences (lists of str)")
+    out = []
     for k, s in enumerate(sentences):
+        if isinstance(s, (str, bytes)):
+            # A list of strings is one sentence's tokens only inside another list: never split a string into characters.
+            raise DataFormatError(f"sentence {k + 1} is a string ({s[:40]!r}), not a list of tokens: {what} takes "
+                                  "tokenized sentences, e.g. [['The', 'dog', 'barked', '.']]")
+        try:
+            s = list(s)
+        except TypeError:
+            raise DataFormatError(f"sentence {k + 1}: expected a list of tokens (str), got {type(s).__name__}") from None
         if not s:
             raise DataFormatError(f"sentence {k + 1} is empty")
         try:
-            ok = " ".join(s).split() == s  # one C pass: no empty token, none with whitespace
+            joined = " ".join(s)
+            ok = joined.split() == s  # one C pass: no empty token, none with whitespace (tab, newline)
         except TypeError:
             ok = False
         if not ok:
             i, w = next((i, w) for i, w in enumerate(s) if not isinstance(w, str) or w.split() != [w])
             raise DataFormatError(f"sentence {k + 1}, token {i + 1}: tokens are non-empty strings without "
                                   f"whitespace, got {w!r}")
-    return sentences
+        if has_surrogate(joined):
+            i = next(i for i, w in enumerate(s) if has_surrogate(w))
+            check_no_surrogates(s[i], f"sentence {k + 1}, token {i + 1}")
+        out.append(s)
+    return out
 
 
 def _accuracy(predicted, gold) -> float:

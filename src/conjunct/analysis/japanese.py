@@ -28,7 +28,8 @@ from ..tagging import HMMTagger, PerceptronTagger
 from ..tasks.bunsetsu import Bunsetsu, BunsetsuDependencyParser, BunsetsuSentence, Token
 from ..tasks.chunk import Chunker
 from ..tasks.segment import WordSegmenter
-from .english import _accuracy
+from .._textin import check_no_surrogates, has_surrogate
+from .english import _accuracy, _check_tokens
 from .jackknife import jackknife_tags
 from .result import JOINT, Analysis, split_joint_tag
 from .stages import TextPipeline, check_stage, clone_stage
@@ -151,6 +152,7 @@ class JapaneseTextPipeline(TextPipeline):
         """The words of every text; whitespace separates words and is dropped."""
         self._check_fitted()
         texts = _check_texts(texts)
+        self._check_memory(texts, "characters")
         pieces = [t.split() for t in texts]
         flat = self.segmenter.segment([p for ps in pieces for p in ps])
         out, k = [], 0
@@ -176,7 +178,8 @@ class JapaneseTextPipeline(TextPipeline):
     def analyze_words(self, sentences: Sequence[Sequence[str]]) -> List[Analysis]:
         """The stages after the segmenter, on segmented sentences (gold words, for evaluation)."""
         self._check_fitted()
-        sentences = [list(s) for s in sentences]
+        sentences = _check_tokens(sentences, "analyze_words()")
+        self._check_memory(sentences, "words")
         out = []
         for words, tags in zip(sentences, self.tagger.predict(sentences)):
             upos, xpos = (list(c) for c in zip(*map(split_joint_tag, tags)))
@@ -204,4 +207,6 @@ def _check_texts(texts) -> List[str]:
             raise DataFormatError(f"text {k + 1}: expected a string, got {type(t).__name__}")
         if not t.strip():
             raise DataFormatError(f"text {k + 1} is empty")
+        if has_surrogate(t):
+            check_no_surrogates(t, f"text {k + 1}")
     return texts

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass
-from typing import Iterable, Iterator, List
+from typing import Iterable, Iterator, List, Optional
 
 from .._errors import DataFormatError
 from ..data import _numbered, _open_text
@@ -138,12 +138,21 @@ def input_kind(pipeline, first_line: str, *, tokenized: bool = False) -> str:
     return "lines"
 
 
-def analyze_file(pipeline, source, *, batch_size: int = 1000, tokenized: bool = False) -> Iterator[str]:
+def analyze_file(pipeline, source, *, batch_size: int = 1000, tokenized: bool = False, format: str = "auto",
+                 max_length: Optional[int] = None) -> Iterator[str]:
     """CoNLL-U blocks of the input ``source`` (a path, ``'-'`` or a text
-    stream) analysed by ``pipeline``; the input kind is chosen by
-    :func:`input_kind` from its first non-blank line."""
-    from .textio import analyze_stream, read_text
+    stream) analysed by ``pipeline``; with ``format="auto"`` the input kind is
+    chosen by :func:`input_kind` from its first non-blank line, with ``"text"``
+    it is plain text, with ``"conllu"`` CoNLL-U. ``max_length`` bounds the
+    sentences of CoNLL-U and tokenized input (:func:`~conjunct.analysis.read_text`);
+    the tokenizer reads long lines of raw text in pieces."""
+    from .textio import MAX_SENTENCE_LENGTH, analyze_stream, read_text
 
+    limit = {"max_length": max_length or MAX_SENTENCE_LENGTH}
+    if format == "conllu":
+        yield from analyze_stream(pipeline, read_text(source, raw=pipeline.lang == "ja", format="conllu", **limit),
+                                  batch_size=batch_size)
+        return
     with _open_text(source) as (f, name):
         lines = _numbered(f, name)
         seen = []
@@ -153,9 +162,12 @@ def analyze_file(pipeline, source, *, batch_size: int = 1000, tokenized: bool = 
                 break
         if not seen or not seen[-1][1].strip():
             raise DataFormatError("no sentences (the input is empty or only whitespace)", name)
-        if input_kind(pipeline, seen[-1][1], tokenized=tokenized) == "raw":
+        kind = input_kind(pipeline, "" if format == "text" else seen[-1][1], tokenized=tokenized)
+        if kind == "raw":
             yield from analyze_paragraphs(pipeline, read_paragraphs(name, lines=itertools.chain(seen, lines)),
                                           batch_size=batch_size)
         else:
-            yield from analyze_stream(pipeline, read_text(_Replay(seen, lines, name), raw=pipeline.lang == "ja"),
+            text_format = "text" if format == "text" else "auto"
+            yield from analyze_stream(pipeline, read_text(_Replay(seen, lines, name), raw=pipeline.lang == "ja",
+                                                          format=text_format, **limit),
                                       batch_size=batch_size)

@@ -6,6 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import List, Optional, Tuple
 
+from .._errors import DataFormatError
+
 __all__ = ["Analysis", "split_joint_tag", "JOINT", "escape_spaces", "unescape_spaces"]
 
 #: The separator of a joint ``UPOS|XPOS`` tag (UPOS never holds it).
@@ -74,7 +76,11 @@ class Analysis:
         token's MISC holds ``TokenRange=start:end`` (character offsets in the
         input) and ``SpaceAfter=No`` or ``SpacesAfter=`` (escaped whitespace,
         when it is not one space), a paragraph's first token ``SpacesBefore=``
-        when whitespace stands in front of it; a multiword token gets its ``a-b`` range line."""
+        when whitespace stands in front of it; a multiword token gets its
+        ``a-b`` range line. A word with a tab or a line break, or a comment that
+        is not one ``#`` line, is an error: it would shift the columns or the
+        lines of the block."""
+        _check_fields(self)
         lines = list(self.comments)
         token_misc, ranges = {}, {}
         if self.tokens is not None:
@@ -138,3 +144,14 @@ def unescape_spaces(value: str) -> str:
             out.append(value[k])
             k += 1
     return "".join(out)
+
+
+def _check_fields(a: "Analysis") -> None:
+    joined = "\x00".join(a.forms)
+    if not (all(a.forms) and "\t" not in joined and "\n" not in joined and "\r" not in joined):
+        k, form = next((k, f) for k, f in enumerate(a.forms) if not f or "\t" in f or "\n" in f or "\r" in f)
+        raise DataFormatError(f"word {k + 1} ({form!r}) is empty or holds a tab or a line break: it cannot be "
+                              "written as a CoNLL-U field")
+    for c in a.comments:
+        if not c.startswith("#") or "\n" in c or "\r" in c:
+            raise DataFormatError(f"comment {c!r:.60} is not one line starting with '#'")

@@ -16,6 +16,7 @@ from typing import Dict, Optional, Tuple
 
 from .._errors import ConjunctError, ModelFormatError
 from .._params import Params
+from ..budget import check_memory
 from ..persistence import Registry, Saveable, pack, unpack
 
 __all__ = ["TextPipeline", "LANGUAGES", "clone_stage"]
@@ -45,6 +46,9 @@ class TextPipeline(Saveable, Params):
     lang: str = ""
     STAGES: Tuple[str, ...] = ()
     OPTIONAL: Tuple[str, ...] = ()
+    #: Peak bytes the analysis holds per token (per character of raw text), an upper
+    #: estimate of what the small models of the test suite take (2-3.5 KiB).
+    BYTES_PER_TOKEN = 4096
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -76,6 +80,13 @@ class TextPipeline(Saveable, Params):
                 raise ConjunctError(f"this {type(self).__name__} is not trained (it has no {name} stage); call fit() or load a model")
             if not _is_fitted(stage):
                 raise ConjunctError(f"the {name} stage of this {type(self).__name__} is not trained; call fit() or load a model")
+
+    def _check_memory(self, sentences, unit: str = "tokens") -> None:
+        """Refuse past the memory budget before any stage allocates (lengths are tokens or characters)."""
+        n = sum(map(len, sentences))
+        check_memory(n * self.BYTES_PER_TOKEN, f"analysing {len(sentences):,} sentence{'s' * (len(sentences) != 1)} ({n:,} {unit})",
+                     "analyse fewer or shorter sentences at a time (conjunct analyze: --batch-size, "
+                     "--max-sentence-length)")
 
     # -- persistence ------------------------------------------------------------------------------
     def to_container(self):

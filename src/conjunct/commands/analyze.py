@@ -6,10 +6,14 @@ bunsetsu -> bunsetsu parser), or train one.
     conjunct analyze train --lang en TREEBANK [--chunk-data CONLL2000] -o MODEL
     conjunct analyze train --lang ja GSD_DIR -o MODEL
 
-Input: CoNLL-U (its FORMs; comments kept); for English with a tokenizer,
-raw text in paragraphs (blank lines between them; --tokenized: one sentence
-per line of whitespace-separated tokens, what a model without a tokenizer
-reads); for Japanese, raw text one sentence per line. Output: one
+Input: CoNLL-U (its FORMs; comments kept) or plain text (``--format``; by
+default CoNLL-U when the first non-blank line starts with ``#`` or has 10
+tab-separated columns). Plain text is, for English with a tokenizer, raw text
+in paragraphs (blank lines between them; --tokenized: one sentence per line of
+whitespace-separated tokens, what a model without a tokenizer reads); for
+Japanese, raw text one sentence per line. A sentence longer than
+``--max-sentence-length`` (10,000 tokens by default) is refused, naming its
+line. Output: one
 CoNLL-U block per sentence (see :meth:`conjunct.analysis.Analysis.to_conllu`).
 """
 
@@ -22,7 +26,7 @@ import time
 
 from .._errors import ConjunctError
 from ..progress import status
-from ._common import Counted, in_file_terms, load_object, on_cluster, open_output, option, output_option
+from ._common import Counted, at_least, in_file_terms, load_object, on_cluster, open_output, option, output_option
 
 
 class _RunByDefault(argparse._SubParsersAction):
@@ -57,6 +61,11 @@ def register(sub) -> None:
     rn.add_argument("--tokenized", action="store_true",
                     help="en: plain text is one sentence per line of whitespace-separated tokens, not raw text "
                          "through the model's tokenizer")
+    rn.add_argument("--format", choices=["auto", "text", "conllu"], default="auto",
+                    help="input format (default auto: CoNLL-U when the first non-blank line starts with '#' or has 10 "
+                         "tab-separated columns, else one sentence per line)")
+    rn.add_argument("--max-sentence-length", type=at_least(1), default=None, metavar="N",
+                    help="refuse a sentence of more than N tokens (raw Japanese text: characters); default 10000")
     option(rn, "scheduler")
     rn.set_defaults(func=run_analyze)
 
@@ -94,12 +103,14 @@ def load_text_pipeline(path: str, lang=None, model=None):
     return model
 
 
-def _unit(path: str) -> str:
+def _unit(path: str, fmt: str = "auto") -> str:
     """Where a piece of ``path`` may end on a cluster: CoNLL-U sentences end at
     blank lines, plain text has one sentence per line."""
     from ..analysis.textio import _is_conllu
     from ..data import _open_text
 
+    if fmt != "auto":
+        return "block" if fmt == "conllu" else "line"
     with _open_text(path) as (f, _):
         first = next((line for line in f if line.strip()), "")
     return "block" if _is_conllu(first) else "line"
@@ -122,7 +133,8 @@ def run_analyze(args) -> int:
             raise ConjunctError("--output-format html writes one page: run it without --scheduler")
         if args.data == "-":
             raise ConjunctError("--scheduler reads an input file, not standard input")
-        unit = _unit(args.data)
+        unit = _unit(args.data, args.format)
+        args.format = "conllu" if unit == "block" else "text"  # guessed once for the file, not per piece
         if unit == "line" and not args.tokenized:
             from ..persistence import load
 
@@ -134,21 +146,22 @@ def run_analyze(args) -> int:
         return on_cluster(args, unit=unit)
     preloaded = getattr(args, "preloaded", None)
     model = load_text_pipeline(args.model, args.lang, None if preloaded is None else load_object(args))
-    if args.data == "-" or _unit(args.data) == "line":
-        from ..analysis.rawtext import input_kind
+    from ..analysis.rawtext import input_kind
+    from ..analysis.textio import MAX_SENTENCE_LENGTH
 
-        raw = input_kind(model, "", tokenized=args.tokenized) == "raw"
-    else:
-        raw = False
-    if raw:  # plain English through the model's tokenizer (standard input may still turn out CoNLL-U)
+    max_length = args.max_sentence_length or MAX_SENTENCE_LENGTH
+    plain = args.format == "text" or (args.format == "auto" and (args.data == "-" or _unit(args.data) == "line"))
+    if plain and input_kind(model, "", tokenized=args.tokenized) == "raw":
+        # Plain English through the model's tokenizer (auto on standard input may still turn out CoNLL-U).
         if getattr(args, "output_format", "conllu") == "html":
             raise ConjunctError("--output-format html takes CoNLL-U or --tokenized input; raw English text is "
                                 "written as CoNLL-U (render it with conjunct.render from Python)")
         with open_output(args.output) as out:
-            for block in analyze_file(model, args.data, batch_size=args.batch_size, tokenized=args.tokenized):
+            for block in analyze_file(model, args.data, batch_size=args.batch_size, tokenized=args.tokenized,
+                                      format=args.format, max_length=max_length):
                 out.write(block)
         return 0
-    sentences = read_text(args.data, raw=model.lang == "ja")
+    sentences = read_text(args.data, raw=model.lang == "ja", format=args.format, max_length=max_length)
     counted = Counted(sentences)  # errors name the sentence of the file, not of the batch
     if getattr(args, "output_format", "conllu") == "html":
         from ..rendering import render_stream

@@ -3,8 +3,9 @@ classification), segment raw text, or evaluate one."""
 
 from __future__ import annotations
 
+from .._errors import DataFormatError
 from ..data import _numbered, _open_text
-from ._common import (add_command_group, add_pipeline_train, add_pipeline_use, batched, load_pipeline, needs_input_events,
+from ._common import (add_command_group, at_least, add_pipeline_train, add_pipeline_use, batched, load_pipeline, needs_input_events,
                       on_cluster, open_output, pipeline_params, print_speed, recompile, train_pipeline)
 
 
@@ -17,9 +18,12 @@ def register(sub) -> None:
         extra=lambda p: p.add_argument("--ngram", type=int, choices=[1, 2, 3], default=3,
                                        help="longest character / type n-gram in the window (default 3)"),
     ).set_defaults(func=run_train)
-    add_pipeline_use(ssub, "run", output=True, help="segment raw text: one sentence per line in, space-separated words out",
-                     data_help="text file, one sentence per line ('-' reads stdin); whitespace is a word boundary",
-                     ).set_defaults(func=run_run)
+    rn = add_pipeline_use(ssub, "run", output=True, help="segment raw text: one sentence per line in, space-separated "
+                                                         "words out",
+                          data_help="text file, one sentence per line ('-' reads stdin); whitespace is a word boundary")
+    rn.add_argument("--max-sentence-length", type=at_least(1), default=10000, metavar="N",
+                    help="refuse a line of more than N characters (default 10000; memory grows with it)")
+    rn.set_defaults(func=run_run)
     add_pipeline_use(ssub, "eval", help="word precision/recall/F1 and speed on a CoNLL-U file",
                      data_help="test corpus (CoNLL-U)").set_defaults(func=run_eval)
 
@@ -31,11 +35,19 @@ def run_train(args) -> int:
     return train_pipeline(args, seg, lambda: read_segmented_conllu(args.data))
 
 
-def _pieces(path: str):
-    """Per input line, its whitespace-separated pieces (whitespace is a word boundary already)."""
-    with _open_text(path) as (f, name):
-        for _, line in _numbered(f, name):
-            yield line.split()
+def _pieces(path: str, max_length: int):
+    """Per input line, its whitespace-separated pieces (whitespace is a word boundary already);
+    a line of more than ``max_length`` characters is refused (and one of more than 16 bytes per
+    character while it is read: UTF-8 takes at most 4, the rest is room for whitespace)."""
+    hint = " (long lines are refused, not split; raise the limit with --max-sentence-length)"
+    with _open_text(path, max_line_bytes=16 * max_length + 64, line_hint=hint) as (f, name):
+        for lineno, line in _numbered(f, name):
+            pieces = line.split()
+            n = sum(map(len, pieces))
+            if n > max_length:
+                raise DataFormatError(f"a line of {n:,} characters, over the limit of {max_length:,}{hint}", name,
+                                      lineno)
+            yield pieces
 
 
 def run_run(args) -> int:
@@ -43,7 +55,7 @@ def run_run(args) -> int:
         return on_cluster(args, unit="line")  # one sentence per line
     method, args.method = args.method, None  # recompiled below, once the events are known
     segmenter = load_pipeline(args, "ja-segment")
-    lines = _pieces(args.data)
+    lines = _pieces(args.data, getattr(args, "max_sentence_length", 10000))
     if needs_input_events(segmenter, method, None):
         lines = list(lines)  # the fstrie is built on the input
         recompile(segmenter, method, [p for ps in lines for p in ps])

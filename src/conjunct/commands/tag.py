@@ -51,6 +51,8 @@ def register(sub) -> None:
     output_option(tg, help="output file ('-' = standard output, the default)", required=False, default="-")
     corpus_args(tg, tags=False)
     decoder_args(tg)
+    tg.add_argument("--max-sentence-length", type=at_least(1), default=10000, metavar="N",
+                    help="refuse a sentence of more than N words (default 10000; memory grows with it)")
     tg.add_argument("--batch-size", type=int, default=10000,
                     help="sentences read, tagged and written at a time (default 10000; memory stays bounded)")
     option(tg, "quiet")
@@ -144,7 +146,7 @@ def run_tag(args) -> int:
             if not args.quiet and not bars_enabled():
                 print(f"tagged {done:,} sentences ({done / (time.perf_counter() - t0):,.0f}/s)", file=sys.stderr)
 
-        for words in iter_words(args.data, format=args.format):
+        for words in iter_words(args.data, format=args.format, max_length=args.max_sentence_length):
             batch.append(words)
             if len(batch) == args.batch_size:
                 flush()

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import os
-from typing import Iterator, List, Sequence, Tuple
+from typing import Iterator, List, Optional, Sequence, Tuple
 
 from .._errors import DataFormatError
-from ..corpora import conllu_sentence, read_columns, read_conll2000, read_conllu
-from ..data import _open_text, _sentence_blocks
+from ..corpora import capped_blocks, conllu_sentence, read_columns, read_conll2000, read_conllu
+from ..data import _numbered, _open_text
 
 __all__ = ["FORMATS", "iter_words", "read_tagged", "write_tagged"]
 
@@ -106,7 +106,7 @@ def read_tagged(path, *, format: str = "auto", tag_field: str = "", with_tags: b
     return _read_columns(name, with_tags)
 
 
-def iter_words(path, *, format: str = "auto") -> Iterator[List[str]]:
+def iter_words(path, *, format: str = "auto", max_length: Optional[int] = None) -> Iterator[List[str]]:
     """The sentences (lists of words) of a corpus, read one at a time.
 
     Memory stays bounded however large the input: this is what ``conjunct tag
@@ -120,21 +120,32 @@ def iter_words(path, *, format: str = "auto") -> Iterator[List[str]]:
     ----------
     path : str, os.PathLike or '-'
         The corpus.
-    format : {"auto", "conllu", "conll2000", "columns"}
+    format : {"auto", "conllu", "conll2000", "columns", "text"}
         Its format.
+    max_length : int, optional
+        The most words a sentence may have (``conjunct tag tag``:
+        ``--max-sentence-length``, 10,000 by default): a longer one is an error
+        naming its line, and a line of more than 64 bytes per word is refused
+        before it is read whole. None: no limit.
 
     Yields
     ------
     list of str
     """
     name = os.fspath(path)
+    if max_length is not None and (isinstance(max_length, bool) or not isinstance(max_length, int) or max_length < 1):
+        raise DataFormatError(f"max_length must be an integer >= 1, got {max_length!r}", name)
+    hint = " (long sentences are refused, not split; raise the limit with --max-sentence-length)"
     if format not in FORMATS:
         raise DataFormatError(f"unknown corpus format {format!r} (choose from {', '.join(FORMATS)})", name)
     fmt = _sniff(name) if format == "auto" and name != "-" else format
     count = 0
     width = width_line = None
-    with _open_text(name) as (f, name):
-        for block in _sentence_blocks(f, name):
+    cap = None if max_length is None else 64 * max_length
+    with _open_text(name, max_line_bytes=cap, line_hint=hint) as (f, name):
+        # Text blocks are counted per line below; column and CoNLL-U blocks as they are read.
+        for block in capped_blocks(_numbered(f, name), name, None if fmt == "text" else max_length,
+                                   conllu=fmt != "columns" and fmt != "conll2000", hint=hint):
             if fmt == "auto":
                 fmt = _format_of([line for _, line in block if not line.startswith("#")] or [block[0][1]])
             if fmt == "conllu":
@@ -142,9 +153,13 @@ def iter_words(path, *, format: str = "auto") -> Iterator[List[str]]:
                 if not words:
                     continue
             elif fmt == "text":
-                for _, line in block:
+                for lineno, line in block:
+                    words = line.split()
+                    if max_length is not None and len(words) > max_length:
+                        raise DataFormatError(f"a sentence of {len(words):,} words, over the limit of {max_length:,}"
+                                              f"{hint}", name, lineno)
                     count += 1
-                    yield line.split()
+                    yield words
                 continue
             else:
                 words = []
@@ -165,7 +180,8 @@ def iter_words(path, *, format: str = "auto") -> Iterator[List[str]]:
 
 
 def write_tagged(out, sentences: Sequence[Sequence[str]], tags: Sequence[Sequence[str]]) -> None:
-    """``word<TAB>tag`` per line, a blank line after each sentence.
+    """``word<TAB>tag`` per line, a blank line after each sentence (a word or
+    tag holding a tab or a line break is an error).
 
     Parameters
     ----------
@@ -176,6 +192,12 @@ def write_tagged(out, sentences: Sequence[Sequence[str]], tags: Sequence[Sequenc
     tags : sequence of sequence of str
         Their tags.
     """
-    for words, ts in zip(sentences, tags):
-        out.writelines(f"{w}\t{t}\n" for w, t in zip(words, ts))
+    for k, (words, ts) in enumerate(zip(sentences, tags)):
+        text = "".join(f"{w}\t{t}\n" for w, t in zip(words, ts))
+        # Exactly one tab and one line break per token, or a word broke the format.
+        if text.count("\t") != len(ts) or text.count("\n") != len(ts) or "\r" in text:
+            i = next(i for i, w in enumerate(words) if any(c in f"{w}{ts[i]}" for c in "\t\n\r"))
+            raise DataFormatError(f"sentence {k + 1}, token {i + 1}: {words[i]!r} (tag {ts[i]!r}) holds a tab or a "
+                                  "line break: it cannot be written as a word<TAB>tag line")
+        out.write(text)
         out.write("\n")
