@@ -79,7 +79,7 @@ def test_invalid_utf8_on_stdin_is_an_error_under_the_c_locale(models, monkeypatc
     assert main(["analyze", str(models["en"]), "-"]) == 2
     err = capsys.readouterr().err
     assert "<stdin>:2: not UTF-8 text: byte 0xff at column 5 (byte 18 of the input" in err
-    for argv in (["tag", "tag", str(models["tagger"]), "-", "--format", "text"], ["segment", "run", str(models["segmenter"]), "-"]):
+    for argv in (["tag", "run", str(models["tagger"]), "-", "--format", "text"], ["segment", "run", str(models["segmenter"]), "-"]):
         _stdin(monkeypatch, b"ok\n\xc3\x28\n")
         assert main(argv) == 2
         assert "<stdin>:2: not UTF-8 text: byte 0xc3" in capsys.readouterr().err
@@ -221,11 +221,11 @@ def test_long_sentences_are_refused_naming_the_line(tmp_path, models, capsys):
 def test_tag_and_segment_refuse_long_sentences_too(tmp_path, models, capsys):
     text = tmp_path / "x.txt"
     text.write_text("a b\n" + " ".join(["w"] * 30) + "\n")
-    assert main(["tag", "tag", str(models["tagger"]), str(text), "--format", "text", "--max-sentence-length", "20"]) == 2
+    assert main(["tag", "run", str(models["tagger"]), str(text), "--format", "text", "--max-sentence-length", "20"]) == 2
     assert "x.txt:2: a sentence of 30 words, over the limit of 20" in capsys.readouterr().err
     columns = tmp_path / "c.txt"
     columns.write_text("x NN\n\n" + "a NN\n" * 30)
-    assert main(["tag", "tag", str(models["tagger"]), str(columns), "--max-sentence-length", "20"]) == 2
+    assert main(["tag", "run", str(models["tagger"]), str(columns), "--max-sentence-length", "20"]) == 2
     assert "c.txt:3: a sentence of more than 20 words" in capsys.readouterr().err
     raw = tmp_path / "ja.txt"
     raw.write_text("日本語\n" + "あ" * 30 + "\n")

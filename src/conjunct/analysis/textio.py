@@ -180,16 +180,26 @@ def analyze_stream(pipeline, sentences: Iterable[Sentence], *, batch_size: int =
     # budget is refused by the pipeline's own check.
     cap = max(1, memory_budget() // (2 * getattr(pipeline, "BYTES_PER_TOKEN", 4096)))
     batch: List[Sentence] = []
-    size = 0
+    size = done = 0
+
+    def run(batch):
+        try:
+            yield from _analyzed(pipeline, batch)
+        except DataFormatError as e:
+            # Batches are not all full (the budget ends some early): say where this one starts in the stream.
+            e.batch_start = done
+            raise
+
     for sentence in sentences:
         n = len(sentence[0])
         if batch and (len(batch) == batch_size or size + n > cap):
-            yield from _analyzed(pipeline, batch)
+            yield from run(batch)
+            done += len(batch)
             batch, size = [], 0
         batch.append(sentence)
         size += n
     if batch:
-        yield from _analyzed(pipeline, batch)
+        yield from run(batch)
 
 
 def _analyzed(pipeline, batch: List[Sentence]) -> Iterator[str]:

@@ -235,7 +235,9 @@ def in_file_terms(blocks: Iterable, counted: Counted, batch_size: int, source: s
         except StopIteration:
             return
         except DataFormatError as e:
-            first = (max(counted.n, 1) - 1) // batch_size * batch_size + 1  # every batch but the last is full
+            start = getattr(e, "batch_start", None)  # where the failing batch starts, when the stream says so
+            # else every batch but the last is full
+            first = start + 1 if start is not None else (max(counted.n, 1) - 1) // batch_size * batch_size + 1
             with sentences_of(source, first, layout):
                 raise e from None
         yield block

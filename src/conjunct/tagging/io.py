@@ -123,7 +123,7 @@ def iter_words(path, *, format: str = "auto", max_length: Optional[int] = None) 
     format : {"auto", "conllu", "conll2000", "columns", "text"}
         Its format.
     max_length : int, optional
-        The most words a sentence may have (``conjunct tag tag``:
+        The most words a sentence may have (``conjunct tag run``:
         ``--max-sentence-length``, 10,000 by default): a longer one is an error
         naming its line, and a line of more than 64 bytes per word is refused
         before it is read whole. None: no limit.
