@@ -42,9 +42,10 @@ def arc_eager_oracle(heads: Sequence[int], labels: Sequence[str]) -> List[Tuple[
     return out
 
 
-def training_examples(sentences: Sequence[DepSentence]) -> Tuple[dict, int]:
+def training_examples(sentences: Sequence[DepSentence], features: str = "malt") -> Tuple[dict, int]:
     """({component: (feature lists, labels)}, skipped non-projective sentences)
-    of the static oracle's decisions on the gold trees."""
+    of the static oracle's decisions on the gold trees, with the feature set
+    ``features`` ("malt" or "rich")."""
     tf: List[List[str]] = []
     tl: List[str] = []
     lf: List[List[str]] = []
@@ -56,7 +57,7 @@ def training_examples(sentences: Sequence[DepSentence]) -> Tuple[dict, int]:
         if not is_projective(s.heads):
             skipped += 1
             continue
-        feats = ConfigurationFeatures(s)
+        feats = ConfigurationFeatures(s, features)
         state = State(len(s))
         for t, label in arc_eager_oracle(s.heads, s.labels):
             f = feats.features(state)

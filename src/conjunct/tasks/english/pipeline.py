@@ -6,6 +6,7 @@ from typing import List, Sequence, Tuple
 
 from ..base import TaskPipeline
 from .metrics import attachment_scores
+from .features import feature_set
 from .oracle import training_examples
 from ..._errors import DataFormatError
 from ...tokens import sentence_columns
@@ -38,9 +39,10 @@ class EnglishDependencyParser(TaskPipeline):
     SCORE_KEY = "las"  # what score() returns (cross_val_score, GridSearchCV)
     COMPONENTS = ("transition", "label")
 
-    def __init__(self, *, degree: int = 2, **params):
+    def __init__(self, *, degree: int = 2, features: str = "rich", **params):
         # d = 2 by default: d = 3 adds 0.3 UAS on EWT and parses 8x slower.
         super().__init__(degree=degree, **params)
+        self.features = features
 
     def fit(self, data, *, models=None, events=None) -> "EnglishDependencyParser":
         """Train on gold sentences (any iterable: it is read twice, for the
@@ -48,7 +50,8 @@ class EnglishDependencyParser(TaskPipeline):
         return super().fit(list(data), models=models, events=events)
 
     def training_examples(self, data):
-        examples, skipped = training_examples(data)
+        feature_set(self.features)  # an unknown name fails before any work
+        examples, skipped = training_examples(data, self.features)
         self.skipped_sentences_ = skipped
         return examples
 
@@ -63,12 +66,14 @@ class EnglishDependencyParser(TaskPipeline):
         return super().compile(method, events=events, **params)
 
     def _make_runner(self) -> ArcEagerParser:
-        return ArcEagerParser(self.classifiers_["transition"], self.classifiers_["label"])
+        return ArcEagerParser(self.classifiers_["transition"], self.classifiers_["label"], self.features)
 
     def _config(self) -> dict:
         return {"skipped_sentences": getattr(self, "skipped_sentences_", None)}
 
     def _restore(self, config: dict) -> None:
+        # Models saved before feature sets were named were trained on "malt".
+        config = {"features": "malt", **config}
         super()._restore(config)
         if config.get("skipped_sentences") is not None:
             self.skipped_sentences_ = config["skipped_sentences"]
@@ -85,7 +90,8 @@ class EnglishDependencyParser(TaskPipeline):
 
     def reference_parse(self, sentence: DepSentence) -> Tuple[List[int], List[str]]:
         """The same parse by the Python reference loop (slow; for tests)."""
-        heads, labels, _ = reference_parse(sentence, self.classifiers_["transition"], self.classifiers_["label"])
+        heads, labels, _ = reference_parse(sentence, self.classifiers_["transition"], self.classifiers_["label"],
+                                           self.features)
         return heads, labels
 
     def _gold(self, data) -> list:
