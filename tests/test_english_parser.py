@@ -262,3 +262,78 @@ def test_malt_feature_set_cpp_matches_reference(ewt):
     old = EnglishDependencyParser.from_container(meta, arrays)
     assert old.features == "malt"
     assert old.parse(sample) == parser.parse(sample)
+
+
+def _clone_state(st):
+    from conjunct.tasks.english.transitions import State
+
+    s = State(st.n)
+    s.stack, s.b, s.heads, s.root_done = list(st.stack), st.b, list(st.heads), st.root_done
+    return s
+
+
+def test_dynamic_oracle_costs_are_exact():
+    """Each transition's cost is the drop in the most gold arcs still reachable
+    (exhaustive search over every continuation), on random configurations."""
+    from conjunct.tasks.english.oracle import transition_costs
+    from conjunct.tasks.english.transitions import State
+
+    def best(st, gold, memo):
+        key = (tuple(st.stack), st.b, tuple(st.heads), st.root_done)
+        if key not in memo:
+            if st.done():
+                memo[key] = sum(st.heads[k] == gold[k] for k in range(1, st.n + 1))
+            else:
+                memo[key] = max(best(_apply(st, t), gold, memo) for t, ok in enumerate(st.allowed()) if ok)
+        return memo[key]
+
+    def _apply(st, t):
+        s = _clone_state(st)
+        s.apply(t, "x")
+        return s
+
+    rng = np.random.default_rng(1)
+    checked = 0
+    for _ in range(80):
+        n = int(rng.integers(1, 8))
+        gold = [-1] + random_projective_tree(rng, n)
+        memo = {}
+        st = State(n)
+        while not st.done():
+            here = best(st, gold, memo)
+            costs = transition_costs(st, gold)
+            assert min(c for c in costs if c >= 0) == 0
+            for t, ok in enumerate(st.allowed()):
+                assert (costs[t] >= 0) == ok
+                if ok:
+                    assert costs[t] == here - best(_apply(st, t), gold, memo)
+                    checked += 1
+            st.apply(int(rng.choice([t for t, ok in enumerate(st.allowed()) if ok])), "x")
+    assert checked > 500
+
+
+def test_exploration_examples_teach_zero_cost_moves(small_parser, ewt):
+    from conjunct.tasks.english.oracle import exploration_examples
+
+    train, _ = ewt
+    sample = [s for s in train[:40] if is_projective(s.heads)]
+    clf = small_parser.classifiers_
+    examples = exploration_examples(sample, clf["transition"], clf["label"], small_parser.features)
+    tf, tl = examples["transition"]
+    lf, ll = examples["label"]
+    assert len(tf) == len(tl) >= sum(len(s) for s in sample)
+    assert set(tl) <= {"SH", "RE", "LA", "RA"} and 0 < len(lf) == len(ll) <= sum(len(s) for s in sample)
+    assert set(ll) <= {lab for s in sample for lab in s.labels} - {"root"}
+
+
+def test_training_with_exploration_adds_examples_and_parses_exactly(ewt):
+    train, dev = ewt
+    static = EnglishDependencyParser(degree=2, n_iter=2)
+    explored = EnglishDependencyParser(degree=2, n_iter=2, explore=True)
+    n_static = {k: len(v[1]) for k, v in static.training_examples(train[:80]).items()}
+    n_explored = {k: len(v[1]) for k, v in explored.training_examples(train[:80]).items()}
+    assert all(n_explored[k] > n_static[k] for k in n_static)
+    explored.fit(train[:80])
+    sample = dev[:20]
+    for s, got in zip(sample, explored.parse(sample)):
+        assert got == explored.reference_parse(s)
