@@ -32,6 +32,12 @@ class EnglishDependencyParser(TaskPipeline):
     ----------
     degree : int
         Polynomial kernel degree.
+    features : {"rich", "malt"}
+        Configuration features: MaltParser's default model ("malt") or that
+        plus Zhang & Nivre's (2011) non-local features ("rich").
+    explore : bool
+        Train with exploration (Goldberg & Nivre 2012's dynamic oracle on the
+        configurations a first-round model reaches); about doubles training.
     **params
         :class:`~conjunct.tasks.base.TaskPipeline`'s (C, n_iter, margin, method, ...).
     """
