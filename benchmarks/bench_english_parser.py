@@ -25,6 +25,9 @@ with 50 weights each takes gigabytes.
     python benchmarks/bench_english_parser.py                 # full train, d = 1, 2, 3
     python benchmarks/bench_english_parser.py --quick         # 2,000 sentences, 3 epochs, a few minutes
     python benchmarks/bench_english_parser.py --degrees 2 --train-sentences 6000
+    python benchmarks/bench_english_parser.py --degrees 2 --features malt   # MaltParser's feature model
+    python benchmarks/bench_english_parser.py --degrees 2 --explore         # with the dynamic oracle
+    python benchmarks/bench_english_parser.py --degrees 2 --dev-only --train-sentences 2000 --name x  # choosing
 """
 
 from __future__ import annotations
@@ -48,12 +51,19 @@ def main() -> None:
     ap.add_argument("--train-sentences", type=int, default=None, help="first N training sentences (default all)")
     ap.add_argument("--n-iter", type=int, default=None, help="epochs (default 10; 3 with --quick)")
     ap.add_argument("--C", type=float, default=1.0)
+    ap.add_argument("--features", default="rich", choices=("rich", "malt"),
+                    help="configuration feature set (default rich: Zhang & Nivre 2011's non-local features)")
     ap.add_argument("--speed-sentences", type=int, default=None, help="test sentences timed per method (default 1000)")
     ap.add_argument("--slow-sentences", type=int, default=50,
                     help="pkb and pki (a kernel evaluation per support vector) parse only the first N speed sentences")
     ap.add_argument("--methods", nargs="+", default=list(METHODS), choices=METHODS)
     ap.add_argument("--pke-d3", action="store_true",
                     help="also time pke at d >= 3 (default only with --quick: its table takes many GB on full train)")
+    ap.add_argument("--explore", action="store_true",
+                    help="train with exploration (Goldberg & Nivre 2012's dynamic oracle, two rounds)")
+    ap.add_argument("--dev-only", action="store_true",
+                    help="for choosing a configuration: UAS/LAS on dev only (no test, no timing)")
+    ap.add_argument("--dev-sentences", type=int, default=None, help="first N dev sentences (default all)")
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--name", default=None, help="results file name (default english_parser[_quick])")
     args = ap.parse_args()
@@ -68,17 +78,27 @@ def main() -> None:
     test = read_ud_english(base / "en_ewt-ud-test.conllu")
     if n_train:
         train = train[:n_train]
+    if args.dev_sentences:
+        dev = dev[:args.dev_sentences]
     speed = test[:n_speed]
 
     acc_rows, speed_rows, split_rows, runs = [], [], [], []
     for d in args.degrees:
         t0 = time.perf_counter()
-        parser = EnglishDependencyParser(degree=d, C=args.C, n_iter=n_iter).fit(train)
+        parser = EnglishDependencyParser(degree=d, C=args.C, n_iter=n_iter, features=args.features,
+                                         explore=args.explore).fit(train)
         fit_seconds = time.perf_counter() - t0
         st = parser.training_stats_
         train_seconds = sum(s["seconds"] for s in st.values())
         run = {"degree": d, "fit_seconds": fit_seconds, "train_seconds": train_seconds, "training": st,
                "skipped_nonprojective": parser.skipped_sentences_, "eval": {}, "speed": {}}
+        if args.dev_only:
+            ev = run["eval"]["dev"] = parser.evaluate(dev)
+            runs.append(run)
+            acc_rows.append([d, args.features, args.explore, f"{ev['uas']:.2%}", f"{ev['las']:.2%}",
+                             st["transition"]["support_vectors"], st["label"]["support_vectors"], train_seconds, fit_seconds])
+            print(f"d={d}: dev UAS {ev['uas']:.4f} LAS {ev['las']:.4f}, train {train_seconds:.1f} s", flush=True)
+            continue
         for split, data in (("dev", dev), ("test", test)):
             parser.parse(data)  # warm the feature-id caches
             run["eval"][split] = parser.evaluate(data)
@@ -130,9 +150,17 @@ def main() -> None:
         runs.append(run)
 
     cap = f"first {n_train:,}" if n_train else "all"
+    if args.dev_only:
+        md = [f"Dev only ({len(dev):,} sentences): {cap} training sentences, {n_iter} epochs, C = {args.C}.", "",
+              markdown_table(["d", "features", "explore", "dev UAS", "dev LAS", "SVs (transition)", "SVs (label)",
+                              "train (s)", "fit (s)"], acc_rows)]
+        write_results(name, {"train_sentences": len(train), "dev_sentences": len(dev), "n_iter": n_iter, "C": args.C,
+                             "features": args.features, "explore": args.explore, "runs": runs}, "\n".join(md))
+        return
     md = [
         f"Training: {cap} sentences of EWT train ({len(train):,}; non-projective ones skipped: "
-        f"{runs[0]['skipped_nonprojective']}), PA-I C = {args.C}, {n_iter} epochs, averaged, kernel slicing; "
+        f"{runs[0]['skipped_nonprojective']}), PA-I C = {args.C}, {n_iter} epochs, averaged, kernel slicing, "
+        f"feature set {args.features!r}{', trained with exploration' if args.explore else ''}; "
         "two components (transition: SH/RE/LA/RA, 4 classes; label: the relations, after LA/RA). Gold UPOS/XPOS as input. "
         "UAS/LAS over every word, punctuation included (LAS: full relation with subtypes); `UAS-P`: without PUNCT words. "
         "Train (s): PA-I time of both components; fit (s): also feature extraction, oracle and fstrie compilation.",
@@ -154,7 +182,8 @@ def main() -> None:
         markdown_table(["d", "method", "sentences", "total (ms)", "classifier (ms)", "C++ loop other (ms)", "Python (ms)", "classifier share"],
                        split_rows),
     ]
-    write_results(name, {"train_sentences": len(train), "n_iter": n_iter, "C": args.C, "speed_sentences": len(speed),
+    write_results(name, {"train_sentences": len(train), "n_iter": n_iter, "C": args.C, "features": args.features, "explore": args.explore,
+                         "speed_sentences": len(speed),
                          "slow_sentences": len(slow),
                          "runs": runs}, "\n".join(md))
 

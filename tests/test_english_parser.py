@@ -206,3 +206,134 @@ def test_conllu_token_lists_parse_as_read_sentences(shared_data, small_parser, e
     assert small_parser.parse(token_lists) == small_parser.parse(dev[:60])
     assert small_parser.evaluate(token_lists)["las"] == small_parser.evaluate(dev[:60])["las"]
     assert small_parser.score(dev[:60]) == small_parser.evaluate(dev[:60])["las"]
+
+
+def test_state_tracks_second_order_dependents_and_label_sets():
+    from conjunct.tasks.english.transitions import RE, SH, State
+
+    # "a b c d e": c heads a and b (LA twice), ROOT -> c, c heads d and e (RA, RE, RA).
+    state = State(5)
+    for t, label in ((SH, None), (SH, None), (LA, "x"), (LA, "y"), (RA, None), (RA, "z"), (RE, None), (RA, "w")):
+        state.apply(t, label)
+    assert state.ldep[3] == 1 and state.ldep2[3] == 2
+    assert state.rdep[3] == 5 and state.rdep2[3] == 4
+    assert state.lsets[3] == ["x", "y"] and state.rsets[3] == ["z", "w"] and state.rsets[0] == ["root"]
+
+
+def test_rich_features_name_non_local_context():
+    from conjunct.tasks.english.features import ConfigurationFeatures
+    from conjunct.tasks.english.transitions import SH, State
+
+    s = DepSentence(["the", "big", "dog", "barked", "loudly"], ["DET", "ADJ", "NOUN", "VERB", "ADV"],
+                    ["DT", "JJ", "NN", "VBD", "RB"])
+    state = State(5)
+    for t, label in ((SH, None), (SH, None), (LA, "amod"), (LA, "det"), (SH, None), (LA, "nsubj"), (RA, None)):
+        state.apply(t, label)
+    # s0 = barked (4, head ROOT, left dependent dog), b0 = loudly (5)
+    malt = ConfigurationFeatures(s, "malt").features(state)
+    rich = ConfigurationFeatures(s, "rich").features(state)
+    assert rich[:len(malt)] == malt
+    extra = set(rich[len(malt):])
+    assert {"lds0.w=dog", "lds0.p=NN", "rds0=NONE", "ldb0=NONE", "hhs0=NONE", "ld2s0=NONE", "hs0.l=NONE",
+            "s0.vl=1", "s0.vr=0", "b0.vl=0", "s0.sl=nsubj"} <= extra
+    # dog's dependents: second leftmost (big) and both labels
+    dog = State(5)
+    for t, label in ((SH, None), (SH, None), (LA, "amod"), (LA, "det"), (SH, None)):
+        dog.apply(t, label)
+    f = ConfigurationFeatures(s, "rich").features(dog)  # s0 = dog, b0 = barked
+    assert {"lds0.w=the", "ld2s0.p=JJ", "ld2s0.l=amod", "s0.vl=2", "s0.sl=det", "s0.sl=amod"} <= set(f)
+
+
+def test_unknown_feature_set_is_refused(ewt):
+    train, _ = ewt
+    with pytest.raises(ValueError, match="unknown feature set"):
+        EnglishDependencyParser(features="nope", n_iter=1).fit(train[:20])
+
+
+def test_malt_feature_set_cpp_matches_reference(ewt):
+    train, dev = ewt
+    parser = EnglishDependencyParser(degree=2, n_iter=2, features="malt").fit(train[:150])
+    sample = dev[:40]
+    for s, got in zip(sample, parser.parse(sample)):
+        assert got == parser.reference_parse(s)
+    # Models saved before the feature set was a parameter carry none in their config: they are "malt".
+    kind, meta, arrays = parser.to_container()
+    del meta["config"]["features"]
+    old = EnglishDependencyParser.from_container(meta, arrays)
+    assert old.features == "malt"
+    assert old.parse(sample) == parser.parse(sample)
+
+
+def _clone_state(st):
+    from conjunct.tasks.english.transitions import State
+
+    s = State(st.n)
+    s.stack, s.b, s.heads, s.root_done = list(st.stack), st.b, list(st.heads), st.root_done
+    return s
+
+
+def test_dynamic_oracle_costs_are_exact():
+    """Each transition's cost is the drop in the most gold arcs still reachable
+    (exhaustive search over every continuation), on random configurations."""
+    from conjunct.tasks.english.oracle import transition_costs
+    from conjunct.tasks.english.transitions import State
+
+    def best(st, gold, memo):
+        key = (tuple(st.stack), st.b, tuple(st.heads), st.root_done)
+        if key not in memo:
+            if st.done():
+                memo[key] = sum(st.heads[k] == gold[k] for k in range(1, st.n + 1))
+            else:
+                memo[key] = max(best(_apply(st, t), gold, memo) for t, ok in enumerate(st.allowed()) if ok)
+        return memo[key]
+
+    def _apply(st, t):
+        s = _clone_state(st)
+        s.apply(t, "x")
+        return s
+
+    rng = np.random.default_rng(1)
+    checked = 0
+    for _ in range(80):
+        n = int(rng.integers(1, 8))
+        gold = [-1] + random_projective_tree(rng, n)
+        memo = {}
+        st = State(n)
+        while not st.done():
+            here = best(st, gold, memo)
+            costs = transition_costs(st, gold)
+            assert min(c for c in costs if c >= 0) == 0
+            for t, ok in enumerate(st.allowed()):
+                assert (costs[t] >= 0) == ok
+                if ok:
+                    assert costs[t] == here - best(_apply(st, t), gold, memo)
+                    checked += 1
+            st.apply(int(rng.choice([t for t, ok in enumerate(st.allowed()) if ok])), "x")
+    assert checked > 500
+
+
+def test_exploration_examples_teach_zero_cost_moves(small_parser, ewt):
+    from conjunct.tasks.english.oracle import exploration_examples
+
+    train, _ = ewt
+    sample = [s for s in train[:40] if is_projective(s.heads)]
+    clf = small_parser.classifiers_
+    examples = exploration_examples(sample, clf["transition"], clf["label"], small_parser.features)
+    tf, tl = examples["transition"]
+    lf, ll = examples["label"]
+    assert len(tf) == len(tl) >= sum(len(s) for s in sample)
+    assert set(tl) <= {"SH", "RE", "LA", "RA"} and 0 < len(lf) == len(ll) <= sum(len(s) for s in sample)
+    assert set(ll) <= {lab for s in sample for lab in s.labels} - {"root"}
+
+
+def test_training_with_exploration_adds_examples_and_parses_exactly(ewt):
+    train, dev = ewt
+    static = EnglishDependencyParser(degree=2, n_iter=2)
+    explored = EnglishDependencyParser(degree=2, n_iter=2, explore=True)
+    n_static = {k: len(v[1]) for k, v in static.training_examples(train[:80]).items()}
+    n_explored = {k: len(v[1]) for k, v in explored.training_examples(train[:80]).items()}
+    assert all(n_explored[k] > n_static[k] for k in n_static)
+    explored.fit(train[:80])
+    sample = dev[:20]
+    for s, got in zip(sample, explored.parse(sample)):
+        assert got == explored.reference_parse(s)

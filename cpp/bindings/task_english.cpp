@@ -53,23 +53,37 @@ void bind_task_english(nb::module_& m) {
         check_sentence_offsets(sentence_ptr, n_tokens, "tokens");
         const nb::dict* tables[2] = {&t_tables, &l_tables};
         std::vector<Array1<int64_t>> token_ptr;
-        std::vector<Array1<int32_t>> token_ids, label_feature;
+        std::vector<Array1<int32_t>> token_ids, label_feature, label_set;
+        // The "rich" feature set's tables carry valency and label-set ids.
+        model.rich = t_tables.contains("valency");
+        const int n_roles = model.n_roles();
+        const size_t n_label_roles = model.rich ? kNumRichLabelRoles : kNumLabelRoles;
         for (int k = 0; k < 2; ++k) {
           const nb::dict& d = *tables[k];
+          if (d.contains("valency") != model.rich) throw nb::value_error("the two components' feature sets differ");
           token_ptr.push_back(array_from<int64_t>(d, "token_ptr"));
           token_ids.push_back(array_from<int32_t>(d, "token_ids"));
           label_feature.push_back(array_from<int32_t>(d, "label_feature"));
           const Array1<int32_t> none_ids = array_from<int32_t>(d, "none_ids");
           const Array1<int32_t> distance = array_from<int32_t>(d, "distance");
-          if (none_ids.size() != kNumRoles || distance.size() != kNumDistances ||
-              label_feature[k].size() != static_cast<size_t>(kNumLabelRoles) * (n_label_values + 1))
+          if (none_ids.size() != static_cast<size_t>(n_roles) || distance.size() != kNumDistances ||
+              label_feature[k].size() != n_label_roles * (n_label_values + 1))
             throw nb::value_error("inconsistent feature id tables");
           ArcEagerIds& ids = model.ids[k];
-          for (int r = 0; r < kNumRoles; ++r) ids.none_ids[r] = none_ids.data()[r];
+          for (int r = 0; r < n_roles; ++r) ids.none_ids[r] = none_ids.data()[r];
           for (int i = 0; i < kNumDistances; ++i) ids.distance[i] = distance.data()[i];
           ids.label_feature = span_of(label_feature[k]);
+          if (model.rich) {
+            const Array1<int32_t> valency = array_from<int32_t>(d, "valency");
+            label_set.push_back(array_from<int32_t>(d, "label_set"));
+            if (valency.size() != kNumValencyRoles * kNumValencies ||
+                label_set.back().size() != static_cast<size_t>(kNumValencyRoles) * n_label_values)
+              throw nb::value_error("inconsistent feature id tables");
+            for (int i = 0; i < kNumValencyRoles * kNumValencies; ++i) ids.valency[i] = valency.data()[i];
+            ids.label_set = span_of(label_set.back());
+          }
           const Array1<int64_t>& tp = token_ptr[k];
-          if (tp.size() != n_tokens * kNumRoles + 1) throw nb::value_error("token rows are not tokens x roles");
+          if (tp.size() != n_tokens * n_roles + 1) throw nb::value_error("token rows are not tokens x roles");
           if (tp.data()[tp.size() - 1] != static_cast<int64_t>(token_ids[k].size()))
             throw nb::value_error("token offsets do not cover the ids");
         }
@@ -83,8 +97,9 @@ void bind_task_english(nb::module_& m) {
         ArcEagerStats stats;
         const double total = for_each_sentence(sentence_ptr, [&](int64_t b, int64_t e) {
             ArcEagerSentenceView s;
+            s.n_roles = n_roles;
             for (int c = 0; c < 2; ++c)
-              s.tokens[c] = CsrView{Span<int64_t>(token_ptr[c].data() + b * kNumRoles, static_cast<size_t>((e - b) * kNumRoles + 1)),
+              s.tokens[c] = CsrView{Span<int64_t>(token_ptr[c].data() + b * n_roles, static_cast<size_t>((e - b) * n_roles + 1)),
                                     span_of(token_ids[c])};
             arc_eager_parse(model, s, heads.data() + b, out_labels.data() + b, stats, timing, collect ? &tptr : nullptr,
                             collect ? &tev : nullptr, collect ? &lptr : nullptr, collect ? &lev : nullptr);

@@ -9,7 +9,8 @@ namespace conjunct {
 
 namespace {
 struct ArcEagerScratch {
-  std::vector<int32_t> x, stack, ldep, rdep;
+  std::vector<int32_t> x, stack, ldep, rdep, ldep2, rdep2, nleft, nright;
+  std::vector<uint8_t> lset, rset;  // [token][label value]: a dependent with this label
   std::vector<double> margins;
 };
 
@@ -48,6 +49,18 @@ void arc_eager_parse(const ArcEagerModel& model, const ArcEagerSentenceView& s, 
   stack.assign(1, 0);
   ldep.assign(static_cast<size_t>(n1), -1);
   rdep.assign(static_cast<size_t>(n1), -1);
+  const bool rich = model.rich;
+  const int n_roles = s.n_roles;
+  const size_t L = static_cast<size_t>(model.n_label_values);
+  if (rich) {
+    sc.ldep2.assign(static_cast<size_t>(n1), -1);
+    sc.rdep2.assign(static_cast<size_t>(n1), -1);
+    sc.nleft.assign(static_cast<size_t>(n1), 0);
+    sc.nright.assign(static_cast<size_t>(n1), 0);
+    sc.lset.assign(static_cast<size_t>(n1) * L, 0);
+    sc.rset.assign(static_cast<size_t>(n1) * L, 0);
+  }
+  std::vector<int32_t>&ldep2 = sc.ldep2, &rdep2 = sc.rdep2, &nleft = sc.nleft, &nright = sc.nright;
   const size_t n_out = std::max(model.transitions->n_outputs(), model.labels ? model.labels->n_outputs() : size_t{0});
   sc.margins.resize(n_out);
   double* m = sc.margins.data();
@@ -64,7 +77,7 @@ void arc_eager_parse(const ArcEagerModel& model, const ArcEagerSentenceView& s, 
         if (ids.none_ids[role] >= 0) x.push_back(ids.none_ids[role]);
         return;
       }
-      for (int32_t c : tokens.row(static_cast<size_t>(token) * kNumRoles + role)) x.push_back(c);
+      for (int32_t c : tokens.row(static_cast<size_t>(token) * n_roles + role)) x.push_back(c);
     };
     auto add_label = [&](int lrole, int32_t token) {
       const int32_t value = token > 0 && labels[token] >= 0 ? labels[token] : model.n_label_values;
@@ -84,6 +97,35 @@ void arc_eager_parse(const ArcEagerModel& model, const ArcEagerSentenceView& s, 
     add_label(kLLdB0, ldep[static_cast<size_t>(b)]);
     const int32_t dc = ids.distance[distance_bucket(b - s0)];
     if (dc >= 0) x.push_back(dc);
+    if (!rich) return;
+    // The same order as ConfigurationFeatures.features (the classifier sorts anyway).
+    const int32_t hs0 = s0 > 0 ? heads[s0] : -1;
+    add_role(ldep[static_cast<size_t>(s0)], kLdS0);
+    add_role(rdep[static_cast<size_t>(s0)], kRdS0);
+    add_role(ldep[static_cast<size_t>(b)], kLdB0);
+    add_role(hs0 > 0 ? heads[hs0] : -1, kHHS0);
+    add_role(ldep2[static_cast<size_t>(s0)], kLd2S0);
+    add_role(rdep2[static_cast<size_t>(s0)], kRd2S0);
+    add_role(ldep2[static_cast<size_t>(b)], kLd2B0);
+    add_label(kLLd2S0, ldep2[static_cast<size_t>(s0)]);
+    add_label(kLRd2S0, rdep2[static_cast<size_t>(s0)]);
+    add_label(kLLd2B0, ldep2[static_cast<size_t>(b)]);
+    add_label(kLHS0, hs0);
+    const int32_t counts[kNumValencyRoles] = {nleft[static_cast<size_t>(s0)], nright[static_cast<size_t>(s0)],
+                                              nleft[static_cast<size_t>(b)]};
+    for (int v = 0; v < kNumValencyRoles; ++v) {
+      const int32_t c = ids.valency[v * kNumValencies + std::min(counts[v], kNumValencies - 1)];
+      if (c >= 0) x.push_back(c);
+    }
+    const uint8_t* sets[kNumValencyRoles] = {sc.lset.data() + static_cast<size_t>(s0) * L,
+                                             sc.rset.data() + static_cast<size_t>(s0) * L,
+                                             sc.lset.data() + static_cast<size_t>(b) * L};
+    for (int v = 0; v < kNumValencyRoles; ++v)
+      for (size_t l = 0; l < L; ++l)
+        if (sets[v][l]) {
+          const int32_t c = ids.label_set[v * L + l];
+          if (c >= 0) x.push_back(c);
+        }
   };
   auto classify = [&](const Classifier& clf, std::vector<int64_t>* ptr, std::vector<int32_t>* ev) {
     if (ev != nullptr) {
@@ -134,11 +176,21 @@ void arc_eager_parse(const ArcEagerModel& model, const ArcEagerSentenceView& s, 
       if (t == kLeftArc) {
         heads[s0] = b;
         labels[s0] = label;
+        if (rich) {
+          ldep2[static_cast<size_t>(b)] = ldep[static_cast<size_t>(b)];
+          ++nleft[static_cast<size_t>(b)];
+          sc.lset[static_cast<size_t>(b) * L + static_cast<size_t>(label)] = 1;
+        }
         ldep[static_cast<size_t>(b)] = s0;  // later left arcs reach further left
         stack.pop_back();
       } else {
         heads[b] = s0;
         labels[b] = label;
+        if (rich) {
+          rdep2[static_cast<size_t>(s0)] = rdep[static_cast<size_t>(s0)];
+          ++nright[static_cast<size_t>(s0)];
+          sc.rset[static_cast<size_t>(s0) * L + static_cast<size_t>(label)] = 1;
+        }
         rdep[static_cast<size_t>(s0)] = b;
         if (s0 == 0) root_done = true;
         stack.push_back(b);

@@ -11,21 +11,36 @@
 
 namespace conjunct {
 
-// Token roles with static features, in this order (see tasks/english/features.py ROLES).
-enum ArcEagerRole { kS0 = 0, kS1, kB0, kB1, kB2, kB3, kHS0, kNumRoles };
+// Token roles with static features, in this order (see tasks/english/features.py
+// ROLES, RICH_ROLES): the "malt" set has the first kNumRoles, the "rich" set
+// (Zhang & Nivre 2011) adds s0's and b0's leftmost / rightmost dependents, the
+// head of s0's head and the second leftmost / rightmost dependents.
+enum ArcEagerRole {
+  kS0 = 0, kS1, kB0, kB1, kB2, kB3, kHS0, kNumRoles,
+  kLdS0 = kNumRoles, kRdS0, kLdB0, kHHS0, kLd2S0, kRd2S0, kLd2B0, kNumRichRoles
+};
 // Label-feature roles: label of s0's arc, of s0's leftmost and rightmost
-// dependents, of b0's leftmost dependent.
-enum ArcEagerLabelRole { kLS0 = 0, kLLdS0, kLRdS0, kLLdB0, kNumLabelRoles };
+// dependents, of b0's leftmost dependent; "rich" adds the second leftmost /
+// rightmost dependents' labels and the label of s0's head's arc.
+enum ArcEagerLabelRole {
+  kLS0 = 0, kLLdS0, kLRdS0, kLLdB0, kNumLabelRoles,
+  kLLd2S0 = kNumLabelRoles, kLRd2S0, kLLd2B0, kLHS0, kNumRichLabelRoles
+};
 constexpr int kNumDistances = 6;  // buckets 1, 2, 3, 4, 5-9, 10+
+// "rich": valency (0, 1, 2, 3, 4+) and label sets of s0's left, s0's right and b0's left dependents.
+constexpr int kNumValencyRoles = 3;
+constexpr int kNumValencies = 5;
 
 // Transition codes (the order of `transition_class` below).
 enum ArcEagerTransition { kShift = 0, kReduce, kLeftArc, kRightArc };
 
 // One component's columns of the features that do not come from tokens.
 struct ArcEagerIds {
-  int32_t none_ids[kNumRoles];  // column of "<role>=NONE" (-1: unseen)
-  Span<int32_t> label_feature;  // [kNumLabelRoles][n_label_values + 1] (last: NONE)
+  int32_t none_ids[kNumRichRoles];  // column of "<role>=NONE" (-1: unseen)
+  Span<int32_t> label_feature;      // [label roles][n_label_values + 1] (last: NONE)
   int32_t distance[kNumDistances];
+  int32_t valency[kNumValencyRoles * kNumValencies];  // "rich" only
+  Span<int32_t> label_set;          // "rich": [kNumValencyRoles][n_label_values]
 };
 
 // What stays the same over a corpus: classifiers and the id tables.
@@ -42,13 +57,16 @@ struct ArcEagerModel {
   int32_t n_label_values = 0;          // label values (classifier classes and possibly root)
   ArcEagerIds ids[2];                  // per component: 0 transition, 1 label
   int32_t arc_feature[2];              // "t=LA", "t=RA" (label classifier input)
+  bool rich = false;                   // the "rich" feature set (else "malt")
+  int n_roles() const { return rich ? kNumRichRoles : kNumRoles; }
 };
 
 // One sentence, per component (the two classifiers have feature indexes of
-// their own): rows of `tokens` are token*kNumRoles + role for tokens 0 (ROOT) .. n.
+// their own): rows of `tokens` are token*n_roles + role for tokens 0 (ROOT) .. n.
 struct ArcEagerSentenceView {
   CsrView tokens[2];
-  size_t n_tokens() const { return tokens[0].rows() / kNumRoles; }  // n + 1
+  int n_roles = kNumRoles;
+  size_t n_tokens() const { return tokens[0].rows() / static_cast<size_t>(n_roles); }  // n + 1
 };
 
 struct ArcEagerStats {

@@ -34,13 +34,24 @@ half); two components cost 4 outputs per decision plus 50 per arc.
 
 Features (per configuration)
 ----------------------------
-FORM, XPOS and UPOS of s0 and b0; FORM and XPOS of b1 and of s0's head; XPOS of
-s1, b2, b3 (``<role>=NONE`` when absent, ``<role>=ROOT`` for token 0); the
-dependency labels of s0, of its leftmost and rightmost dependents and of b0's
-leftmost dependent; the distance b0 - s0 (1, 2, 3, 4, 5-9, 10+). Token features
-are looked up once per token and role as ids of the model's FeatureIndex
-(:class:`EnglishEncoder`); the parse loop (``cpp/src/arc_eager.cpp``) assembles
-each configuration's vector from them in C++ with the GIL released.
+``features="malt"``: FORM, XPOS and UPOS of s0 and b0; FORM and XPOS of b1 and
+of s0's head; XPOS of s1, b2, b3 (``<role>=NONE`` when absent, ``<role>=ROOT``
+for token 0); the dependency labels of s0, of its leftmost and rightmost
+dependents and of b0's leftmost dependent; the distance b0 - s0 (1, 2, 3, 4,
+5-9, 10+). ``features="rich"`` (the default) adds Zhang & Nivre's (2011)
+non-local features: FORM and XPOS of s0's leftmost and rightmost and b0's
+leftmost dependents; XPOS of the head of s0's head and of the second leftmost /
+rightmost dependents, and their labels; the label of s0's head's arc; the
+valencies of s0 (left, right) and b0 (left); the label sets of those
+dependents. Token features are looked up once per token and role as ids of the
+model's FeatureIndex (:class:`EnglishEncoder`); the parse loop
+(``cpp/src/arc_eager.cpp``) assembles each configuration's vector from them in
+C++ with the GIL released.
+
+Training with exploration (``explore=True``): Goldberg & Nivre's (2012)
+dynamic oracle labels the configurations a first-round model reaches on the
+training text, and those examples join the static oracle's for the final
+training (:func:`~conjunct.tasks.english.oracle.exploration_examples`).
 
 Evaluation counts every word, punctuation included (CoNLL 2018 style); LAS
 compares the full relation including subtypes (``nmod:poss``).
@@ -49,7 +60,7 @@ Modules
 -------
 ``reader`` (sentences of CoNLL-U files), ``transitions`` (the arc-eager
 system), ``features`` (configuration features; ids for the C++ loop),
-``oracle`` (the static oracle and its training examples), ``runner`` (the C++
+``oracle`` (the static and dynamic oracles and their training examples), ``runner`` (the C++
 loop and the Python reference), ``metrics`` and ``pipeline``
 (:class:`EnglishDependencyParser`).
 """

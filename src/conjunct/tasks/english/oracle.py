@@ -11,7 +11,7 @@ from .features import ARC_FEATURES, ConfigurationFeatures
 from .reader import DepSentence
 from .transitions import LA, RA, RE, ROOT_LABEL, SH, TRANSITIONS, State, is_projective
 
-__all__ = ["arc_eager_oracle", "training_examples"]
+__all__ = ["arc_eager_oracle", "training_examples", "transition_costs", "exploration_examples"]
 
 
 def arc_eager_oracle(heads: Sequence[int], labels: Sequence[str]) -> List[Tuple[int, Optional[str]]]:
@@ -42,9 +42,10 @@ def arc_eager_oracle(heads: Sequence[int], labels: Sequence[str]) -> List[Tuple[
     return out
 
 
-def training_examples(sentences: Sequence[DepSentence]) -> Tuple[dict, int]:
+def training_examples(sentences: Sequence[DepSentence], features: str = "malt") -> Tuple[dict, int]:
     """({component: (feature lists, labels)}, skipped non-projective sentences)
-    of the static oracle's decisions on the gold trees."""
+    of the static oracle's decisions on the gold trees, with the feature set
+    ``features`` ("malt" or "rich")."""
     tf: List[List[str]] = []
     tl: List[str] = []
     lf: List[List[str]] = []
@@ -56,7 +57,7 @@ def training_examples(sentences: Sequence[DepSentence]) -> Tuple[dict, int]:
         if not is_projective(s.heads):
             skipped += 1
             continue
-        feats = ConfigurationFeatures(s)
+        feats = ConfigurationFeatures(s, features)
         state = State(len(s))
         for t, label in arc_eager_oracle(s.heads, s.labels):
             f = feats.features(state)
@@ -67,3 +68,82 @@ def training_examples(sentences: Sequence[DepSentence]) -> Tuple[dict, int]:
                 ll.append(label)
             state.apply(t, label)
     return {"transition": (tf, tl), "label": (lf, ll)}, skipped
+
+
+def transition_costs(state: State, gold: Sequence[int]) -> List[int]:
+    """The dynamic oracle's cost of each transition (Goldberg & Nivre 2012): how
+    many gold arcs still reachable from ``state`` it makes unreachable; -1 for a
+    transition not allowed. ``gold`` is the gold head of tokens 0..n (0: -1).
+    Arcs already lost are not counted (a stacked token with a head gets none
+    other), so a zero-cost transition exists in every configuration."""
+    s0, b, n = state.stack[-1], state.b, state.n
+    heads = state.heads
+    allowed = state.allowed()
+    costs = [-1, -1, -1, -1]
+
+    def reachable_head(k: int) -> bool:  # a stacked token k can still head b (ROOT heads one word)
+        return k > 0 or not state.root_done
+
+    head_on_stack = gold[b] in state.stack and reachable_head(gold[b])
+    deps_on_stack = sum(1 for k in state.stack if k > 0 and heads[k] < 0 and gold[k] == b)
+    deps_in_buffer = sum(1 for k in range(b, n + 1) if gold[k] == s0)
+    if allowed[SH]:
+        costs[SH] = int(head_on_stack) + deps_on_stack
+    if allowed[RE]:
+        costs[RE] = deps_in_buffer
+    if allowed[LA]:
+        costs[LA] = int(gold[s0] > b) + deps_in_buffer
+    if allowed[RA]:
+        lost = int(gold[b] != s0 and (gold[b] > b or head_on_stack)) + deps_on_stack
+        if s0 == 0 and gold[b] != 0:  # ROOT's one word is taken: the gold root word, if still reachable, loses it
+            lost += int(any(gold[k] == 0 for k in range(b + 1, n + 1)))
+        costs[RA] = lost
+    return costs
+
+
+def exploration_examples(sentences: Sequence[DepSentence], transitions, labels, features: str = "malt") -> dict:
+    """Training examples from the configurations a trained model reaches
+    (Goldberg & Nivre 2012's training with exploration, in batch form): each
+    projective gold sentence is parsed by ``transitions`` / ``labels``
+    (compiled classifiers), and every configuration on the way is an example
+    of the zero-cost transition the model scores highest; every gold arc it
+    builds is an example of its gold label. {component: (feature lists, labels)}."""
+    from .runner import _best_allowed  # the same choice of transition and label as the parser's
+
+    t_classes = [str(c) for c in transitions.classes]
+    t_codes = [TRANSITIONS.index(c) if c in TRANSITIONS else -1 for c in t_classes]
+    l_classes = [str(c) for c in labels.classes]
+    tf: List[List[str]] = []
+    tl: List[str] = []
+    lf: List[List[str]] = []
+    ll: List[str] = []
+    for s in oracle_sentences(sentences):
+        if s.heads is None:
+            raise DataFormatError("training needs gold HEAD and DEPREL columns")
+        if not is_projective(s.heads):
+            continue
+        gold = [-1] + list(s.heads)
+        feats = ConfigurationFeatures(s, features)
+        state = State(len(s))
+        while not state.done():
+            f = feats.features(state)
+            allow = state.allowed()
+            margins = transitions.decision_function_one(f)
+            costs = transition_costs(state, gold)
+            best_zero = _best_allowed(margins, len(t_classes), lambda k: t_codes[k] >= 0 and costs[t_codes[k]] == 0)
+            tf.append(f)
+            tl.append(t_classes[best_zero])
+            c = _best_allowed(margins, len(t_classes), lambda k: t_codes[k] >= 0 and allow[t_codes[k]])
+            t = t_codes[c] if c >= 0 else SH
+            label = None
+            s0, b = state.stack[-1], state.b
+            if t == LA or (t == RA and s0 != 0):
+                fl = f + [ARC_FEATURES[0 if t == LA else 1]]
+                dep = s0 if t == LA else b
+                if gold[dep] == (b if t == LA else s0):
+                    lf.append(fl)
+                    ll.append(s.labels[dep - 1])
+                lc = _best_allowed(labels.decision_function_one(fl), len(l_classes), lambda k: l_classes[k] != ROOT_LABEL)
+                label = l_classes[lc] if lc >= 0 else ROOT_LABEL
+            state.apply(t, label)
+    return {"transition": (tf, tl), "label": (lf, ll)}

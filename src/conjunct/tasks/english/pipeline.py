@@ -5,8 +5,10 @@ from __future__ import annotations
 from typing import List, Sequence, Tuple
 
 from ..base import TaskPipeline
+from ...progress import status
 from .metrics import attachment_scores
-from .oracle import training_examples
+from .features import feature_set
+from .oracle import exploration_examples, training_examples
 from ..._errors import DataFormatError
 from ...tokens import sentence_columns
 from .reader import DepSentence, _sentence
@@ -30,6 +32,12 @@ class EnglishDependencyParser(TaskPipeline):
     ----------
     degree : int
         Polynomial kernel degree.
+    features : {"rich", "malt"}
+        Configuration features: MaltParser's default model ("malt") or that
+        plus Zhang & Nivre's (2011) non-local features ("rich").
+    explore : bool
+        Train with exploration (Goldberg & Nivre 2012's dynamic oracle on the
+        configurations a first-round model reaches); about doubles training.
     **params
         :class:`~conjunct.tasks.base.TaskPipeline`'s (C, n_iter, margin, method, ...).
     """
@@ -38,9 +46,11 @@ class EnglishDependencyParser(TaskPipeline):
     SCORE_KEY = "las"  # what score() returns (cross_val_score, GridSearchCV)
     COMPONENTS = ("transition", "label")
 
-    def __init__(self, *, degree: int = 2, **params):
+    def __init__(self, *, degree: int = 2, features: str = "rich", explore: bool = False, **params):
         # d = 2 by default: d = 3 adds 0.3 UAS on EWT and parses 8x slower.
         super().__init__(degree=degree, **params)
+        self.features = features
+        self.explore = explore
 
     def fit(self, data, *, models=None, events=None) -> "EnglishDependencyParser":
         """Train on gold sentences (any iterable: it is read twice, for the
@@ -48,9 +58,27 @@ class EnglishDependencyParser(TaskPipeline):
         return super().fit(list(data), models=models, events=events)
 
     def training_examples(self, data):
-        examples, skipped = training_examples(data)
+        feature_set(self.features)  # an unknown name fails before any work
+        examples, skipped = training_examples(data, self.features)
         self.skipped_sentences_ = skipped
-        return examples
+        if not self.explore:
+            return examples
+        # Training with exploration (Goldberg & Nivre 2012), in two batch rounds:
+        # a model trained on the static oracle's examples parses the training
+        # text, and the configurations it reaches, labelled by the dynamic
+        # oracle, join the static examples for the final training.
+        from ...training import PAClassifier
+
+        first = {}
+        for name, (feats, labels) in examples.items():
+            status(f"{name}: first round (static oracle) on {len(labels):,} examples")
+            est = PAClassifier(degree=self.degree, C=self.C, n_iter=self.n_iter, margin=self.margin,
+                               common_features=self.common_features, random_state=self.random_state, verbose=self.verbose)
+            first[name] = est.fit(feats, labels).model_.compile("pke")
+        status("parsing the training text with the first-round model (dynamic oracle)")
+        explored = exploration_examples(data, first["transition"], first["label"], self.features)
+        return {name: (examples[name][0] + explored[name][0], examples[name][1] + explored[name][1])
+                for name in examples}
 
     def compile(self, method: str, *, events=None, **params):
         """As :meth:`TaskPipeline.compile`; an fstrie of degree >= 3 is built on
@@ -63,12 +91,14 @@ class EnglishDependencyParser(TaskPipeline):
         return super().compile(method, events=events, **params)
 
     def _make_runner(self) -> ArcEagerParser:
-        return ArcEagerParser(self.classifiers_["transition"], self.classifiers_["label"])
+        return ArcEagerParser(self.classifiers_["transition"], self.classifiers_["label"], self.features)
 
     def _config(self) -> dict:
         return {"skipped_sentences": getattr(self, "skipped_sentences_", None)}
 
     def _restore(self, config: dict) -> None:
+        # Models saved before feature sets were named were trained on "malt".
+        config = {"features": "malt", **config}
         super()._restore(config)
         if config.get("skipped_sentences") is not None:
             self.skipped_sentences_ = config["skipped_sentences"]
@@ -83,7 +113,8 @@ class EnglishDependencyParser(TaskPipeline):
 
     def reference_parse(self, sentence: DepSentence) -> Tuple[List[int], List[str]]:
         """The same parse by the Python reference loop (slow; for tests)."""
-        heads, labels, _ = reference_parse(sentence, self.classifiers_["transition"], self.classifiers_["label"])
+        heads, labels, _ = reference_parse(sentence, self.classifiers_["transition"], self.classifiers_["label"],
+                                           self.features)
         return heads, labels
 
     def _gold(self, data) -> list:

@@ -29,13 +29,13 @@ def _best_allowed(margins: np.ndarray, n_classes: int, allowed) -> int:
     return best
 
 
-def reference_parse(sentence: DepSentence, transitions, labels) -> Tuple[List[int], List[str], int]:
+def reference_parse(sentence: DepSentence, transitions, labels, features: str = "malt") -> Tuple[List[int], List[str], int]:
     """The parser in Python, one ``decision_function_one`` call per decision
     (the specification the C++ loop is tested against): (heads, labels, decisions)."""
     t_classes = [str(c) for c in transitions.classes]
     t_codes = [TRANSITIONS.index(c) if c in TRANSITIONS else -1 for c in t_classes]
     l_classes = [str(c) for c in labels.classes]
-    feats = ConfigurationFeatures(sentence)
+    feats = ConfigurationFeatures(sentence, features)
     state = State(len(sentence))
     decisions = 0
     while not state.done():
@@ -61,7 +61,7 @@ class ArcEagerParser(Runner):
 
     COUNTERS = ("transition_decisions", "label_decisions", "classifier_seconds", "loop_seconds")
 
-    def __init__(self, transitions, labels):
+    def __init__(self, transitions, labels, features: str = "malt"):
         check_classifier(transitions, "transition", rules=("sign", "argmax"))
         check_classifier(labels, "label", rules=("sign", "argmax"))
         super().__init__([transitions, labels])
@@ -72,9 +72,10 @@ class ArcEagerParser(Runner):
         self.label_classes = [str(c) for c in labels.classes]
         self.label_values = self.label_classes + ([] if ROOT_LABEL in self.label_classes else [ROOT_LABEL])
         self.root_label = self.label_values.index(ROOT_LABEL)
-        self.t_encoder = EnglishEncoder(transitions.features, self.label_values)
+        self.features = features
+        self.t_encoder = EnglishEncoder(transitions.features, self.label_values, features)
         # The label classifier has a feature index of its own: its token ids differ.
-        self.l_encoder = EnglishEncoder(labels.features, self.label_values)
+        self.l_encoder = EnglishEncoder(labels.features, self.label_values, features)
 
     def parse_many(self, sentences: Sequence[DepSentence], *, collect: bool = False, timing: bool = False):
         """(heads, labels) of every sentence; with ``collect`` also the classified

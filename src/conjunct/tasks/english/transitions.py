@@ -29,7 +29,8 @@ class State:
     """A configuration: the stack (ROOT, token 0, at the bottom), the next buffer
     token ``b``, and the arcs built so far."""
 
-    __slots__ = ("n", "stack", "b", "heads", "labels", "ldep", "rdep", "root_done")
+    __slots__ = ("n", "stack", "b", "heads", "labels", "ldep", "rdep", "ldep2", "rdep2", "lsets", "rsets",
+                 "root_done")
 
     def __init__(self, n: int):
         self.n = n
@@ -39,6 +40,12 @@ class State:
         self.labels: List[Optional[str]] = [None] * (n + 1)
         self.ldep = [-1] * (n + 1)
         self.rdep = [-1] * (n + 1)
+        # Second leftmost / rightmost dependents, and the labels of the left /
+        # right dependents of each token (in order of attachment).
+        self.ldep2 = [-1] * (n + 1)
+        self.rdep2 = [-1] * (n + 1)
+        self.lsets: List[List[str]] = [[] for _ in range(n + 1)]
+        self.rsets: List[List[str]] = [[] for _ in range(n + 1)]
         self.root_done = False
 
     def done(self) -> bool:
@@ -55,11 +62,15 @@ class State:
             raise ValueError(f"transition {TRANSITIONS[t]} is not allowed here")
         if t == LA:
             self.heads[s0], self.labels[s0] = b, label
+            self.ldep2[b] = self.ldep[b]  # later left arcs reach further left
             self.ldep[b] = s0
+            self.lsets[b].append(label)
             self.stack.pop()
         elif t == RA:
             self.heads[b], self.labels[b] = s0, (ROOT_LABEL if s0 == 0 else label)
+            self.rdep2[s0] = self.rdep[s0]  # later right arcs reach further right
             self.rdep[s0] = b
+            self.rsets[s0].append(self.labels[b])
             self.root_done |= s0 == 0
             self.stack.append(b)
             self.b += 1
