@@ -38,7 +38,7 @@ Features (per configuration)
 of s0's head; XPOS of s1, b2, b3 (``<role>=NONE`` when absent, ``<role>=ROOT``
 for token 0); the dependency labels of s0, of its leftmost and rightmost
 dependents and of b0's leftmost dependent; the distance b0 - s0 (1, 2, 3, 4,
-5-9, 10+). ``features="rich"`` (the default) adds Zhang & Nivre's (2011)
+5-9, 10+). ``features="rich"`` adds Zhang & Nivre's (2011)
 non-local features: FORM and XPOS of s0's leftmost and rightmost and b0's
 leftmost dependents; XPOS of the head of s0's head and of the second leftmost /
 rightmost dependents, and their labels; the label of s0's head's arc; the
