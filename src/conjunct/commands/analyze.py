@@ -216,8 +216,10 @@ def run_train(args) -> int:
             # Nothing to learn where tokens meet without a space: the model reads tokenized text.
             status(f"{args.data} never writes two tokens together (no SpaceAfter=No): training no tokenizer")
             raw = None
-        nlp = EnglishTextPipeline(tagger, EnglishDependencyParser(**params, **degree), Chunker(**params),
-                                  EnglishTokenizer(**params), folds=args.folds, random_state=args.seed, verbose=verbose)
+        # PKE for the parser and tokenizer: as fast as an fstrie on EWT, without its 64 MB per component.
+        nlp = EnglishTextPipeline(tagger, EnglishDependencyParser(method="pke", **params, **degree), Chunker(**params),
+                                  EnglishTokenizer(method="pke", **params), folds=args.folds, random_state=args.seed,
+                                  verbose=verbose)
         nlp.fit(data, chunk_data=chunks, raw_text=raw)
     else:
         from ..analysis import JapaneseTextPipeline
