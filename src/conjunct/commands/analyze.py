@@ -20,7 +20,7 @@ import time
 
 from .._errors import ConjunctError
 from ..progress import status
-from ._common import load_object, on_cluster, open_output, option, output_option
+from ._common import load_object, on_cluster, open_output, option, output_option, scheduler_options
 
 
 class _RunByDefault(argparse._SubParsersAction):
@@ -50,7 +50,7 @@ def register(sub) -> None:
     output_option(rn, help="CoNLL-U output file ('-' = standard output, the default)", required=False, default="-")
     rn.add_argument("--batch-size", type=int, default=1000, help="sentences per call of each stage (default 1000)")
     rn.add_argument("--lang", choices=["en", "ja"], default=None, help="check that the model is for this language")
-    option(rn, "scheduler")
+    scheduler_options(rn)
     rn.set_defaults(func=run_analyze)
 
     tr = actions.add_parser("train", prog="conjunct analyze train", help="train a text pipeline on a treebank")
