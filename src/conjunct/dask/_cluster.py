@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
 import re
 import warnings
 from typing import Iterator
@@ -62,6 +63,9 @@ def connect(scheduler) -> Iterator:
                     client = distributed.Client(cluster)
                     try:
                         yield client
+                    except BaseException:
+                        _kill_workers(cluster)  # the outcome is known: stop at once, not after their tasks
+                        raise
                     finally:
                         _close(client)
             finally:
@@ -90,6 +94,20 @@ def _close(thing) -> None:
         thing.close(timeout=CLOSE_TIMEOUT)
     except Exception:  # already failing or closed: the run's own outcome is what is reported
         pass
+
+
+def _kill_workers(cluster) -> None:
+    """Kill a local cluster's worker processes (a failed or interrupted run:
+    closing them gracefully waits for their running tasks)."""
+    import signal
+
+    for nanny in list(getattr(cluster, "workers", {}).values()):
+        try:
+            pid = nanny.pid
+            if pid:
+                os.kill(pid, signal.SIGKILL)
+        except Exception:  # gone already
+            pass
 
 
 def _one_line(e: BaseException) -> str:

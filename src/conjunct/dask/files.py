@@ -363,20 +363,29 @@ class _Watch:
         except Exception:  # the scheduler is unreachable: no worker either
             return None
 
-    def poll(self) -> bool:
-        """False once no worker has been connected for ``timeout`` seconds."""
+    def poll(self) -> Optional[str]:
+        """Why the run cannot go on (no worker for ``timeout`` seconds, or a
+        local cluster whose nannies gave up restarting their workers), else None."""
         now = time.monotonic()
         if now < self.next_poll:
-            return True
+            return None
         self.next_poll = now + 0.5
         workers = self._workers() or set()
         self.lost += len(self.seen - workers)
         self.seen = workers
         if workers:
             self.empty_since = None
-        elif self.empty_since is None:
+            return None
+        if self.empty_since is None:
             self.empty_since = now
-        return self.timeout is None or self.empty_since is None or now - self.empty_since < self.timeout
+        cluster = getattr(self.client, "cluster", None)
+        if cluster is not None and not getattr(cluster, "workers", True) and now - self.empty_since >= 1.0:
+            return (f"every worker of the local cluster died and none could be restarted (workers were lost "
+                    f"{self.lost} times in this run)")
+        if self.timeout is not None and now - self.empty_since >= self.timeout:
+            return (f"no Dask worker for {self.timeout:g} s (workers were lost {self.lost} times in this run and none "
+                    f"came back; a cluster whose workers take longer to start needs a longer --worker-timeout)")
+        return None
 
 
 def _join(job: _Job, watch: _Watch) -> None:
@@ -392,12 +401,10 @@ def _join(job: _Job, watch: _Watch) -> None:
         for k, (fut, (a, b)) in enumerate(zip(job.futures, job.ranges)):
             where = f"{job.src}: piece {k + 1} of {n} (bytes {a:,}-{b:,})"
             while not fut.done():
-                if not watch.poll():
+                why = watch.poll()
+                if why:
                     left = sum(not f.done() for f in job.futures) - 1
-                    raise ConjunctError(
-                        f"no Dask worker for {watch.timeout:g} s (workers were lost {watch.lost} times in this run and "
-                        f"none came back): {where}{f' and {left} more' if left > 0 else ''} not done{kept}; a cluster "
-                        f"whose workers take longer to start needs a longer --worker-timeout")
+                    raise ConjunctError(f"{why}: {where}{f' and {left} more' if left > 0 else ''} not done{kept}")
                 time.sleep(0.05)
             try:
                 part = fut.result()
