@@ -22,5 +22,6 @@ from .mixing import MIXES, mix_states, train_tagger
 from .mixing_kernel import mix_supports, train_classifier
 from .training import train
 
-__all__ = ["connect", "n_workers", "shared_model", "model_digest", "ModelChangedError", "predict", "map_files", "run_action", "split_ranges",
+__all__ = ["connect", "n_workers", "shared_model", "model_digest", "ModelChangedError", "predict", "map_files",
+           "run_action", "split_ranges",
            "train", "train_tagger", "train_classifier", "mix_states", "mix_supports", "MIXES"]

@@ -379,7 +379,7 @@ class _Watch:
         if self.empty_since is None:
             self.empty_since = now
         cluster = getattr(self.client, "cluster", None)
-        if cluster is not None and not getattr(cluster, "workers", True) and now - self.empty_since >= 1.0:
+        if self.lost and cluster is not None and not getattr(cluster, "workers", True) and now - self.empty_since >= 1:
             return (f"every worker of the local cluster died and none could be restarted (workers were lost "
                     f"{self.lost} times in this run)")
         if self.timeout is not None and now - self.empty_since >= self.timeout:
@@ -420,8 +420,7 @@ def _join(job: _Job, watch: _Watch) -> None:
                     raise OSError(e.errno, e.strerror, dst) from None  # a part: name the output
                 raise
             try:
-                with open(part, "rb") as f:
-                    shutil.copyfileobj(f, out, 1 << 22)
+                _append(part, out)
             except OSError as e:
                 raise OSError(e.errno, e.strerror, dst if dst != "-" else "standard output") from None
             os.unlink(part)
@@ -441,6 +440,11 @@ def _join(job: _Job, watch: _Watch) -> None:
             out.flush()
         else:
             out.close()
+
+
+def _append(part: str, out) -> None:
+    with open(part, "rb") as f:
+        shutil.copyfileobj(f, out, 1 << 22)
 
 
 def _open_joined(dst: str, tmp: str):
