@@ -135,6 +135,8 @@ def shared_model(path, digest: Optional[bytes] = None) -> object:
             if entry is not None and entry[0] == key:
                 return entry[2]
             _MODELS.pop(path, None)  # an older version of the file
+            for gone in [p for p in _MODELS if not os.path.exists(p)]:
+                del _MODELS[gone]  # a run's private copy, removed with its run
             obj = load(path, mmap=True)
             # the load opened the path itself: it read this version only if the file is unchanged since
             if _identity(path)[0] == key:
