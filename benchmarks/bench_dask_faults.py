@@ -25,8 +25,13 @@ still holds its old content; anything else (a mix, a partial file, a
 traceback, a hang past --timeout, a leftover ``.conjunct-parts-*`` folder or
 ``conjunct-piece-*`` file) is a failure.
 
+``--command analyze`` runs ``conjunct analyze`` with two English text
+pipelines instead (trained on --analyze-sentences sentences of EWT train with
+seeds 0 and 1).
+
     python benchmarks/bench_dask_faults.py                 # 3 repeats of each fault
     python benchmarks/bench_dask_faults.py --quick         # 1 repeat, 1 copy
+    python benchmarks/bench_dask_faults.py --command analyze --copies 1 --repeats 1
 """
 
 from __future__ import annotations
@@ -78,10 +83,10 @@ def run_once(fault: str, ctx: dict, timeout: float) -> dict:
     out = os.path.join(outdir, "out.txt")
     with open(out, "wb") as f:
         f.write(OLD)
-    model = os.path.join(ctx["work"], "model.tagger")
+    model = os.path.join(ctx["work"], "model" + os.path.splitext(ctx["a"])[1])
     shutil.copyfile(ctx["a"], model)
     tmp = tempfile.mkdtemp(prefix="tmp-", dir=ctx["work"])
-    argv = [sys.executable, "-m", "conjunct", "tag", "tag", model, ctx["input"], "-o", out, "-q",
+    argv = [sys.executable, "-m", "conjunct", *ctx["command"], model, ctx["input"], "-o", out,
             "--scheduler", "local:2", "--worker-timeout", str(ctx["worker_timeout"])]
     if fault.endswith("(finish)"):
         argv += ["--on-model-change", "finish"]
@@ -112,7 +117,7 @@ def run_once(fault: str, ctx: dict, timeout: float) -> dict:
             if fault == "Ctrl-C":
                 proc.send_signal(signal.SIGINT)
             elif " mv" in fault:
-                staged = os.path.join(ctx["work"], "staged.tagger")
+                staged = os.path.join(ctx["work"], "staged")
                 shutil.copyfile(ctx["b"], staged)
                 os.replace(staged, model)
             else:
@@ -130,7 +135,7 @@ def run_once(fault: str, ctx: dict, timeout: float) -> dict:
         _, err = proc.communicate()
     end = time.monotonic()
     seconds, after_fault = end - t0, None if t_fault is None else end - t_fault
-    err = err.decode("utf-8", "replace").strip()
+    err = err.decode("utf-8", "replace").strip().replace(ctx["work"], "WORK")
     with open(out, "rb") as f:
         data = f.read()
     leftovers = parts() + glob.glob(os.path.join(tmp, "conjunct-piece-*"))
@@ -171,6 +176,10 @@ def main() -> None:
     ap.add_argument("--worker-timeout", type=float, default=60.0, help="--worker-timeout of the runs (default 60)")
     ap.add_argument("--timeout", type=float, default=600.0, help="a run longer than this is a hang (default 600 s)")
     ap.add_argument("--faults", default=None, help="comma-separated subset of the faults")
+    ap.add_argument("--command", choices=["tag", "analyze"], default="tag",
+                    help="tag: conjunct tag tag with a UPOS tagger (default); analyze: conjunct analyze with English "
+                         "text pipelines trained on --analyze-sentences sentences of EWT train (seeds 0 and 1)")
+    ap.add_argument("--analyze-sentences", type=int, default=1000, help="training sentences of the analyze pipelines")
     ap.add_argument("--quick", action="store_true", help="1 copy, 1 repeat, storms of 8 kills")
     args = ap.parse_args()
     if args.quick:
@@ -192,16 +201,28 @@ def main() -> None:
                "worker_timeout": args.worker_timeout, "a": os.path.join(work, "a.tagger"),
                "b": os.path.join(work, "b.tagger"), "input": os.path.join(work, "input.conllu")}
         os.makedirs(ctx["outdir"])
-        PerceptronTagger(n_iter=2).fit(words[:4000], tags[:4000]).save(ctx["a"])
-        PerceptronTagger(n_iter=2).fit(words[4000:8000], [[t.lower() for t in s] for s in tags[4000:8000]]).save(ctx["b"])
+        env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+        if args.command == "tag":
+            ctx["command"] = ["tag", "tag", "-q"]
+            PerceptronTagger(n_iter=2).fit(words[:4000], tags[:4000]).save(ctx["a"])
+            PerceptronTagger(n_iter=2).fit(words[4000:8000], [[t.lower() for t in s] for s in tags[4000:8000]]).save(
+                ctx["b"])
+        else:  # English text pipelines trained on different sentences: their outputs differ
+            ctx["command"] = ["analyze"]
+            ctx["a"], ctx["b"] = ctx["a"].replace(".tagger", ".cjt"), ctx["b"].replace(".tagger", ".cjt")
+            train = str(data / "ud_english_ewt" / "en_ewt-ud-train.conllu")
+            for path, seed in ((ctx["a"], 0), (ctx["b"], 1)):
+                subprocess.run([sys.executable, "-m", "conjunct", "analyze", "train", "--lang", "en", train,
+                                "--max-sentences", str(args.analyze_sentences), "-i", "2", "-k", "2", "--seed",
+                                str(seed), "-q", "-o", path], check=True, env=env)
         with open(ctx["input"], "wb") as out:
             for _ in range(args.copies):
                 with open(data / "ud_english_ewt" / "en_ewt-ud-dev.conllu", "rb") as f:
                     shutil.copyfileobj(f, out)
         for name, model in (("serial", ctx["a"]), ("serial_b", ctx["b"])):
             path = os.path.join(work, name + ".txt")
-            subprocess.run([sys.executable, "-m", "conjunct", "tag", "tag", model, ctx["input"], "-o", path, "-q"],
-                           check=True, env={**os.environ, "PYTHONPATH": str(ROOT / "src")})
+            subprocess.run([sys.executable, "-m", "conjunct", *ctx["command"], model, ctx["input"], "-o", path],
+                           check=True, env=env)
             with open(path, "rb") as f:
                 ctx[name] = f.read()
         # a disk that cannot hold the whole output
@@ -232,19 +253,22 @@ def main() -> None:
                      f"{max(r['seconds'] for r in rs):.0f}",
                      max((f"{r['seconds_after_fault']:.1f}" for r in rs if r["seconds_after_fault"] is not None), default="-",
                          key=float),
-                     sum(len(r["leftovers"]) for r in rs),
+                     max(r["kills"] for r in rs), sum(len(r["leftovers"]) for r in rs),
                      next((r["stderr"] for r in rs if r["exit"]), "")[:220].replace("|", "\\|")])
-    md = [f"Tagging {args.copies} copies of EWT dev ({len(ctx['serial']):,} bytes of output) with "
+    what = "Tagging" if args.command == "tag" else "`conjunct analyze` (English) of"
+    md = [f"{what} {args.copies} copies of EWT dev ({len(ctx['serial']):,} bytes of output) with "
           f"`--scheduler local:2 --worker-timeout {args.worker_timeout:g}`; {args.repeats} runs of each fault; "
           f"kill storms of up to {args.storm} rounds 1.5 s apart. "
           + ("Disk full: a tmpfs of " + f"{disk_size:,} bytes." if mounted else f"Disk full not run: {disk_problem}.")
           + "\n",
           markdown_table(["fault", "runs", "outcomes", "slowest run (s)", "slowest exit after the fault (s)",
-                                 "leftover files", "error (first)"], rows),
+                                 "workers killed (most)", "leftover files", "error (first)"], rows),
           "\nidentical: exit 0 and the serial output byte for byte; clear error: a non-zero exit, one `conjunct:` line "
-          "on standard error and the old output kept. Times were taken on a 2-core machine shared with other jobs.\n"]
-    write_results("dask_faults" + ("_quick" if args.quick else ""),
-                  {"runs": runs, "copies": args.copies, "repeats": args.repeats, "storm": args.storm,
+          "on standard error and the old output kept (WORK: the benchmark's temporary folder). Workers killed: "
+          "processes killed by the benchmark, including restarted workers killed before they connected. Times were "
+          "taken on a 2-core machine shared with other jobs.\n"]
+    write_results("dask_faults" + ("_analyze" if args.command == "analyze" else "") + ("_quick" if args.quick else ""),
+                  {"command_run": args.command, "runs": runs, "copies": args.copies, "repeats": args.repeats, "storm": args.storm,
                    "worker_timeout": args.worker_timeout, "disk_full": "" if mounted else disk_problem,
                    "disk_bytes": disk_size if mounted else None}, "\n".join(md))
     bad = [r for r in runs if r["outcome"] not in ("identical", "clear error")
