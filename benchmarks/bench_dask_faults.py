@@ -256,7 +256,7 @@ def main() -> None:
                      max(r["kills"] for r in rs), sum(len(r["leftovers"]) for r in rs),
                      next((r["stderr"] for r in rs if r["exit"]), "")[:220].replace("|", "\\|")])
     what = "Tagging" if args.command == "tag" else "`conjunct analyze` (English) of"
-    md = [f"{what} {args.copies} copies of EWT dev ({len(ctx['serial']):,} bytes of output) with "
+    md = [f"{what} {args.copies} cop{'y' if args.copies == 1 else 'ies'} of EWT dev ({len(ctx['serial']):,} bytes of output) with "
           f"`--scheduler local:2 --worker-timeout {args.worker_timeout:g}`; {args.repeats} runs of each fault; "
           f"kill storms of up to {args.storm} rounds 1.5 s apart. "
           + ("Disk full: a tmpfs of " + f"{disk_size:,} bytes." if mounted else f"Disk full not run: {disk_problem}.")

@@ -12,6 +12,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 
 import pytest
 
@@ -204,6 +205,22 @@ def test_a_model_replaced_mid_run_fails_the_run_or_finishes_on_the_old_version(m
             assert out.read_bytes() == expected  # every piece on the version the run started with
         assert model_digest(model) == model_digest(b)
         assert not _leftovers(tmp_path, _worker_pids(client))
+
+
+def test_the_driver_fails_the_run_as_soon_as_the_model_is_replaced(models, empty_scheduler, tmp_path):
+    a, b, src = models
+    model, out = str(tmp_path / "m.tagger"), tmp_path / "out.txt"
+    shutil.copyfile(a, model)
+    out.write_text(OLD)
+    shutil.copyfile(b, str(tmp_path / "staged"))
+    later = threading.Timer(0.3, os.replace, (str(tmp_path / "staged"), model))
+    later.start()
+    try:  # no worker runs a task: only the driver can notice, long before the worker timeout
+        with pytest.raises(ModelChangedError, match=re.escape(model)):
+            map_files(model, [src], [out], Tag(), client=empty_scheduler, worker_timeout=600)
+    finally:
+        later.join()
+    assert out.read_text() == OLD and not _leftovers(tmp_path)
 
 
 @pytest.mark.realdata

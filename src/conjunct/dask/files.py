@@ -252,7 +252,7 @@ def map_files(model, inputs: Sequence, outputs: Sequence, runner: Callable, *, c
                     job.futures = c.map(_run_piece, [runner] * k, [used] * k, [digest] * k, [run] * k,
                                         [os.path.abspath(job.src)] * k, [a for a, _ in job.ranges],
                                         [b for _, b in job.ranges], parts, pure=False)
-                watch = _Watch(c, worker_timeout)
+                watch = _Watch(c, worker_timeout, *((model, digest) if on_model_change == "fail" else ()))
                 for job in jobs:
                     _join(job, watch)
                     if progress:
@@ -350,10 +350,11 @@ def _remove_remote_pieces(c, run: str) -> None:
 class _Watch:
     """The cluster's workers, polled while the driver waits: how often a
     worker was lost, and a failure once none has been connected for
-    ``timeout`` seconds."""
+    ``timeout`` seconds; and the model file, when given, which must still
+    hold ``digest`` (a replaced model fails the run at once)."""
 
-    def __init__(self, client, timeout: Optional[float]):
-        self.client, self.timeout = client, timeout
+    def __init__(self, client, timeout: Optional[float], model: Optional[str] = None, digest: Optional[bytes] = None):
+        self.client, self.timeout, self.model, self.digest = client, timeout, model, digest
         self.seen = self._workers() or set()
         self.lost, self.empty_since, self.next_poll = 0, None, 0.0
 
@@ -370,6 +371,8 @@ class _Watch:
         if now < self.next_poll:
             return None
         self.next_poll = now + 0.5
+        if self.model is not None:  # the tasks check too, but only when they start or end
+            check_model(self.model, self.digest)
         workers = self._workers() or set()
         self.lost += len(self.seen - workers)
         self.seen = workers
