@@ -369,3 +369,21 @@ def test_cluster_options_are_checked(models, capsys):
         assert bad[0] in capsys.readouterr().err
     with pytest.raises(ConjunctError, match="on_model_change"):
         map_files(a, [src], ["-"], Tag(), client="local:1", on_model_change="mix")
+
+
+def test_cluster_failures_become_one_line_errors():
+    from conjunct.dask._cluster import _one_line_errors
+
+    with pytest.raises(ConjunctError, match=r"a Dask worker died 4 times while running task 'x' \(.*last tcp://h:1\)"):
+        with _one_line_errors(distributed):
+            raise distributed.KilledWorker("x", "tcp://h:1", 3)
+    with pytest.raises(ConjunctError, match="^the Dask cluster failed: RuntimeError: Nanny failed to start; "
+                                           "OSError: no port$"):
+        with _one_line_errors(distributed):
+            try:
+                raise OSError("no port")
+            except OSError as e:
+                raise RuntimeError("Nanny failed to start") from e
+    with pytest.raises(RuntimeError, match="unrelated"):  # not the cluster's: left alone
+        with _one_line_errors(distributed):
+            raise RuntimeError("unrelated")
