@@ -233,7 +233,7 @@ def test_a_bag_prediction_pins_the_model_of_its_graph(models, client, tmp_path):
     shutil.copyfile(b, staged)
     os.replace(staged, model)
     with pytest.raises(ModelChangedError):
-        graph.compute()
+        client.compute(graph).result()  # this cluster: the default client may be another module fixture's
 
 
 # -- the output ---------------------------------------------------------------------------------------------------------
