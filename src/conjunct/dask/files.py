@@ -112,11 +112,21 @@ _PARTS_RE = re.compile(r"^\.conjunct-parts-([0-9a-f]{12})-([0-9]+)-")
 ON_MODEL_CHANGE = ("fail", "finish")
 
 
+def _saves():
+    """The helpers model saves write a file beside its target with (host tag,
+    pid check, mode and owner kept, directory fsync): ``conjunct._atomic``
+    where the project has that module, else ``conjunct.model_io``."""
+    try:
+        from .. import _atomic as m
+    except ImportError:
+        from .. import model_io as m
+    return m
+
+
 def _remove_pieces(run: Optional[str] = None) -> int:
     """Remove, from this machine's temporary directory, the pieces of run
     ``run`` (any process) and those whose process is gone; returns how many."""
-    from ..model_io import _host_tag, _pid_alive
-
+    _host_tag, _pid_alive = _saves()._host_tag, _saves()._pid_alive
     tag, removed = _host_tag(), 0
     try:
         entries = list(os.scandir(tempfile.gettempdir()))
@@ -142,8 +152,7 @@ def _run_piece(runner: Callable, model: str, digest: bytes, run: str, src: str, 
     part)`` with the worker's shared model; returns ``part``. The model file
     must hold ``digest`` before and after: a task never runs on, or finishes
     with, another model than the run's."""
-    from ..model_io import _host_tag
-
+    _host_tag = _saves()._host_tag
     _remove_pieces()  # a worker killed mid-task left its piece: the restarted one removes it
     obj = shared_model(model, digest)
     fd, piece = tempfile.mkstemp(prefix=f"conjunct-piece-{run}-{_host_tag()}-{os.getpid()}-",
@@ -295,8 +304,7 @@ def _parts_folder(dst: str) -> str:
     """A new folder for the parts (and the joined output) in the output's
     directory, so that the joined file is renamed into place on one file
     system; provably stale folders of drivers that were killed are removed."""
-    from ..model_io import _host_tag, _pid_alive
-
+    _host_tag, _pid_alive = _saves()._host_tag, _saves()._pid_alive
     where = os.path.dirname(os.path.realpath(dst)) if dst != "-" else os.getcwd()
     tag = _host_tag()
     try:
@@ -435,9 +443,7 @@ def _join(job: _Job, watch: _Watch) -> None:
                 raise OSError(e.errno, e.strerror, dst) from None
             out.close()
             os.replace(joined, os.path.realpath(dst))
-            from ..model_io import _fsync_directory
-
-            _fsync_directory(os.path.dirname(os.path.realpath(dst)))
+            _saves()._fsync_directory(os.path.dirname(os.path.realpath(dst)))
     finally:
         if dst == "-":
             out.flush()
@@ -467,9 +473,7 @@ def _open_joined(dst: str, tmp: str):
     # 0o666: the kernel applies the umask, as for any new file; an existing output keeps its mode and owner
     fd = os.open(joined, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o666)
     if old is not None:
-        from ..model_io import _keep_owner_and_mode
-
-        _keep_owner_and_mode(fd, old)
+        _saves()._keep_owner_and_mode(fd, old)
     return os.fdopen(fd, "wb"), joined
 
 
