@@ -49,6 +49,17 @@ def jobs_count(text: str) -> int:
     return value
 
 
+def seconds(text: str) -> float:
+    """An argparse type: a number of seconds >= 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not value >= 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a number of seconds >= 0, got {text}")
+    return value
+
+
 def memory_size(text: str) -> int:
     """An argparse type for ``--memory-budget``: a size with a unit (8G, 512M) or a share (75%)."""
     from ..budget import parse_size
@@ -78,6 +89,13 @@ OPTIONS = {
     "scheduler": (("--scheduler",), dict(default=None, metavar="ADDRESS",
                                          help="run on a Dask cluster: a scheduler address (tcp://host:8786) or local:N "
                                               "for N local worker processes (needs the dask extra)")),
+    "on_model_change": (("--on-model-change",), dict(choices=["fail", "finish"], default="fail",
+                                                     help="with --scheduler, when the model file is replaced during "
+                                                          "the run: fail (default) or finish every piece on the "
+                                                          "version the run started with (a copy)")),
+    "worker_timeout": (("--worker-timeout",), dict(type=seconds, default=60.0, metavar="SECONDS",
+                                                   help="with --scheduler, fail when no worker has been connected "
+                                                        "for SECONDS (default 60; 0: wait for ever)")),
     "batch_size": (("--batch-size",), dict(type=at_least(1), default=1000, metavar="N",
                                            help="sentences read, processed and written at a time (default 1000): "
                                                 "output starts at once and memory stays bounded")),
@@ -92,6 +110,13 @@ def option(parser, name: str, **overrides) -> None:
     its default, help, ...)."""
     flags, kwargs = OPTIONS[name]
     parser.add_argument(*flags, **{**kwargs, **overrides})
+
+
+def scheduler_options(parser) -> None:
+    """``--scheduler`` of a run action and what a cluster run needs:
+    ``--on-model-change``, ``--worker-timeout``."""
+    for name in ("scheduler", "on_model_change", "worker_timeout"):
+        option(parser, name)
 
 
 def output_option(parser, *, help: str, required: bool = True, default: Optional[str] = None) -> None:
@@ -334,7 +359,7 @@ def add_pipeline_use(sub, action: str, *, help: str, data_help: str, output: boo
     if action == "run":
         option(p, "batch_size")
         option(p, "quiet", help="no progress bar")
-        option(p, "scheduler")
+        scheduler_options(p)
     return p
 
 

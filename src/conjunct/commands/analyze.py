@@ -26,7 +26,8 @@ import time
 
 from .._errors import ConjunctError
 from ..progress import status
-from ._common import Counted, at_least, in_file_terms, load_object, on_cluster, open_output, option, output_option
+from ._common import (Counted, at_least, in_file_terms, load_object, on_cluster, open_output, option, output_option,
+                      scheduler_options)
 
 
 class _RunByDefault(argparse._SubParsersAction):
@@ -66,7 +67,7 @@ def register(sub) -> None:
                          "tab-separated columns, else one sentence per line)")
     rn.add_argument("--max-sentence-length", type=at_least(1), default=None, metavar="N",
                     help="refuse a sentence of more than N tokens (raw Japanese text: characters); default 10000")
-    option(rn, "scheduler")
+    scheduler_options(rn)
     rn.set_defaults(func=run_analyze)
 
     tr = actions.add_parser("train", prog="conjunct analyze train", help="train a text pipeline on a treebank")

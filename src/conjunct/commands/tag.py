@@ -8,7 +8,7 @@ import time
 from .._errors import ConjunctError
 from ..progress import bar, bars_enabled, status
 from ._common import (add_command_group, at_least, fit, load_object, on_cluster, open_output, option, output_option,
-                      sentences_of)
+                      scheduler_options, sentences_of)
 
 
 def register(sub) -> None:
@@ -56,7 +56,7 @@ def register(sub) -> None:
     tg.add_argument("--batch-size", type=int, default=10000,
                     help="sentences read, tagged and written at a time (default 10000; memory stays bounded)")
     option(tg, "quiet")
-    option(tg, "scheduler")
+    scheduler_options(tg)
     tg.set_defaults(func=run_tag)
 
     ev = tsub.add_parser("eval", help="accuracy, speed and search steps of a tagger on a tagged corpus")

@@ -15,12 +15,13 @@ functions do, and say how to install it when it is missing.
 """
 
 from ._cluster import connect, n_workers
-from ._shared import shared_model
+from ._shared import ModelChangedError, model_digest, shared_model
 from .collections import predict
 from .files import map_files, run_action, split_ranges
 from .mixing import MIXES, mix_states, train_tagger
 from .mixing_kernel import mix_supports, train_classifier
 from .training import train
 
-__all__ = ["connect", "n_workers", "shared_model", "predict", "map_files", "run_action", "split_ranges",
+__all__ = ["connect", "n_workers", "shared_model", "model_digest", "ModelChangedError", "predict", "map_files",
+           "run_action", "split_ranges",
            "train", "train_tagger", "train_classifier", "mix_states", "mix_supports", "MIXES"]

@@ -9,7 +9,7 @@ from typing import Optional
 
 from .._errors import ConjunctError
 from ._cluster import require_distributed
-from ._shared import shared_model
+from ._shared import check_model, model_digest, shared_model
 
 __all__ = ["predict"]
 
@@ -24,15 +24,20 @@ def _items(partition, split: bool):
     return items
 
 
-def _predict_partition(partition, model: str, split: bool, kwargs: dict) -> list:
+def _predict_partition(partition, model: str, split: bool, kwargs: dict, digest: Optional[bytes] = None) -> list:
     items = _items(partition, split)
-    return list(shared_model(model).predict(items, **kwargs)) if items else []
+    if not items:
+        return []
+    out = list(shared_model(model, digest).predict(items, **kwargs))
+    if digest is not None:
+        check_model(model, digest)  # the file replaced while this partition ran: not this graph's model
+    return out
 
 
-def _predict_series(series, model: str, split: bool, kwargs: dict):
+def _predict_series(series, model: str, split: bool, kwargs: dict, digest: Optional[bytes] = None):
     import pandas as pd
 
-    return pd.Series(_predict_partition(series, model, split, kwargs), index=series.index, dtype=object,
+    return pd.Series(_predict_partition(series, model, split, kwargs, digest), index=series.index, dtype=object,
                      name=series.name)
 
 
@@ -41,7 +46,9 @@ def predict(model, collection, *, split: Optional[bool] = None, **kwargs):
 
     The task graph holds the model's path, never the model: each worker loads
     the file once (:func:`~conjunct.dask.shared_model`) and every partition it
-    gets is predicted with that copy.
+    gets is predicted with that copy. The graph pins the model the file holds
+    when it is built (its content digest): a partition that finds another
+    model in the file raises :class:`~conjunct.dask.ModelChangedError`.
 
     Parameters
     ----------
@@ -66,13 +73,13 @@ def predict(model, collection, *, split: Optional[bool] = None, **kwargs):
 
     model = os.path.abspath(os.fspath(model))
     if isinstance(collection, db.Bag):
-        return collection.map_partitions(_predict_partition, model, bool(split), kwargs)
+        return collection.map_partitions(_predict_partition, model, bool(split), kwargs, model_digest(model))
     try:
         import dask.dataframe as dd
     except ImportError:  # pragma: no cover - dask without its dataframe extra
         dd = None
     if dd is not None and isinstance(collection, dd.Series):
         return collection.map_partitions(_predict_series, model, True if split is None else bool(split), kwargs,
-                                         meta=(collection.name, object))
+                                         model_digest(model), meta=(collection.name, object))
     raise ConjunctError(f"predict takes a dask.bag.Bag or a dask DataFrame column (Series), not a "
                         f"{type(collection).__name__}")
