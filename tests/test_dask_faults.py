@@ -24,7 +24,7 @@ from conjunct import cli  # noqa: E402
 from conjunct._errors import ConjunctError  # noqa: E402
 from conjunct.dask import ModelChangedError, map_files, model_digest, predict, shared_model  # noqa: E402
 from conjunct.dask import files as dfiles  # noqa: E402
-from conjunct.dask.files import _saves  # noqa: E402
+from conjunct._atomic import _host_tag  # noqa: E402
 from conjunct.persistence import load  # noqa: E402
 from conjunct.tagging import PerceptronTagger  # noqa: E402
 from conjunct.tagging.io import iter_words, read_tagged, write_tagged  # noqa: E402
@@ -146,7 +146,7 @@ def _dead_pid() -> int:
 def _leftovers(directory, pids=()):
     """Parts folders in ``directory``; pieces in the temporary directory of the given processes."""
     parts = [p for p in os.listdir(directory) if p.startswith(".conjunct-parts-")]
-    tag = _saves()._host_tag()
+    tag = _host_tag()
     pieces = [p for p in os.listdir(tempfile.gettempdir())
               if any(re.match(rf"conjunct-piece-[0-9a-f]{{12}}-{tag}-{pid}-", p) for pid in pids)]
     return parts + pieces
@@ -347,7 +347,7 @@ def test_no_worker_fails_the_run_within_the_timeout(models, empty_scheduler, tmp
     a, _, src = models
     out = tmp_path / "out.txt"
     out.write_text(OLD)
-    stale = tmp_path / f".conjunct-parts-{_saves()._host_tag()}-{_dead_pid()}-abcdefgh"  # a driver killed earlier
+    stale = tmp_path / f".conjunct-parts-{_host_tag()}-{_dead_pid()}-abcdefgh"  # a driver killed earlier
     stale.mkdir()
     (stale / "part-000000").write_text("x")
     with pytest.raises(ConjunctError, match=r"no Dask worker for 0.5 s .* piece 1 of 4 .* and 3 more not done"):
