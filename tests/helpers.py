@@ -99,3 +99,17 @@ def linear_scale(model, X) -> np.ndarray:
     absolute = conjunct.ConjunctiveLinearModel(model.conjunctions, np.abs(model.weights), np.abs(model.intercept),
                                                decision=model.rule.kind, classes=model.classes)
     return brute_force_margins(absolute, X)
+
+
+def run_cli(argv, capsys):
+    """(exit code, stdout, stderr) of ``conjunct argv`` in this process; argparse's exits count as
+    codes, and no traceback may reach standard error."""
+    from conjunct.cli import main
+
+    try:
+        code = main([str(a) for a in argv])
+    except SystemExit as e:
+        code = e.code
+    out, err = capsys.readouterr()
+    assert "Traceback" not in err
+    return code, out, err

@@ -12,17 +12,7 @@ from conjunct.budget import MemoryBudgetError, set_memory_budget
 from conjunct.cli import EXIT_INPUT, EXIT_INTERRUPTED, EXIT_SYSTEM, main
 from conjunct.datasets import make_zipf_data
 from conjunct.training import PAClassifier
-
-
-def run(argv, capsys):
-    """(exit code, stdout, stderr) of ``conjunct argv``; argparse's exits count as codes."""
-    try:
-        code = main([str(a) for a in argv])
-    except SystemExit as e:
-        code = e.code
-    out, err = capsys.readouterr()
-    assert "Traceback" not in err
-    return code, out, err
+from helpers import run_cli
 
 
 @pytest.fixture(scope="module")
@@ -44,25 +34,25 @@ def model(svm):
 # -- OS errors ---------------------------------------------------------------------------------------------------------
 def test_missing_output_directory_names_the_file_not_a_temp_file(svm, tmp_path, capsys):
     target = tmp_path / "nodir" / "m.cjt"
-    code, _, err = run(["train", "-q", svm, "-o", target], capsys)
+    code, _, err = run_cli(["train", "-q", svm, "-o", target], capsys)
     assert code == EXIT_SYSTEM
     assert str(target) in err and "no such directory" in err and ".tmp" not in err
 
 
 def test_output_path_is_a_directory(svm, tmp_path, capsys):
-    code, _, err = run(["train", "-q", svm, "-o", tmp_path], capsys)
+    code, _, err = run_cli(["train", "-q", svm, "-o", tmp_path], capsys)
     assert code in (EXIT_INPUT, EXIT_SYSTEM) and "directory" in err and str(tmp_path) in err
 
 
 def test_info_of_a_directory(tmp_path, capsys):
-    code, _, err = run(["info", tmp_path], capsys)
+    code, _, err = run_cli(["info", tmp_path], capsys)
     assert code in (EXIT_INPUT, EXIT_SYSTEM)
     assert err.startswith("conjunct: error: ") and str(tmp_path) in err and "directory" in err
 
 
 def test_predict_to_a_missing_directory(model, svm, tmp_path, capsys):
     target = tmp_path / "nodir" / "labels.txt"
-    code, _, err = run(["predict", model, svm, "-o", target], capsys)
+    code, _, err = run_cli(["predict", model, svm, "-o", target], capsys)
     assert code == EXIT_SYSTEM and str(target) in err and "directory must exist" in err
 
 
@@ -73,7 +63,7 @@ def test_out_of_memory_is_a_clear_message(monkeypatch, svm, tmp_path, capsys):
         raise MemoryError()
 
     monkeypatch.setattr(train, "run", exhausted)
-    code, _, err = run(["train", svm, "-o", tmp_path / "m.cjt"], capsys)
+    code, _, err = run_cli(["train", svm, "-o", tmp_path / "m.cjt"], capsys)
     assert code == EXIT_SYSTEM and "out of memory" in err and "--memory-budget" in err
 
 
@@ -84,7 +74,7 @@ def test_ctrl_c_exits_130_without_a_traceback(monkeypatch, svm, tmp_path, capsys
         raise KeyboardInterrupt
 
     monkeypatch.setattr(train, "run", interrupted)
-    code, _, err = run(["train", svm, "-o", tmp_path / "m.cjt"], capsys)
+    code, _, err = run_cli(["train", svm, "-o", tmp_path / "m.cjt"], capsys)
     assert code == EXIT_INTERRUPTED and "interrupted" in err
 
 
@@ -101,7 +91,7 @@ def test_ctrl_c_exits_130_without_a_traceback(monkeypatch, svm, tmp_path, capsys
 ])
 def test_options_outside_their_domain_are_refused(argv, flag, svm, model, tmp_path, capsys):
     argv = [a.format(svm=svm, model=model, out=tmp_path / "x.cjt") for a in argv]
-    code, _, err = run(argv, capsys)
+    code, _, err = run_cli(argv, capsys)
     assert code == 2 and f"argument {flag}" in err
     assert not (tmp_path / "x.cjt").exists()
 
@@ -119,7 +109,7 @@ def test_n_jobs_minus_one_means_every_core(model, svm, capsys):
     assert np.array_equal(clf.decision_function(X, n_jobs=-1), clf.decision_function(X, n_jobs=1))
     with pytest.raises(conjunct.ConjunctError, match="n_jobs"):
         clf.predict(X, n_jobs=0)
-    assert run(["predict", model, svm, "-j", "-1"], capsys)[0] == 0
+    assert run_cli(["predict", model, svm, "-j", "-1"], capsys)[0] == 0
 
 
 # -- the kernel's parameter domain (API and CLI) -----------------------------------------------------------------------
@@ -152,9 +142,9 @@ def test_high_but_finite_kernels_still_train(small_data):
 
 
 def test_cli_train_names_the_kernel_parameter(svm, tmp_path, capsys):
-    code, _, err = run(["train", svm, "-o", tmp_path / "m.cjt", "--gamma", "1e200"], capsys)
+    code, _, err = run_cli(["train", svm, "-o", tmp_path / "m.cjt", "--gamma", "1e200"], capsys)
     assert code == EXIT_INPUT and "gamma is too large" in err and not (tmp_path / "m.cjt").exists()
-    code, _, err = run(["train", svm, "-o", tmp_path / "m.cjt", "--coef0=-1e6"], capsys)
+    code, _, err = run_cli(["train", svm, "-o", tmp_path / "m.cjt", "--coef0=-1e6"], capsys)
     assert code == EXIT_INPUT and "coef0 must be" in err
 
 
@@ -209,7 +199,7 @@ def test_an_explicit_dense_table_past_the_budget_is_refused(wide_model):
 def test_cli_memory_budget_flag(wide_model, tmp_path, capsys):
     path = tmp_path / "wide.cjt"
     wide_model.save(path)
-    code, _, err = run(["compile", path, "-o", tmp_path / "c.cjt", "--method", "pke", "--memory-budget", "32M"], capsys)
+    code, _, err = run_cli(["compile", path, "-o", tmp_path / "c.cjt", "--method", "pke", "--memory-budget", "32M"], capsys)
     assert code == EXIT_INPUT and "memory budget of 32.0 MiB" in err and not (tmp_path / "c.cjt").exists()
     from conjunct.budget import memory_budget
 
@@ -217,9 +207,9 @@ def test_cli_memory_budget_flag(wide_model, tmp_path, capsys):
 
 
 def test_train_memory_budget_needs_a_unit(svm, tmp_path, capsys):
-    code, _, err = run(["train", "-q", svm, "-o", tmp_path / "m.cjt", "--memory-budget", "5"], capsys)
+    code, _, err = run_cli(["train", "-q", svm, "-o", tmp_path / "m.cjt", "--memory-budget", "5"], capsys)
     assert code == 2 and "give a unit" in err and not (tmp_path / "m.cjt").exists()
-    code, _, err = run(["train", "-q", svm, "-o", tmp_path / "m.cjt", "--weight-budget", "5", "--memory-budget", "1G"],
+    code, _, err = run_cli(["train", "-q", svm, "-o", tmp_path / "m.cjt", "--weight-budget", "5", "--memory-budget", "1G"],
                        capsys)
     assert code == 0 and err == ""
 
@@ -248,7 +238,7 @@ def test_parse_run_on_bad_utf8_names_file_line_and_byte(parser_file, ewt_small, 
     at = data.index(b"\n1\t", 2000) + 3  # a FORM deep in the file
     bad = tmp_path / "bad.conllu"
     bad.write_bytes(data[:at] + b"\xff" + data[at:])
-    code, _, err = run(["parse", "run", parser_file, bad, "-o", tmp_path / "out.conllu"], capsys)
+    code, _, err = run_cli(["parse", "run", parser_file, bad, "-o", tmp_path / "out.conllu"], capsys)
     line = data[:at].count(b"\n") + 1
     assert code == EXIT_INPUT and f"bad.conllu:{line}: not UTF-8 text: byte 0xff" in err and f"byte {at} of the file" in err
 
@@ -261,7 +251,7 @@ def test_parse_run_rejects_out_of_sequence_word_ids(parser_file, ewt_small, tmp_
     bad = tmp_path / "ids.conllu"
     bad.write_text("\n".join(lines), encoding="utf-8")
     out = tmp_path / "out.conllu"
-    code, _, err = run(["parse", "run", parser_file, bad, "-o", out], capsys)
+    code, _, err = run_cli(["parse", "run", parser_file, bad, "-o", out], capsys)
     assert code == EXIT_INPUT and f"ids.conllu:{k + 1}: word id 7 out of sequence (expected 8)" in err
 
 
@@ -280,7 +270,7 @@ def test_segment_run_on_bad_utf8_names_file_line_and_byte(segmenter_file, tmp_pa
     at = len("今日は良い天気です。\n".encode()) * 30 + 3
     bad = tmp_path / "raw.txt"
     bad.write_bytes(text[:at] + b"\xfe" + text[at:])
-    code, _, err = run(["segment", "run", segmenter_file, bad], capsys)
+    code, _, err = run_cli(["segment", "run", segmenter_file, bad], capsys)
     assert code == EXIT_INPUT and "raw.txt:31: not UTF-8 text: byte 0xfe at column 4" in err and f"byte {at} " in err
 
 
@@ -299,16 +289,16 @@ def test_tagging_one_sentence_per_line_keeps_every_word(tagger_files, tmp_path, 
     text = tmp_path / "text.txt"
     sentences = ["The cat sat on the mat .", "It was happy .", "Dogs bark ."]
     text.write_text("\n".join(sentences) + "\n", encoding="utf-8")
-    code, out, _ = run(["tag", "run", "-q", tagger_files["xpos"], text], capsys)
+    code, out, _ = run_cli(["tag", "run", "-q", tagger_files["xpos"], text], capsys)
     assert code == 0
     tagged = [[line.split("\t")[0] for line in block.splitlines()] for block in out.strip().split("\n\n")]
     assert tagged == [s.split() for s in sentences]
-    assert run(["tag", "run", "-q", tagger_files["xpos"], text, "--format", "text"], capsys)[1] == out
+    assert run_cli(["tag", "run", "-q", tagger_files["xpos"], text, "--format", "text"], capsys)[1] == out
     # Declared as token-per-line columns, a line of several words is an error, not a dropped word.
-    code, _, err = run(["tag", "run", "-q", tagger_files["xpos"], text, "--format", "columns"], capsys)
+    code, _, err = run_cli(["tag", "run", "-q", tagger_files["xpos"], text, "--format", "columns"], capsys)
     assert code == EXIT_INPUT and "text.txt:2: 4 columns where line 1 had 7" in err and "--format text" in err
     # Text has no tags to learn from.
-    code, _, err = run(["tag", "train", text, "-o", tmp_path / "t.cjt"], capsys)
+    code, _, err = run_cli(["tag", "train", text, "-o", tmp_path / "t.cjt"], capsys)
     assert code == EXIT_INPUT and "has no tags" in err
 
 
@@ -317,20 +307,20 @@ def test_stdin_text_is_detected_too(tagger_files, monkeypatch, capsys):
     import sys
 
     monkeypatch.setattr(sys, "stdin", io.StringIO("The cat sat .\nIt was .\n"))
-    code, out, _ = run(["tag", "run", "-q", tagger_files["xpos"], "-"], capsys)
+    code, out, _ = run_cli(["tag", "run", "-q", tagger_files["xpos"], "-"], capsys)
     assert code == 0 and [line.split("\t")[0] for line in out.split("\n") if line] == "The cat sat . It was .".split()
 
 
 def test_the_tagger_records_its_tag_field(tagger_files, ewt_small, capsys):
     """Before: eval of a upos model without --tag-field upos printed accuracy 0.000 (it fell back to XPOS)."""
     assert conjunct.load(tagger_files["upos"]).tag_field_ == "upos"
-    code, out, _ = run(["info", tagger_files["upos"]], capsys)
+    code, out, _ = run_cli(["info", tagger_files["upos"]], capsys)
     assert code == 0 and any(line.split()[:3] == ["tag", "field", "upos"] for line in out.splitlines())
-    code, out, _ = run(["tag", "eval", tagger_files["upos"], ewt_small], capsys)
+    code, out, _ = run_cli(["tag", "eval", tagger_files["upos"], ewt_small], capsys)
     assert code == 0 and float(out.split()[1]) > 0.5
-    code, _, err = run(["tag", "eval", tagger_files["upos"], ewt_small, "--tag-field", "xpos"], capsys)
+    code, _, err = run_cli(["tag", "eval", tagger_files["upos"], ewt_small, "--tag-field", "xpos"], capsys)
     assert code == EXIT_INPUT and "trained on 'upos' tags, not 'xpos'" in err
-    assert run(["tag", "eval", tagger_files["upos"], ewt_small, "--tag-field", "UPOS"], capsys)[0] == 0
+    assert run_cli(["tag", "eval", tagger_files["upos"], ewt_small, "--tag-field", "UPOS"], capsys)[0] == 0
 
 
 def test_a_negative_chunker_window_is_refused_in_the_api_too():
@@ -367,7 +357,7 @@ def test_analyze_names_the_sentence_and_line_of_the_file_not_of_the_batch(text_p
     """Before: '<input>: sentence 500, token 2' for the 1,500th sentence of a file (batches of 1,000)."""
     data = tmp_path / "in.conllu"
     data.write_text(_conllu(3000, bad=1500, form="a b"))
-    code, _, err = run(["analyze", text_pipeline, data, "-o", tmp_path / "out.conllu"], capsys)
+    code, _, err = run_cli(["analyze", text_pipeline, data, "-o", tmp_path / "out.conllu"], capsys)
     assert code == EXIT_INPUT and err.startswith(f"conjunct: error: {data}:{3 * 1499 + 2}: sentence 1500, token 2: "), err
     assert not (tmp_path / "out.conllu").exists()
 
@@ -443,7 +433,7 @@ def test_model_file_errors_name_the_stage_and_the_section(case, expected, tmp_pa
     with pytest.raises(conjunct.ModelFormatError) as err:
         conjunct.load(path)
     assert str(err.value).startswith(f"{path}: {expected}"), str(err.value)
-    code, _, out = run(["info", path], capsys)
+    code, _, out = run_cli(["info", path], capsys)
     assert code == EXIT_INPUT and out == f"conjunct: error: {err.value}\n"
 
 

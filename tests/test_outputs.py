@@ -22,21 +22,13 @@ import conjunct
 from conjunct.cli import EXIT_INPUT, EXIT_INTERRUPTED, EXIT_SYSTEM, main
 from conjunct.datasets import make_zipf_data
 from conjunct.tagging import PerceptronTagger
+from helpers import run_cli
 
 SRC = str(Path(conjunct.__file__).resolve().parent.parent)
 posix_only = pytest.mark.skipif(os.name != "posix", reason="signals, links and rlimits")
 OLD = "the previous output\n"
 
 
-def run(argv, capsys):
-    """(exit code, stdout, stderr) of ``conjunct argv``."""
-    try:
-        code = main([str(a) for a in argv])
-    except SystemExit as e:
-        code = e.code
-    out, err = capsys.readouterr()
-    assert "Traceback" not in err
-    return code, out, err
 
 
 def temporaries(directory) -> list:
@@ -100,10 +92,10 @@ def test_predict_failing_at_line_2001_keeps_the_old_output(model, svm, tmp_path,
     bad = tmp_path / "bad.svm"
     bad.write_text("".join(lines[:2000]) + "1 3:x\n" + "".join(lines[2001:]))
     out = old_output(tmp_path / "labels.txt")
-    code, _, err = run(["predict", model, bad, "-o", out, "--batch-size", "500", "-q"], capsys)
+    code, _, err = run_cli(["predict", model, bad, "-o", out, "--batch-size", "500", "-q"], capsys)
     assert code == EXIT_INPUT and f"{bad}:2001:" in err
     assert_untouched(out)
-    assert run(["predict", model, svm, "-o", out, "--batch-size", "500", "-q"], capsys)[0] == 0
+    assert run_cli(["predict", model, svm, "-o", out, "--batch-size", "500", "-q"], capsys)[0] == 0
     assert len(out.read_text().splitlines()) == 3000 and stat.S_IMODE(out.stat().st_mode) == 0o640
     assert temporaries(tmp_path) == []
 
@@ -112,7 +104,7 @@ def test_tag_failing_at_sentence_2001_keeps_the_old_output_and_names_the_sentenc
     data = tmp_path / "in.conllu"
     data.write_text(conllu(3000, bad=2001))
     out = old_output(tmp_path / "tags.txt")
-    code, _, err = run(["tag", "run", tagger, data, "-o", out, "--batch-size", "1000", "-q"], capsys)
+    code, _, err = run_cli(["tag", "run", tagger, data, "-o", out, "--batch-size", "1000", "-q"], capsys)
     # sentence 2001 of the file (not sentence 1 of the third batch), at the line of its second word
     assert code == EXIT_INPUT and f"{data}:{3 * 2000 + 2}: sentence 2001, token 2:" in err, err
     assert_untouched(out)
@@ -121,7 +113,7 @@ def test_tag_failing_at_sentence_2001_keeps_the_old_output_and_names_the_sentenc
 def test_a_new_output_is_not_created_by_a_failed_run(tagger, tmp_path, capsys):
     data = tmp_path / "in.conllu"
     data.write_text(conllu(30, bad=20))
-    code, _, _ = run(["tag", "run", tagger, data, "-o", tmp_path / "tags.txt", "--batch-size", "10", "-q"], capsys)
+    code, _, _ = run_cli(["tag", "run", tagger, data, "-o", tmp_path / "tags.txt", "--batch-size", "10", "-q"], capsys)
     assert code == EXIT_INPUT and sorted(os.listdir(tmp_path)) == ["in.conllu"]
 
 
@@ -131,7 +123,7 @@ def test_success_replaces_the_file_through_a_symlink_and_keeps_its_mode(tagger, 
     real = old_output(tmp_path / "real.txt")
     link = tmp_path / "latest.txt"
     link.symlink_to("real.txt")
-    assert run(["tag", "run", tagger, data, "-o", link, "-q"], capsys)[0] == 0
+    assert run_cli(["tag", "run", tagger, data, "-o", link, "-q"], capsys)[0] == 0
     assert link.is_symlink() and real.read_text().startswith("The\tDT\n")
     assert stat.S_IMODE(real.stat().st_mode) == 0o640 and temporaries(tmp_path) == []
 
@@ -139,10 +131,10 @@ def test_success_replaces_the_file_through_a_symlink_and_keeps_its_mode(tagger, 
 def test_devices_are_written_in_place_and_stdout_streams(tagger, tmp_path, capsys):
     data = tmp_path / "in.conllu"
     data.write_text(conllu(5))
-    assert run(["tag", "run", tagger, data, "-o", os.devnull, "-q"], capsys)[0] == 0
-    code, out, _ = run(["tag", "run", tagger, data, "-q"], capsys)
+    assert run_cli(["tag", "run", tagger, data, "-o", os.devnull, "-q"], capsys)[0] == 0
+    code, out, _ = run_cli(["tag", "run", tagger, data, "-q"], capsys)
     assert code == 0 and out.count("The\tDT\n") == 5
-    code, _, err = run(["tag", "run", tagger, data, "-o", tmp_path, "-q"], capsys)
+    code, _, err = run_cli(["tag", "run", tagger, data, "-o", tmp_path, "-q"], capsys)
     assert code == EXIT_INPUT and "is a directory" in err
 
 
@@ -182,7 +174,7 @@ def test_output_naming_an_input_is_refused_before_anything_is_opened(argv, how, 
     monkeypatch.chdir(tmp_path)
     # The model does not exist: the refusal comes before anything is opened.
     argv = [a.format(model=tmp_path / "missing.cjt", inp=inp, out=out, other=tmp_path / "m.cjt") for a in argv]
-    code, _, err = run(argv, capsys)
+    code, _, err = run_cli(argv, capsys)
     assert code == EXIT_INPUT and "would destroy" in err and str(inp) in err, err
     assert (inp.read_bytes(), inp.stat().st_mtime_ns, inp.stat().st_ino) == before
     assert not (tmp_path / "m.cjt").exists() and temporaries(tmp_path) == []
@@ -192,7 +184,7 @@ def test_the_model_file_as_output_is_refused(tmp_path, capsys):
     m = tmp_path / "en.cjt"
     m.write_bytes(b"a model")
     (tmp_path / "x.txt").write_text("a b\n")
-    code, _, err = run(["analyze", m, tmp_path / "x.txt", "-o", m], capsys)
+    code, _, err = run_cli(["analyze", m, tmp_path / "x.txt", "-o", m], capsys)
     assert code == EXIT_INPUT and "is the model file" in err and m.read_bytes() == b"a model"
 
 
@@ -325,7 +317,7 @@ def test_text_no_utf8_file_can_hold_is_a_clear_error(tagger, tmp_path, capsys, m
 
     monkeypatch.setattr(sys, "stdin", io.StringIO("The \udced dogs\n"))
     out = old_output(tmp_path / "tags.txt")
-    code, _, err = run(["tag", "run", tagger, "-", "--format", "text", "-o", out, "-q"], capsys)
+    code, _, err = run_cli(["tag", "run", tagger, "-", "--format", "text", "-o", out, "-q"], capsys)
     # Refused where it is read (the writer would refuse it too, naming the output file).
     assert code == EXIT_INPUT and err.startswith("conjunct: error: <stdin>:1: not valid Unicode: lone surrogate U+DCED"), err
     assert_untouched(out)
@@ -336,7 +328,7 @@ def test_an_option_that_is_not_a_file_is_not_an_input(tmp_path, capsys, monkeypa
     monkeypatch.chdir(tmp_path)
     (tmp_path / "perceptron").write_text("an old file")
     (tmp_path / "train.txt").write_text("The\tDT\ndogs\tNNS\n\n")
-    code, _, err = run(["tag", "train", "train.txt", "--format", "columns", "-o", "perceptron", "-q"], capsys)
+    code, _, err = run_cli(["tag", "train", "train.txt", "--format", "columns", "-o", "perceptron", "-q"], capsys)
     assert code == 0, err
     assert conjunct.load(tmp_path / "perceptron").labels_ == ["DT", "NNS"]
 

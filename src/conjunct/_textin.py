@@ -42,7 +42,27 @@ def check_no_surrogates(text: str, where: str, source: Optional[str] = None, lin
                               "errors='surrogateescape', cannot be written as UTF-8)", source, line)
 
 
-class StrictText:
+class _LineReader:
+    """A text stream read line by line from ``_lines()``: iteration, ``readline`` and ``read``."""
+
+    _it: Optional[Iterator[str]] = None
+
+    def __iter__(self) -> Iterator[str]:
+        if self._it is None:
+            self._it = self._lines()
+        return self._it
+
+    def readline(self) -> str:
+        return next(iter(self), "")
+
+    def read(self) -> str:
+        return "".join(iter(self))
+
+    def _lines(self) -> Iterator[str]:
+        raise NotImplementedError
+
+
+class StrictText(_LineReader):
     """The lines of a binary stream ``raw`` as strict UTF-8 text.
 
     Bytes are read and decoded in blocks of whole lines (the splitting and the
@@ -69,18 +89,6 @@ class StrictText:
         self.line_hint = line_hint
         self.lines = 0  # line ends before the current block
         self.offset = 0  # bytes before the current block
-        self._it: Optional[Iterator[str]] = None
-
-    def __iter__(self) -> Iterator[str]:
-        if self._it is None:
-            self._it = self._lines()
-        return self._it
-
-    def readline(self) -> str:
-        return next(iter(self), "")
-
-    def read(self) -> str:
-        return "".join(iter(self))
 
     def _lines(self) -> Iterator[str]:
         read = getattr(self.raw, "read1", self.raw.read)
@@ -135,25 +143,13 @@ class StrictText:
                                self.lines + len(ends) + 1)
 
 
-class TextLines:
+class TextLines(_LineReader):
     """The lines of a text stream opened by the caller, each checked for lone surrogates."""
 
     def __init__(self, f: IO[str], name: str):
         self.f = f
         self.name = name
         self.lineno = 0
-        self._it: Optional[Iterator[str]] = None
-
-    def __iter__(self) -> Iterator[str]:
-        if self._it is None:
-            self._it = self._lines()
-        return self._it
-
-    def readline(self) -> str:
-        return next(iter(self), "")
-
-    def read(self) -> str:
-        return "".join(iter(self))
 
     def _lines(self) -> Iterator[str]:
         for line in self.f:
