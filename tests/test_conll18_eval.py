@@ -100,7 +100,7 @@ def test_multiword_tokens_overlapping_differently():
 def test_document_from_conllu_reads_ranges(tmp_path):
     f = tmp_path / "g.conllu"
     f.write_text("# text = I can't\n1\tI\tI\tPRON\tPRP\t_\t2\tnsubj\t_\t_\n2-3\tcan't\t_\t_\t_\t_\t_\t_\t_\t_\n"
-                 "2\tca\tcan\tAUX\tMD\t_\t0\troot\t_\t_\n3\tn't\tnot\tPART\tRB\t_\t2\tadvmod\t_\t_\n4.1\tx\t_\t_\t_\t_\t_\t_\t_\t_\n\n",
+                 "2\tca\tcan\tAUX\tMD\t_\t0\troot\t_\t_\n3\tn't\tnot\tPART\tRB\t_\t2\tadvmod\t_\t_\n3.1\tx\t_\t_\t_\t_\t_\t_\t_\t_\n\n",
                  encoding="utf-8")
     doc = document_from_conllu(f)
     assert [t for t, _ in doc[0]] == ["I", "can't"]

@@ -25,7 +25,9 @@ def both(reader, path: Path, **kw):
     for source in (path, None):
         try:
             if source is None:
-                with open(path, encoding="utf-8-sig", newline=None) as f:
+                # A binary handle: conjunct decodes it (a text handle's own decoder reads ahead and
+                # reports a bad byte before the lines in front of it).
+                with open(path, "rb") as f:
                     out.append(reader(f, **kw))
             else:
                 out.append(reader(source, **kw))

@@ -120,7 +120,11 @@ class StrictText(_LineReader):
             try:
                 text = whole.decode("utf-8")
             except UnicodeDecodeError as e:
-                raise self._bad_byte(whole, e) from None
+                # The lines before the bad one first: errors come in the file's order, whatever the blocks.
+                error = self._bad_byte(whole, e)
+                good = whole[:whole.rfind(b"\n", 0, e.start) + 1].decode("utf-8")
+                yield from io.StringIO(good.replace("\r\n", "\n").replace("\r", "\n"), newline="\n")
+                raise error from None
             if "\r" in text:
                 text = text.replace("\r\n", "\n").replace("\r", "\n")
             self.lines += text.count("\n")

@@ -128,10 +128,12 @@ def _find_bad_utf8(path: str) -> Optional[Tuple[int, int, int, int]]:
         for raw in f:
             for part in re.split(rb"(?<=\r)(?!\n)", raw):
                 line += 1
+                # Columns count after a leading byte-order mark, as the readers drop it.
+                bom = 3 if line == 1 and part.startswith(b"\xef\xbb\xbf") else 0
                 try:
                     part.decode("utf-8")
                 except UnicodeDecodeError as e:
-                    return line, e.start, offset + e.start, part[e.start]
+                    return line, e.start - bom, offset + e.start, part[e.start]
                 offset += len(part)
     return None
 
