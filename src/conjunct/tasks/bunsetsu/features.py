@@ -198,6 +198,38 @@ def _slot(position: str) -> str:
     raise ValueError(f"unknown bunsetsu position {position!r}")
 
 
+def _same_head(a, b) -> bool:
+    return a is not None and b is not None and a.form == b.form
+
+
+# Flags and token positions of the spec, as functions of (parts, bunsetsu k's parts, n, k[, i, j]): built
+# once here, not per feature (the reference path names every feature of every training decision).
+_FLAGS = {
+    "m.head.none": lambda parts, p, n, k, i, j: p.head is None, "h.head.none": lambda parts, p, n, k, i, j: p.head is None,
+    "m.func.none": lambda parts, p, n, k, i, j: p.func is None, "h.func.none": lambda parts, p, n, k, i, j: p.func is None,
+    "m.begin": lambda parts, p, n, k, i, j: k == 0, "h.end": lambda parts, p, n, k, i, j: k == n - 1,
+    "m-1.none": lambda parts, p, n, k, i, j: k == 0, "h+1.none": lambda parts, p, n, k, i, j: k == n - 1,
+    "coord.m-1": lambda parts, p, n, k, i, j: i > 0 and _same_head(parts[i - 1].head, parts[j].head),
+    "coord.m": lambda parts, p, n, k, i, j: _same_head(parts[i].head, parts[j].head),
+    "coord.h+1": lambda parts, p, n, k, i, j: j + 1 < n and _same_head(parts[j + 1].head, parts[i].head),
+}
+_TOKENS = {
+    "m.head": lambda parts, p, n, k: [p.head], "h.head": lambda parts, p, n, k: [p.head],
+    "m.func": lambda parts, p, n, k: [p.func], "h.func": lambda parts, p, n, k: [p.func],
+    "m.last": lambda parts, p, n, k: [p.last], "h.last": lambda parts, p, n, k: [p.last],
+    "h.first": lambda parts, p, n, k: [p.first],
+    "m-1.last": lambda parts, p, n, k: [parts[k - 1].last] if k > 0 else [],
+    "h+1.first": lambda parts, p, n, k: [parts[k + 1].first] if k + 1 < n else [],
+    "h+1.last": lambda parts, p, n, k: [parts[k + 1].last] if k + 1 < n else [],
+    "h+1.head": lambda parts, p, n, k: ([parts[k + 1].head if parts[k + 1].head is not None else _FALLBACK]
+                                        if k + 1 < n else []),
+    "m.symbols": lambda parts, p, n, k: p.symbols, "h.symbols": lambda parts, p, n, k: p.symbols,
+    "b.symbols": lambda parts, p, n, k: p.symbols,
+    "m.particles": lambda parts, p, n, k: p.particles, "h.particles": lambda parts, p, n, k: p.particles,
+    "sib.particles": lambda parts, p, n, k: p.particles, "b.case": lambda parts, p, n, k: [p.case],
+}
+
+
 class SentenceFeatures:
     """Features of the bunsetsu pairs of one sentence, as names from :data:`SPEC`.
 
@@ -225,17 +257,7 @@ class SentenceFeatures:
         parts, n, pos = self.parts, self.n, part.position
         p = parts[k]
         if part.attribute is None:
-            same = lambda a, b: a is not None and b is not None and a.form == b.form  # noqa: E731
-            holds = {
-                "m.head.none": lambda: p.head is None, "h.head.none": lambda: p.head is None,
-                "m.func.none": lambda: p.func is None, "h.func.none": lambda: p.func is None,
-                "m.begin": lambda: k == 0, "h.end": lambda: k == n - 1,
-                "m-1.none": lambda: k == 0, "h+1.none": lambda: k == n - 1,
-                "coord.m-1": lambda: i > 0 and same(parts[i - 1].head, parts[j].head),
-                "coord.m": lambda: same(parts[i].head, parts[j].head),
-                "coord.h+1": lambda: j + 1 < n and same(parts[j + 1].head, parts[i].head),
-            }[pos]()
-            return [None] if holds else []
+            return [None] if _FLAGS[pos](parts, p, n, k, i, j) else []
         if part.attribute == "ending":
             return [p.ending()]
         if part.attribute == "balance":
@@ -244,19 +266,8 @@ class SentenceFeatures:
             return [_balance(p.opens, p.closes)]
         if part.attribute == "distance":
             return [_distance(j - i)]
-        nxt = parts[k + 1] if k + 1 < n else None
-        tokens = {
-            "m.head": lambda: [p.head], "h.head": lambda: [p.head], "m.func": lambda: [p.func], "h.func": lambda: [p.func],
-            "m.last": lambda: [p.last], "h.last": lambda: [p.last], "h.first": lambda: [p.first],
-            "m-1.last": lambda: [parts[k - 1].last] if k > 0 else [],
-            "h+1.first": lambda: [nxt.first] if nxt else [], "h+1.last": lambda: [nxt.last] if nxt else [],
-            "h+1.head": lambda: ([nxt.head if nxt.head is not None else _FALLBACK] if nxt else []),
-            "m.symbols": lambda: p.symbols, "h.symbols": lambda: p.symbols, "b.symbols": lambda: p.symbols,
-            "m.particles": lambda: p.particles, "h.particles": lambda: p.particles,
-            "sib.particles": lambda: p.particles, "b.case": lambda: [p.case],
-        }[pos]()
         out = []
-        for t in tokens:
+        for t in _TOKENS[pos](parts, p, n, k):
             v = part.fallback if t is _FALLBACK else (None if t is None else _token_value(part.attribute, t))
             if v is not None:
                 out.append(v)
@@ -264,8 +275,17 @@ class SentenceFeatures:
 
     def _features(self, templates: Sequence[int], k: int, i: int, j: int) -> List[str]:
         feats: List[str] = []
+        spec_templates = self.spec.templates
         for t in templates:
-            tp = self.spec.templates[t]
+            tp = spec_templates[t]
+            if len(tp.parts) == 1:  # most templates: the name as spec.name writes it, without the product
+                part = tp.parts[0]
+                values = self._values(part, k, i, j)
+                if part.attribute is None:
+                    feats.extend(tp.name for _ in values)
+                else:
+                    feats.extend(f"{tp.name}={v}" for v in values)
+                continue
             for combo in product(*(self._values(part, k, i, j) for part in tp.parts)):
                 feats.append(self.spec.name(t, [v for v, part in zip(combo, tp.parts) if part.attribute is not None]))
         return list(dict.fromkeys(feats))
