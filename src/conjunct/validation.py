@@ -918,7 +918,9 @@ def _hmm_smoothing(meta: _Meta, params: _Meta, where: _Where) -> None:
 # Task pipelines: what their runners need beyond the generic checks (see conjunct.tasks).
 _TASK_RULES = {"ud-english": ("sign", "argmax"), "ja-segment": ("sign",), "bunsetsu": ("sign",),
                "en-tokenize": ("sign", "argmax", "ovo")}
-_TASK_CLASS = {"ja-segment": "1"}  # the segmenter's "a word ends here" class
+# The class a component's runner needs: (task, component or None for every component) -> class.
+_TASK_CLASS = {("ja-segment", None): "1",  # the segmenter's "a word ends here" class
+               ("en-tokenize", "sentence"): "1"}  # the tokenizer's "a sentence ends here" class
 _TASK_MAX_CLASSES = {("ud-english", "transition"): 8}  # the arc-eager loop's table of transitions
 _TASK_CONFIG = {"conll2000-chunk": {"window": (0, 32)}, "ja-segment": {"ngram": (1, 3)}, "en-tokenize": {"ngram": (1, 3)}}
 _PIPELINE_PARAMS = ("degree", "C", "n_iter", "margin", "common_features", "method", "random_state", "verbose")
@@ -971,6 +973,9 @@ def _pipeline(meta: _Meta, arrays: Arrays, where: _Where, tasks) -> None:
         config.int("skipped_sentences", 0, 1 << 62, optional=True, none=True)
         if task == "bunsetsu":
             _bunsetsu_groups(config)
+        if task == "ud-english":
+            # conjunct.tasks.english.features.FEATURE_SETS (this module does not import the task layer)
+            config.str("features", ("malt", "rich"), optional=True)
     elif task == "bunsetsu":
         where.meta_fail("config", "missing (a bunsetsu parser names its feature groups there)")
     components = meta.obj("components")
@@ -991,7 +996,7 @@ def _pipeline(meta: _Meta, arrays: Arrays, where: _Where, tasks) -> None:
                 inner.obj("rule").str("kind", rules)
             if part == "classifier":
                 classes = inner.obj("rule").list("classes")
-                needed = _TASK_CLASS.get(task)
+                needed = _TASK_CLASS.get((task, name), _TASK_CLASS.get((task, None)))
                 # As the decision rule will hold them: [-0.5, 1] becomes floats, and "1.0" is not "1".
                 if needed is not None and needed not in [str(c) for c in labels_array(classes)]:
                     where.meta_fail(f"{inner.path}.rule.classes", f"the {task} task needs a class {needed!r}")

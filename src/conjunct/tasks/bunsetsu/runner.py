@@ -52,7 +52,8 @@ def feature_keys(index, groups: Iterable[str] = DEFAULT_GROUPS, name: str = "<mo
     if keys is not None:
         stored = tuple(g for g in dict.fromkeys(t.group for t in keys.spec.templates))
         if set(stored) != set(groups):
-            raise ValueError(f"the classifier's features are those of the groups {list(stored)}, not {list(groups)}")
+            raise ModelFormatError(f"the classifier's features are those of the groups {list(stored)}, not "
+                                   f"{list(groups)}: the file's feature keys and its configuration disagree", name)
         return keys
     try:
         keys = FeatureKeys.from_names(spec_for(groups), index.names)
