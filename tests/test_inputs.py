@@ -86,7 +86,8 @@ def test_invalid_utf8_on_stdin_is_an_error_under_the_c_locale(models, monkeypatc
 
 
 def test_invalid_utf8_on_stdin_of_a_real_process_in_the_c_locale(tmp_path):
-    env = {**os.environ, "LC_ALL": "C", "LANG": "C", "PYTHONPATH": str(ROOT / "src")}
+    # The conjunct this process imported (an installed one, or a source tree with its built core).
+    env = {**os.environ, "LC_ALL": "C", "LANG": "C", "PYTHONPATH": str(Path(conjunct.__file__).resolve().parent.parent)}
     code = "from conjunct.analysis import read_text; print(list(read_text('-')))"
     p = subprocess.run([sys.executable, "-c", code], input=b"fine\nbad \xff\n", capture_output=True, env=env)
     assert p.returncode == 1 and b"DataFormatError: <stdin>:2: not UTF-8 text: byte 0xff" in p.stderr
