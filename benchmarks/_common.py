@@ -60,7 +60,15 @@ def environment() -> Dict[str, str]:
 
 
 def command_line() -> str:
-    return "python " + " ".join(shlex.quote(a) for a in [os.path.relpath(sys.argv[0], ROOT), *sys.argv[1:]])
+    """The command as results record it: absolute paths among the arguments (``--model /x/y``,
+    ``--model=/x/y``) relative to the project, as :func:`shown_path` writes paths."""
+    def shown(arg: str) -> str:
+        flag, eq, value = arg.partition("=") if arg.startswith("--") else ("", "", arg)
+        if os.path.isabs(value):
+            value = os.path.relpath(value, ROOT)
+        return flag + eq + value
+
+    return "python " + " ".join(shlex.quote(a) for a in [os.path.relpath(sys.argv[0], ROOT), *map(shown, sys.argv[1:])])
 
 
 def markdown_table(header: Sequence[str], rows: List[Sequence]) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import List, Sequence
 
-from ..._errors import DataFormatError
+from ..._textin import check_no_surrogates, has_surrogate
 from ..base import TaskPipeline
 from .oracle import training_examples
 from .reader import TokenizedText
@@ -70,11 +70,8 @@ class EnglishTokenizer(TaskPipeline):
         for k, t in enumerate(texts):
             if not isinstance(t, str):
                 raise TypeError(f"text {k + 1}: expected a string, got {type(t).__name__}")
-            try:
-                t.encode("utf-8")
-            except UnicodeEncodeError as e:  # only lone surrogates: text read from UTF-8 never has them
-                raise DataFormatError(f"text {k + 1}, character {e.start + 1}: a lone surrogate "
-                                      f"(U+{ord(t[e.start]):04X}) is not a Unicode character") from None
+            if has_surrogate(t):  # text read from UTF-8 never has one
+                check_no_surrogates(t, f"text {k + 1}")
         return self._run(self.runner(), texts)
 
     run = tokenize
