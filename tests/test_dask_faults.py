@@ -183,6 +183,34 @@ def test_the_shared_model_is_pinned_by_its_digest(models, tmp_path):
         model_digest(junk)
 
 
+def test_a_model_rewritten_while_a_worker_loads_it_is_a_changed_model(models, tmp_path, monkeypatch):
+    """cp over the file between the worker's digest check and its load: the load reads half of the
+    new file, which is corrupt; that is reported as the run's model having changed, not as a bad model."""
+    import conjunct.persistence as persistence
+
+    a, b, _ = models
+    path = str(tmp_path / "m.tagger")
+    shutil.copyfile(a, path)
+    digest = model_digest(path)
+    real_load = persistence.load
+
+    def load_while_cp_writes(p, **kw):
+        with open(b, "rb") as f, open(path, "r+b") as g:  # cp: the same inode, truncated and half written
+            g.truncate()
+            g.write(f.read()[: os.path.getsize(b) // 2])
+        return real_load(p, **kw)
+
+    monkeypatch.setattr(persistence, "load", load_while_cp_writes)
+    with pytest.raises(ModelChangedError, match="changed during the run"):
+        shared_model(path, digest)
+    monkeypatch.setattr(persistence, "load", real_load)
+    with open(path, "wb") as g:  # a file that is corrupt and stays so is still a bad model
+        g.write(open(a, "rb").read()[:-10])
+    with pytest.raises(ConjunctError) as e:
+        shared_model(path, None)
+    assert not isinstance(e.value, ModelChangedError)
+
+
 @pytest.mark.realdata
 @pytest.mark.parametrize("how", ["mv", "cp"])
 def test_a_model_replaced_mid_run_fails_the_run_or_finishes_on_the_old_version(models, client, tmp_path, how):

@@ -137,7 +137,14 @@ def shared_model(path, digest: Optional[bytes] = None) -> object:
             _MODELS.pop(path, None)  # an older version of the file
             for gone in [p for p in _MODELS if not os.path.exists(p)]:
                 del _MODELS[gone]  # a run's private copy, removed with its run
-            obj = load(path, mmap=True)
+            try:
+                obj = load(path, mmap=True)
+            except ConjunctError:
+                # a file rewritten in place (cp) while it loads reads as corrupt: that is a changed
+                # model, not a bad one; the next round reports it (or loads the finished file)
+                if _identity(path)[0] != key:
+                    continue
+                raise
             # the load opened the path itself: it read this version only if the file is unchanged since
             if _identity(path)[0] == key:
                 _MODELS[path] = (key, now, obj)
