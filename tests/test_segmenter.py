@@ -6,7 +6,6 @@ import pytest
 import conjunct
 from conjunct.tasks.segment import (
     PAD,
-    SegmentEncoder,
     WordSegmenter,
     boundary_features,
     boundary_labels,
@@ -41,15 +40,23 @@ def test_boundary_features_hand_case():
     assert len(boundary_features("日本語", 2, ngram=3)) == 2 * (6 + 5 + 4)
 
 
-def test_vectorised_encoder_equals_reference_features():
-    texts = ["日本語の文です。", "ab", "x", "", "カタカナ１２３abc、漢字"]
+def test_engine_ids_equal_reference_features():
+    from conjunct import _core
+    from conjunct.feature_spec import FeatureKeys
+    from conjunct.tasks.segment import spec
+    from conjunct.tasks.segment.runner import text_buffers
+
+    texts = ["日本語の文です。", "ab", "x", "", "カタカナ１２３abc、漢字", "a\x02b"]
     for ngram in (1, 2, 3):
-        enc = SegmentEncoder(ngram)
-        keys, ptr = enc.boundary_keys(texts, grow=True)
-        names = enc.names(keys)
-        assert list(np.diff(ptr)) == [max(len(t) - 1, 0) for t in texts]
         expected = [boundary_features(t, b, ngram) for t in texts for b in range(1, len(t))]
-        assert names.tolist() == expected
+        names = sorted({f for row in expected for f in row})
+        keys = FeatureKeys.from_names(spec(ngram), names)
+        assert keys.names() == names
+        positions, ptr, indptr, ids = _core.BoundaryFeatures(tables=keys.tables()).features(*text_buffers(texts), "all")
+        assert list(np.diff(ptr)) == [max(len(t) - 1, 0) for t in texts]
+        assert positions.tolist() == [b for t in texts for b in range(1, len(t))]
+        got = [[names[i] for i in ids[a:b]] for a, b in zip(indptr[:-1], indptr[1:])]
+        assert got == expected
 
 
 def test_word_scores_hand_case():

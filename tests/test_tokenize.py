@@ -16,7 +16,6 @@ from conjunct.tagging import PerceptronTagger
 from conjunct.tasks.english import EnglishDependencyParser, read_ud_english
 from conjunct.tasks.tokenize import (EnglishTokenizer, TokenizedText, gap_labels, read_tokenized_conllu, shape,
                                      tokenization_scores, tokenize_reference)
-from conjunct.tasks.tokenize import runner as runner_module
 
 SMALL = {"dense_features": 64}
 
@@ -76,17 +75,12 @@ def test_reader_refuses_text_that_does_not_match(tmp_path):
 
 
 # -- decisions -----------------------------------------------------------------------------------------------
-def test_batched_tokenizer_equals_reference(tokenizer, ewt_raw, monkeypatch):
+def test_batched_tokenizer_equals_reference(tokenizer, ewt_raw):
     texts = [p.text for p in ewt_raw[1][:8]] + ["I can't believe it's 5 p.m. already!! Mr. Smith said:\"no\".", "x", "",
                                                "  ", "a\u00a0b\tc\n"]
     expected = tokenize_reference(tokenizer.classifiers_["boundary"], tokenizer.classifiers_["sentence"], texts)
     got = tokenizer.tokenize(texts)
     assert [(t.spans, t.words, t.sentence_lengths) for t in got] == [(t.spans, t.words, t.sentence_lengths) for t in expected]
-    # Long texts are encoded in overlapping pieces: the same decisions with tiny pieces.
-    monkeypatch.setattr(runner_module, "PIECE", 7)
-    tokenizer._runner = None
-    again = tokenizer.tokenize(texts)
-    assert [(t.spans, t.words, t.sentence_lengths) for t in again] == [(t.spans, t.words, t.sentence_lengths) for t in got]
 
 
 def test_tokenizer_learns_ewt_conventions(tokenizer, ewt_raw):

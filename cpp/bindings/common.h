@@ -129,6 +129,7 @@ void bind_features(nb::module_& m);
 void bind_tasks(nb::module_& m);
 void bind_task_chunk(nb::module_& m);
 void bind_task_english(nb::module_& m);
+void bind_task_boundary(nb::module_& m);
 void bind_decode(nb::module_& m);
 void bind_train(nb::module_& m);
 void bind_featurize(nb::module_& m);

@@ -308,7 +308,11 @@ class TaskPipeline(Saveable, Params):
         pipeline.models_ = {c: unpack(e["model"], arrays, f"model.{c}", name) for c, e in components.items()}
         pipeline.classifiers_ = {c: unpack(e["classifier"], arrays, f"classifier.{c}", name) for c, e in components.items()}
         pipeline._restore(meta.get("config", {}))
+        pipeline._loaded(name)
         return pipeline
+
+    def _loaded(self, name: str) -> None:
+        """Checks or converts what a loaded file holds (``name`` is its source, for errors)."""
 
     def info(self) -> dict:
         """A summary of the pipeline (what ``conjunct info`` prints)."""

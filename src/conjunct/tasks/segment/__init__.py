@@ -10,11 +10,13 @@ left of the boundary and ``+0`` the one right of it -- as unigrams and, with
 ``ngram`` 2 or 3, the bigrams and trigrams inside the window. Positions outside
 the sentence hold a padding character of type ``O``.
 
-Decisions are independent, so a batch of sentences is classified with one
-call: the feature ids of all its boundaries are computed with numpy (each
-feature is an integer key built from the characters' ids and looked up in a
-sorted key table) and passed as one CSR to the compiled classifier's batch
-predict. Scores are word precision / recall / F1 with words as character spans.
+The templates are declared once, as a feature spec (:func:`spec`). A batch
+of texts is segmented with one C++ call (``_core.BoundaryFeatures``): from
+the texts' UTF-8 bytes it looks every character n-gram up once in the model's
+vocabularies, turns each boundary's templates into integer keys and feature
+ids, and classifies every boundary with the compiled classifier, without the
+GIL; the Python reference names the same features as strings through the
+spec. Scores are word precision / recall / F1 with words as character spans.
 
 Modules: ``reader`` (gold segmentations of CoNLL-U files), ``features``
 (templates, strings, ids), ``oracle`` (boundary labels and the words they
@@ -23,7 +25,7 @@ and ``pipeline`` (:class:`WordSegmenter`).
 """
 
 
-from .features import CHAR_TYPES, PAD, SegmentEncoder, boundary_features, char_type, templates
+from .features import CHAR_TYPES, PAD, boundary_features, char_type, spec, templates
 from .metrics import word_scores
 from .oracle import boundary_labels, training_examples, words_from_boundaries
 from .pipeline import WordSegmenter
@@ -42,7 +44,7 @@ __all__ = [
     "read_segmented_conllu",
     "training_examples",
     "BoundaryClassifier",
-    "SegmentEncoder",
+    "spec",
     "segment_reference",
     "WordSegmenter",
 ]

@@ -7,7 +7,7 @@ from typing import List, Sequence, Tuple
 
 from ..._errors import DataFormatError
 from ..base import oracle_sentences
-from .features import SegmentEncoder
+from .features import feature_lists
 
 __all__ = ["boundary_labels", "words_from_boundaries", "training_examples"]
 
@@ -41,12 +41,11 @@ ORACLE_BATCH = 1000
 
 def training_examples(sentences: Sequence[Sequence[str]], ngram: int = 3) -> Tuple[List[List[str]], List[int]]:
     """(feature strings, +1/-1) of every character boundary of the gold segmentations."""
-    encoder = SegmentEncoder(ngram)
     feats: List[List[str]] = []
     labels: List[int] = []
-    # Batches give the same strings as one call: a boundary's features depend on its sentence only.
     for batch in oracle_sentences(sentences, ORACLE_BATCH):
-        keys, _ = encoder.boundary_keys(["".join(s) for s in batch], grow=True)
-        feats.extend(encoder.names(keys).tolist())
-        labels.extend(y for s in batch for y in boundary_labels(s))
+        for s in batch:
+            text = "".join(s)
+            feats.extend(feature_lists(text, range(1, len(text)), ngram))
+            labels.extend(boundary_labels(s))
     return feats, labels

@@ -5,9 +5,10 @@ from __future__ import annotations
 from typing import List, Sequence
 
 from ..base import TaskPipeline
+from .features import spec
 from .metrics import word_scores
 from .oracle import training_examples
-from .runner import BoundaryClassifier
+from .runner import BoundaryClassifier, engine_keys
 
 __all__ = ["WordSegmenter"]
 
@@ -42,6 +43,19 @@ class WordSegmenter(TaskPipeline):
         # F1) with a seventeenth of the memory (0.2 vs 3.4 GB of conjunctions).
         super().__init__(degree=degree, **params)
         self.ngram = ngram
+
+    def compile(self, method: str, *, events=None, **params) -> "WordSegmenter":
+        super().compile(method, events=events, **params)
+        self.runner()  # its feature keys go on the feature index, so the file saved next stores them
+        return self
+
+    def _loaded(self, name: str) -> None:
+        # A file written before feature keys converts here (its names read
+        # through the templates), or is refused: retrain it.
+        for c in (self.COMPONENT,):
+            for obj in (self.models_.get(c), self.classifiers_.get(c)):
+                if obj is not None and obj.features is not None and not obj.features.is_numeric:
+                    engine_keys(obj.features, spec(self.ngram), "word segmentation", name)
 
     def training_examples(self, data):
         feats, labels = training_examples(data, self.ngram)

@@ -1,24 +1,66 @@
 """Batched boundary decisions with a compiled binary classifier
-(:class:`BoundaryClassifier`), and the same one boundary at a time over feature
-strings (:func:`segment_reference`, the specification it is tested against)."""
+(:class:`BoundaryClassifier`: one C++ call per batch, from the texts' UTF-8
+bytes to the class of every boundary), and the same one boundary at a time
+over feature strings (:func:`segment_reference`, the specification it is
+tested against)."""
 
 from __future__ import annotations
 
-import time
-from typing import List, Sequence
+from typing import List, Sequence, Tuple
 
 import numpy as np
 
+from ... import _core
+from ..._errors import ModelFormatError
 from ..._jobs import resolve_n_jobs
+from ...feature_spec import FeatureKeys, FeatureSpec
 from ..runner import Runner, check_classifier, events_matrix
-from .features import SegmentEncoder, boundary_features
+from .features import boundary_features, spec
 from .oracle import words_from_boundaries
 
-__all__ = ["BoundaryClassifier", "segment_reference"]
+__all__ = ["BoundaryClassifier", "segment_reference", "engine_keys", "text_buffers", "boundary_engine"]
+
+
+def text_buffers(texts: Sequence[str]) -> Tuple[bytes, np.ndarray]:
+    """The texts as one UTF-8 buffer and the byte offset of each (plus the end)."""
+    encoded = [t.encode("utf-8", "surrogatepass") for t in texts]
+    offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
+    np.cumsum(np.fromiter(map(len, encoded), dtype=np.int64, count=len(encoded)), out=offsets[1:])
+    return b"".join(encoded), offsets
+
+
+def engine_keys(index, expected: FeatureSpec, what: str, name: str = "<model>") -> FeatureKeys:
+    """The feature keys of a boundary model's feature index: the ones its
+    file stores (which must be of the ``expected`` templates), or, for a file
+    written before feature keys, read from its feature names and kept on the
+    index so that the file saved next stores them. A name the templates do
+    not read means the model was trained on other features: retrain it."""
+    keys = getattr(index, "keys", None)
+    if keys is not None:
+        if keys.spec != expected:
+            raise ModelFormatError(f"section features.keys: the {what} classifier's feature templates are not the "
+                                   f"{what} templates of its configuration (ngram); retrain it", name)
+        return keys
+    try:
+        keys = FeatureKeys.from_names(expected, index.names)
+    except ValueError as e:
+        raise ModelFormatError(f"{e}: the {what} model was trained on other features; retrain it", name) from None
+    index.keys = keys
+    return keys
+
+
+def boundary_engine(index, expected: FeatureSpec, what: str):
+    """The C++ boundary features over a model's feature keys."""
+    keys = engine_keys(index, expected, what)
+    try:
+        return _core.BoundaryFeatures(tables=keys.tables())
+    except ValueError as e:  # a spec naming positions or attributes the boundary templates do not have
+        raise ModelFormatError(f"section features.keys: {e}") from None
 
 
 class BoundaryClassifier(Runner):
-    """Batched boundary decisions with a compiled binary classifier."""
+    """Batched boundary decisions with a compiled binary classifier: features
+    and decisions of a whole batch in one C++ call with the GIL released."""
 
     COUNTERS = ("decisions", "classifier_seconds", "encode_seconds")
 
@@ -28,39 +70,50 @@ class BoundaryClassifier(Runner):
         self.classifier = classifier
         self.early_exit = early_exit
         self.n_jobs = n_jobs
-        self.encoder = SegmentEncoder(ngram, classifier.features)
+        self.ngram = ngram
+        self.features = boundary_engine(classifier.features, spec(ngram), "word segmentation")
         self.cut_class = [str(c) for c in classifier.rule.classes].index("1")
+
+    def classify(self, texts: Sequence[str], gaps: str = "all", collect: bool = False):
+        """(positions, per-text offsets into them, class indices, events or None) of a batch."""
+        clf = self.classifier
+        blob, offsets = text_buffers(texts)
+        positions, text_ptr, classes, events, feature_s, classify_s = self.features.classify(
+            classifier=clf._core, rule=clf.rule.kind, n_classes=len(clf.rule.classes), early_exit=bool(self.early_exit),
+            n_threads=resolve_n_jobs(self.n_jobs), text=blob, offsets=offsets, gaps=gaps, collect=collect)
+        self.count(decisions=len(classes), classifier_seconds=classify_s, encode_seconds=feature_s)
+        return positions, text_ptr, classes, events
 
     def boundaries(self, texts: Sequence[str], *, collect: bool = False):
         """Per text, a boolean array: a word ends before character b (index b - 1)."""
-        t0 = time.perf_counter()
-        indptr, cols, ptr = self.encoder.encode(texts)
-        t1 = time.perf_counter()
-        clf = self.classifier
-        index = clf._core.predict_batch(indptr=indptr, indices=cols, n_threads=resolve_n_jobs(self.n_jobs), early_exit=bool(self.early_exit))
-        t2 = time.perf_counter()
-        self.count(decisions=len(index), classifier_seconds=t2 - t1, encode_seconds=t1 - t0)
-        cuts = np.asarray(index) == self.cut_class
-        result = [cuts[ptr[k]:ptr[k + 1]] for k in range(len(texts))]
+        _, ptr, classes, events = self.classify(texts, collect=collect)
+        cuts = classes == self.cut_class
+        result = [cuts[a:b] for a, b in zip(ptr.tolist(), ptr[1:].tolist())]
         if not collect:
             return result
-        keep = cols >= 0  # features the model does not know carry no weight
-        rows = np.repeat(np.arange(len(indptr) - 1), np.diff(indptr))[keep]
-        kept_ptr = np.zeros(len(indptr), dtype=np.int64)
-        np.cumsum(np.bincount(rows, minlength=len(indptr) - 1), out=kept_ptr[1:])
-        return result, events_matrix(kept_ptr, cols[keep], len(clf.features))
+        return result, events_matrix(events[0], events[1], len(self.classifier.features))
 
     def run(self, texts: Sequence[str], *, collect: bool = False, timing: bool = False):
         """:meth:`boundaries` (it always times itself)."""
         return self.boundaries(texts, collect=collect)
 
     def segment_many(self, texts: Sequence[str]) -> List[List[str]]:
-        return [words_from_boundaries(t, b) for t, b in zip(texts, self.boundaries(texts))]
+        """The words of every text."""
+        positions, ptr, classes, _ = self.classify(texts)
+        at = positions[classes == self.cut_class]
+        # The cut positions of text k, as indices into `at`.
+        ends = np.searchsorted(np.flatnonzero(classes == self.cut_class), ptr).tolist()
+        cuts = at.tolist()
+        out = []
+        for k, text in enumerate(texts):
+            edges = [0, *cuts[ends[k]:ends[k + 1]], len(text)]
+            out.append([text[a:b] for a, b in zip(edges, edges[1:])] if text else [])
+        return out
 
 
 def segment_reference(classifier, texts: Sequence[str], ngram: int = 3) -> List[List[str]]:
     """Segmentation with one ``predict_one`` per boundary over the feature strings of
-    :func:`boundary_features` (slow; the reference the vectorised path is tested against)."""
+    :func:`boundary_features` (slow; the reference the batched path is tested against)."""
     out = []
     for text in texts:
         cuts = [str(classifier.predict_one(boundary_features(text, b, ngram))) == "1" for b in range(1, len(text))]

@@ -9,6 +9,9 @@
   right of it, and the pieces before and after that one
   (:func:`piece_features`): ``L=ca`` ``R=n't`` in ``can't``, ``N=a`` in
   ``its a``, so the classifier sees whole words, not three characters each side.
+  Both sets are one template spec (:func:`gap_spec`), whose ids the C++
+  engine computes from the text (``_core.BoundaryFeatures``); the functions
+  here are the reference path that names the same features as strings.
 - Token ends (the ``sentence`` component): the token, its neighbours and
   their shapes (:func:`sentence_features`).
 """
@@ -19,8 +22,11 @@ from typing import List, Sequence, Tuple
 
 import numpy as np
 
-__all__ = ["shape", "sentence_features", "piece_features", "PieceEncoder", "space_mask", "SentenceEncoder",
-           "PARAGRAPH_START", "PARAGRAPH_END"]
+from ...feature_spec import FeatureSpec, Part, Template
+from ..segment.features import spec as boundary_spec
+
+__all__ = ["shape", "sentence_features", "piece_features", "space_mask", "SentenceEncoder", "gap_spec",
+           "PIECE_TEMPLATES", "PARAGRAPH_START", "PARAGRAPH_END"]
 
 PARAGRAPH_START, PARAGRAPH_END = "<p>", "</p>"  # the neighbours of a paragraph's first and last token
 
@@ -54,6 +60,22 @@ def sentence_features(text: str, spans: Sequence[Tuple[int, int]], k: int) -> Li
 
 PART = 12  # longest part of a piece kept whole; a longer one keeps its PART characters nearest the gap
 
+#: The piece templates of a gap, after the segmenter's character templates:
+#: the piece's parts left and right of the gap, the end of the piece before
+#: it and the start of the one after it (what the C++ engine computes too).
+PIECE_TEMPLATES = (Template("L", (Part("piece.left", "gap"),), "piece"),
+                   Template("R", (Part("piece.right", "gap"),), "piece"),
+                   Template("P", (Part("piece.end", "piece-1"),), "piece"),
+                   Template("N", (Part("piece.start", "piece+1"),), "piece"))
+
+
+def gap_spec(ngram: int = 3) -> FeatureSpec:
+    """The template spec of the tokenizer's gap features."""
+    return boundary_spec(ngram, PIECE_TEMPLATES)
+
+
+_L, _R, _P, _N = (t.name + "=" for t in PIECE_TEMPLATES)
+
 
 def _parts(piece: str, k: int) -> List[str]:
     left, right = piece[:k], piece[k:]
@@ -61,11 +83,11 @@ def _parts(piece: str, k: int) -> List[str]:
         left = "~" + left[-PART:]
     if len(right) > PART:
         right = right[:PART] + "~"
-    return [f"L={left}", f"R={right}"]
+    return [_L + left, _R + right]
 
 
 def _neighbours(before: str, after: str) -> List[str]:
-    return [f"P={before[-PART:]}", f"N={after[:PART]}"]
+    return [_P + before[-PART:], _N + after[:PART]]
 
 
 def _runs(space: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
@@ -92,39 +114,6 @@ def piece_features(text: str, b: int) -> List[str]:
     (before character ``b``; both neighbours non-whitespace) left and right of
     it, and the pieces before and after it (:data:`PARAGRAPH_START` / ``END`` at the ends)."""
     return gap_piece_features(text, [b])[0]
-
-
-class PieceEncoder:
-    """Ids of :func:`piece_features` for the decided gaps of a text, looked up
-    once per distinct piece."""
-
-    def __init__(self, index=None):
-        self.index = index
-        self._cache: dict = {}
-
-    def ids(self, text: str, gaps: np.ndarray, space: np.ndarray) -> np.ndarray:
-        """(len(gaps), 4) feature ids (-1: unknown) of the gaps, which are sorted."""
-        out = np.empty((len(gaps), 4), dtype=np.int32)
-        if not len(gaps):
-            return out
-        starts, ends = _runs(space)
-        owner = np.searchsorted(starts, gaps, side="right") - 1
-        cuts = np.flatnonzero(np.diff(owner)) + 1
-        get = self.index.get
-        for lo, hi in zip(np.concatenate(([0], cuts)).tolist(), np.concatenate((cuts, [len(gaps)])).tolist()):
-            k = owner[lo]
-            a, e = int(starts[k]), int(ends[k])
-            piece = text[a:e]
-            table = self._cache.get(piece)
-            if table is None:
-                table = np.asarray([[get(f) for f in _parts(piece, j)] for j in range(len(piece) + 1)], dtype=np.int32)
-                if len(self._cache) < 1 << 18:
-                    self._cache[piece] = table
-            out[lo:hi, :2] = table[gaps[lo:hi] - a]
-            before = text[starts[k - 1]:ends[k - 1]] if k > 0 else PARAGRAPH_START
-            after = text[starts[k + 1]:ends[k + 1]] if k + 1 < len(starts) else PARAGRAPH_END
-            out[lo:hi, 2:] = [get(f) for f in _neighbours(before, after)]
-        return out
 
 
 def space_mask(text: str) -> np.ndarray:

@@ -9,7 +9,7 @@ from typing import Dict, List, Sequence, Tuple
 import numpy as np
 
 from ..base import oracle_sentences
-from ..segment.features import SegmentEncoder
+from ..segment.features import feature_lists
 from .features import gap_piece_features, sentence_features, space_mask
 from .reader import TokenizedText
 
@@ -50,24 +50,18 @@ ORACLE_BATCH = 200
 
 def training_examples(data: Sequence[TokenizedText], ngram: int = 3) -> Dict[str, Tuple[List[List[str]], List]]:
     """Per component, (feature strings, labels) of the gold decisions of ``data``."""
-    encoder = SegmentEncoder(ngram)
     gap_feats: List[List[str]] = []
     gap_y: List[str] = []
     sent_feats: List[List[str]] = []
     sent_y: List[int] = []
     for batch in oracle_sentences(data, ORACLE_BATCH):
-        keys, ptr = encoder.boundary_keys([t.text for t in batch], grow=True)
-        rows, pieces = [], []
-        for j, t in enumerate(batch):
+        for t in batch:
             labels = gap_labels(t)
-            gaps = np.asarray(sorted(labels), dtype=np.int64)
-            rows.append(ptr[j] + gaps - 1)
-            gap_y.extend(labels[b] for b in gaps.tolist())
-            pieces.extend(gap_piece_features(t.text, gaps.tolist()))
+            gaps = sorted(labels)
+            gap_y.extend(labels[b] for b in gaps)
+            gap_feats.extend(f + p for f, p in zip(feature_lists(t.text, gaps, ngram), gap_piece_features(t.text, gaps)))
             ends = set(np.cumsum(t.sentence_lengths)[:-1].tolist())
             for k in range(len(t.spans) - 1):
                 sent_feats.append(sentence_features(t.text, t.spans, k))
                 sent_y.append(1 if k + 1 in ends else -1)
-        if rows:
-            gap_feats.extend(f + p for f, p in zip(encoder.names(keys[np.concatenate(rows)]).tolist(), pieces))
     return {"boundary": (gap_feats, gap_y), "sentence": (sent_feats, sent_y)}

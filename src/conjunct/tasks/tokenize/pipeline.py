@@ -6,6 +6,8 @@ from typing import List, Sequence
 
 from ..._textin import check_no_surrogates, has_surrogate
 from ..base import TaskPipeline
+from ..segment.runner import engine_keys
+from .features import gap_spec
 from .oracle import training_examples
 from .reader import TokenizedText
 from .runner import TokenizerRunner
@@ -46,6 +48,19 @@ class EnglishTokenizer(TaskPipeline):
     def __init__(self, *, degree: int = 2, ngram: int = 3, **params):
         super().__init__(degree=degree, **params)
         self.ngram = ngram
+
+    def compile(self, method: str, *, events=None, **params) -> "EnglishTokenizer":
+        super().compile(method, events=events, **params)
+        self.runner()  # its feature keys go on the feature index, so the file saved next stores them
+        return self
+
+    def _loaded(self, name: str) -> None:
+        # A file written before feature keys converts here (its names read
+        # through the templates), or is refused: retrain it.
+        for c in ("boundary",):
+            for obj in (self.models_.get(c), self.classifiers_.get(c)):
+                if obj is not None and obj.features is not None and not obj.features.is_numeric:
+                    engine_keys(obj.features, gap_spec(self.ngram), "tokenizer's boundary", name)
 
     def training_examples(self, data):
         return training_examples(data, self.ngram)

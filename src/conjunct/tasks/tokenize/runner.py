@@ -1,8 +1,8 @@
 """The tokenizer's decisions over many texts (:class:`TokenizerRunner`): the
-character gaps of a batch with one classifier call over feature ids computed
-with numpy, then the token ends with one more; and the same one decision at a
-time over feature strings (:func:`tokenize_reference`, the specification it
-is tested against)."""
+character gaps of a batch in one C++ call (features from the UTF-8 text and
+decisions, without the GIL), then the token ends with one classifier call;
+and the same one decision at a time over feature strings
+(:func:`tokenize_reference`, the specification it is tested against)."""
 
 from __future__ import annotations
 
@@ -13,18 +13,13 @@ import numpy as np
 
 from ..._jobs import resolve_n_jobs
 from ..runner import Runner, check_classifier, events_matrix
-from ..segment.features import LEFT, RIGHT, SegmentEncoder, boundary_features
-from .features import PieceEncoder, SentenceEncoder, piece_features, sentence_features, space_mask
+from ..segment.features import boundary_features
+from ..segment.runner import boundary_engine, text_buffers
+from .features import SentenceEncoder, gap_spec, piece_features, sentence_features, space_mask
 from .oracle import TOKEN, WORD, decided_gaps
 from .reader import TokenizedText
 
 __all__ = ["TokenizerRunner", "tokenize_reference", "assemble"]
-
-# Characters per piece the gap encoder sees at once: a long line is cut into
-# pieces that overlap by the window, so memory stays bounded and every
-# decided gap still sees its own characters.
-PIECE = 1 << 14
-
 
 def assemble(text: str, gap_class: dict, sentence_end) -> TokenizedText:
     """Tokens, words and sentences of ``text`` from the class of each decided gap
@@ -106,9 +101,8 @@ class TokenizerRunner(Runner):
         self.boundary, self.sentence = boundary, sentence
         self.early_exit = early_exit
         self.n_jobs = n_jobs
-        self.encoder = SegmentEncoder(ngram, boundary.features)
+        self.features = boundary_engine(boundary.features, gap_spec(ngram), "tokenizer's boundary")
         self.sentence_encoder = SentenceEncoder(sentence.features)
-        self.piece_encoder = PieceEncoder(boundary.features)
         self.gap_classes = np.asarray([str(c) for c in boundary.rule.classes], dtype=object)
         self.end_class = [str(c) for c in sentence.rule.classes].index("1")
 
@@ -121,46 +115,17 @@ class TokenizerRunner(Runner):
 
     def classify_gaps(self, texts: Sequence[str], *, collect: bool = False):
         """Per text, (its decided gaps, their classes) (and, with ``collect``, the rows as events)."""
-        t0 = time.perf_counter()
-        pieces, owners = [], []  # piece text, (text index, first gap, offset of the piece in the text)
-        gaps = [decided_gaps(t) for t in texts]
-        for j, t in enumerate(texts):
-            if not len(gaps[j]):
-                continue
-            for g0 in range(1, len(t), PIECE):
-                lo = max(0, g0 - LEFT)
-                pieces.append(t[lo:min(len(t), g0 + PIECE + RIGHT - 1)])
-                owners.append((j, g0, lo))
-        keys_rows, owner_parts, gap_parts = [], [], []
-        if pieces:
-            indptr, cols, ptr = self.encoder.encode(pieces)
-            width = len(self.encoder.templates)
-            cols = cols.reshape(-1, width)
-            for p, (j, g0, lo) in enumerate(owners):
-                g = gaps[j]
-                g = g[(g >= g0) & (g < g0 + PIECE)]
-                keys_rows.append(ptr[p] + g - lo - 1)
-                owner_parts.append(np.full(len(g), j, dtype=np.int64))
-                gap_parts.append(g)
-            rows = np.concatenate(keys_rows)
-            extra = np.concatenate([self.piece_encoder.ids(t, g, space_mask(t)) for t, g in zip(texts, gaps)])
-            cols = np.concatenate((cols[rows], extra), axis=1).reshape(-1)
-            width += extra.shape[1]
-            indptr = np.arange(len(rows) + 1, dtype=np.int64) * width
-        else:
-            cols = np.zeros(0, dtype=np.int32)
-            indptr = np.zeros(1, dtype=np.int64)
-        gaps_all = np.concatenate(gap_parts) if gap_parts else np.zeros(0, dtype=np.int64)
-        owner = np.concatenate(owner_parts) if owner_parts else np.zeros(0, dtype=np.int64)
-        self.count(encode_seconds=time.perf_counter() - t0, boundary_decisions=len(gaps_all))
-        codes = self._predict(self.boundary, indptr, cols) if len(gaps_all) else np.zeros(0, dtype=np.int64)
-        # Per text, (decided gaps, their class names): the gaps of text j are contiguous, in order.
-        cuts = np.searchsorted(owner, np.arange(len(texts) + 1))
+        clf = self.boundary
+        blob, offsets = text_buffers(texts)
+        gaps, ptr, codes, events, feature_s, classify_s = self.features.classify(
+            classifier=clf._core, rule=clf.rule.kind, n_classes=len(clf.rule.classes), early_exit=bool(self.early_exit),
+            n_threads=resolve_n_jobs(self.n_jobs), text=blob, offsets=offsets, gaps="inner", collect=collect)
+        self.count(encode_seconds=feature_s, classifier_seconds=classify_s, boundary_decisions=len(gaps))
         names = self.gap_classes[codes]
-        out = [(gaps_all[a:b], names[a:b]) for a, b in zip(cuts.tolist(), cuts[1:].tolist())]
+        out = [(gaps[a:b], names[a:b]) for a, b in zip(ptr.tolist(), ptr[1:].tolist())]
         if not collect:
             return out
-        return out, _events(indptr, cols, len(self.boundary.features))
+        return out, events_matrix(events[0], events[1], len(clf.features))
 
     def classify_ends(self, items: Sequence[Tuple[str, Sequence[Tuple[int, int]]]], *, collect: bool = False):
         """Per (text, token spans), whether a sentence ends after each token but the last."""
