@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import List, Sequence
 
+from ..._errors import ModelFormatError
 from ..base import TaskPipeline
 from .features import spec
 from .metrics import word_scores
@@ -56,6 +57,10 @@ class WordSegmenter(TaskPipeline):
             for obj in (self.models_.get(c), self.classifiers_.get(c)):
                 if obj is not None and obj.features is not None and not obj.features.is_numeric:
                     engine_keys(obj.features, spec(self.ngram), "word segmentation", name)
+        try:
+            self.runner()  # the C++ tables: built at load, so the first batch costs what later ones do
+        except ModelFormatError as e:
+            raise ModelFormatError(e.problem, name) from None
 
     def training_examples(self, data):
         feats, labels = training_examples(data, self.ngram)

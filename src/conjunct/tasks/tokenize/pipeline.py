@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import List, Sequence
 
+from ..._errors import ModelFormatError
 from ..._textin import check_no_surrogates, has_surrogate
 from ..base import TaskPipeline
 from ..segment.runner import engine_keys
@@ -61,6 +62,10 @@ class EnglishTokenizer(TaskPipeline):
             for obj in (self.models_.get(c), self.classifiers_.get(c)):
                 if obj is not None and obj.features is not None and not obj.features.is_numeric:
                     engine_keys(obj.features, gap_spec(self.ngram), "tokenizer's boundary", name)
+        try:
+            self.runner()  # the C++ tables: built at load, so the first batch costs what later ones do
+        except ModelFormatError as e:
+            raise ModelFormatError(e.problem, name) from None
 
     def training_examples(self, data):
         return training_examples(data, self.ngram)

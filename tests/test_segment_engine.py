@@ -1,0 +1,175 @@
+"""The character-boundary features on the feature engine: the C++ ids equal
+the reference path's feature for feature on real text (GSD for the
+segmenter, EWT for the tokenizer's gaps), the character classes both paths
+read, what the engine refuses, and model files written before feature keys
+(converted at load, or refused with "retrain it")."""
+
+import sys
+import unicodedata
+
+import numpy as np
+import pytest
+
+import conjunct
+from conjunct import ModelFormatError, _core
+from conjunct.feature_spec import FeatureKeys, FeatureSpec, Part, Template
+from conjunct.features import FeatureIndex
+from conjunct.tasks.segment import WordSegmenter, char_type, read_segmented_conllu, spec
+from conjunct.tasks.segment.features import feature_lists
+from conjunct.tasks.segment.runner import engine_keys, text_buffers
+from conjunct.tasks.tokenize import read_tokenized_conllu
+from conjunct.tasks.tokenize.features import gap_piece_features, gap_spec
+from conjunct.tasks.tokenize.oracle import decided_gaps
+
+sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parent.parent / "tools"))
+
+
+def _engine(names, the_spec):
+    keys = FeatureKeys.from_names(the_spec, names)
+    return _core.BoundaryFeatures(tables=keys.tables())
+
+
+def _rows(engine, texts, gaps):
+    positions, ptr, indptr, ids = engine.features(*text_buffers(texts), gaps)
+    rows = [ids[a:b].tolist() for a, b in zip(indptr[:-1].tolist(), indptr[1:].tolist())]
+    return positions, ptr, rows
+
+
+# -- character classes ------------------------------------------------------------------------------------
+def test_character_classes_of_every_code_point():
+    import gen_char_classes
+
+    cps = np.arange(0x110000, dtype=np.int64)
+    classes, spaces = _core.BoundaryFeatures.char_classes(cps)
+    _, _, _, version = _core.BoundaryFeatures.char_class_ranges()
+    assert spaces.astype(bool).tolist() == [chr(c).isspace() for c in range(0x110000)]
+    engine = bytes(classes).decode("ascii")
+    assert engine[2] == "O"  # the padding character
+    sample = list(range(0, 0x3100)) + list(range(0xFF00, 0xFFA0)) + [0x20BB7, 0x10FFFF]
+    assert "".join(char_type(chr(c)) for c in sample) == "".join(engine[c] for c in sample)
+    if unicodedata.unidata_version != version:
+        pytest.skip(f"the table follows Unicode {version}, this Python's unicodedata {unicodedata.unidata_version}")
+    # The generated table is the generator's definition over every code point.
+    assert engine[:2] + engine[3:] == "".join(gen_char_classes.char_class(c) for c in range(0x110000) if c != 2)
+
+
+# -- engine ids against the reference, on real text ------------------------------------------------------------
+@pytest.mark.realdata
+def test_segmenter_engine_ids_equal_reference_on_gsd(shared_data):
+    base = shared_data / "ud_japanese_gsd" / "r2.8"
+    train = ["".join(s) for s in read_segmented_conllu(base / "ja_gsd-ud-train.conllu")[:300]]
+    dev = ["".join(s) for s in read_segmented_conllu(base / "ja_gsd-ud-dev.conllu")[:200]]
+    texts = dev + ["未知の文字𠮷を含む", "Ｘ", "", "a\x02b"]
+    for ngram in (2, 3):
+        index = FeatureIndex.from_data(f for t in train for f in feature_lists(t, range(1, len(t)), ngram))
+        positions, ptr, rows = _rows(_engine(index.names, spec(ngram)), texts, "all")
+        expected = [[i for i in (index.get(f) for f in fl) if i >= 0]
+                    for t in texts for fl in feature_lists(t, range(1, len(t)), ngram)]
+        assert positions.tolist() == [b for t in texts for b in range(1, len(t))]
+        assert np.diff(ptr).tolist() == [max(len(t) - 1, 0) for t in texts]
+        assert rows == expected
+        assert sum(map(len, rows)) > 0.8 * len(rows) * len(spec(ngram))  # most features are known
+
+
+@pytest.mark.realdata
+def test_tokenizer_engine_ids_equal_reference_on_ewt(shared_data):
+    base = shared_data / "ud_english_ewt"
+    train = read_tokenized_conllu(base / "en_ewt-ud-train.conllu")[:60]
+    dev = [t.text for t in read_tokenized_conllu(base / "en_ewt-ud-dev.conllu")[:30]]
+    texts = dev + ["I can't  believe it's 5 p.m.!! Mr. Smith said:\"no\".", "x", "", "a\u00a0b\tc\u3000d",
+                   "supercalifragilisticexpialidocious word", "ünïcödé straße"]
+
+    def reference(text):
+        gaps = decided_gaps(text).tolist()
+        return gaps, [f + p for f, p in zip(feature_lists(text, gaps), gap_piece_features(text, gaps))]
+
+    index = FeatureIndex.from_data(f for t in train for f in reference(t.text)[1])
+    positions, ptr, rows = _rows(_engine(index.names, gap_spec()), texts, "inner")
+    expected_gaps, expected = [], []
+    for t in texts:
+        gaps, feats = reference(t)
+        expected_gaps += gaps
+        expected += [[i for i in (index.get(f) for f in fl) if i >= 0] for fl in feats]
+    assert positions.tolist() == expected_gaps
+    assert rows == expected
+    piece = {index.get(f) for f in index.names if f[:2] in ("L=", "R=", "P=", "N=")}
+    assert sum(i in piece for r in rows for i in r) > len(rows)  # the piece templates are read too
+
+
+# -- what the engine refuses ------------------------------------------------------------------------------------
+def test_engine_refuses_what_it_cannot_compute():
+    ok = _engine(["c-1:1=a"], spec(1))
+    with pytest.raises(ValueError, match="text 2: text is not UTF-8"):
+        ok.features(b"ab\xff\xfe", np.array([0, 2, 4]), "all")
+    with pytest.raises(ValueError, match="offsets"):
+        ok.features(b"ab", np.array([0, 3]), "all")
+    with pytest.raises(ValueError, match="gaps"):
+        ok.features(b"ab", np.array([0, 2]), "some")
+    with pytest.raises(ValueError, match="non-whitespace"):
+        _engine(["L=a"], gap_spec(1)).features(b"ab", np.array([0, 2]), "all")
+    bad = [FeatureSpec([Template("x", (Part("c3", "+1"),))]),        # past the window
+           FeatureSpec([Template("x", (Part("w", "+0"),))]),         # no such attribute
+           FeatureSpec([Template("x", (Part("c1", "s0"),))]),        # no such position
+           FeatureSpec([Template("x", (Part("piece.left", "+0"),))])]
+    for s in bad:
+        with pytest.raises(ValueError, match="boundary feature template 'x'"):
+            _engine([], s)
+
+
+# -- model files ----------------------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def small_segmenter(shared_data):
+    base = shared_data / "ud_japanese_gsd" / "r2.8"
+    return WordSegmenter(degree=2, n_iter=2, ngram=2).fit(read_segmented_conllu(base / "ja_gsd-ud-train.conllu")[:120])
+
+
+def _without_keys(segmenter):
+    kind, meta, arrays = segmenter.to_container()
+    for c in meta["components"].values():
+        for part in ("model", "classifier"):
+            features = c[part]["meta"].get("features") if "meta" in c[part] else None
+            if features is not None:
+                features.pop("keys", None)
+    return kind, meta, {k: v for k, v in arrays.items() if ".keys." not in k}
+
+
+@pytest.mark.realdata
+def test_segmenter_file_stores_keys_and_old_files_convert(small_segmenter, shared_data, tmp_path):
+    texts = ["".join(s) for s in read_segmented_conllu(shared_data / "ud_japanese_gsd" / "r2.8" / "ja_gsd-ud-dev.conllu")[:30]]
+    expected = small_segmenter.segment(texts)
+    _, _, arrays = small_segmenter.to_container()
+    assert any(".keys." in k for k in arrays)  # a trained segmenter's file stores its keys
+    old = tmp_path / "old.cjt"
+    conjunct.model_io.write_container(old, *_without_keys(small_segmenter))
+    assert not any(".keys." in k for k in conjunct.model_io.read_container(old)[2])
+    loaded = conjunct.load(old)  # converted at load: the names read through the templates
+    assert loaded.classifier_.features.keys is not None
+    assert loaded.segment(texts) == expected
+    resaved = tmp_path / "resaved.cjt"
+    loaded.save(resaved)
+    assert any(".keys." in k for k in conjunct.model_io.read_container(resaved)[2])
+
+
+def test_file_of_other_features_is_refused_with_retrain_it():
+    index = FeatureIndex(["c-1:1=a", "w[-1]=the"])
+    with pytest.raises(ModelFormatError, match="retrain it"):
+        engine_keys(index, spec(3), "word segmentation", "old.cjt")
+    keyed = FeatureIndex(["c-1:1=a"])
+    keyed.keys = FeatureKeys.from_names(spec(1), keyed.names)
+    with pytest.raises(ModelFormatError, match="retrain it"):
+        engine_keys(keyed, spec(3), "word segmentation", "odd.cjt")
+
+
+@pytest.mark.realdata
+def test_old_segmenter_file_of_other_features_is_refused_at_load(small_segmenter, tmp_path):
+    kind, meta, arrays = _without_keys(small_segmenter)
+    # A feature name of another model (the old string encoder skipped such names silently).
+    blob_key = next(k for k in arrays if k.endswith("features.names_blob"))
+    blob = bytearray(arrays[blob_key].tobytes())
+    blob[:2] = b"w["
+    arrays = {**arrays, blob_key: np.frombuffer(bytes(blob), dtype=np.uint8)}
+    path = tmp_path / "foreign.cjt"
+    conjunct.model_io.write_container(path, kind, meta, arrays)
+    with pytest.raises(ModelFormatError, match="retrain it") as e:
+        conjunct.load(path)
+    assert "foreign.cjt" in str(e.value)
