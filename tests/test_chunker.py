@@ -211,3 +211,48 @@ def test_events_collected_in_batches_are_one_runs(chunker, corpus):
     assert batched.shape == whole.shape and batched.shape[0] > 0
     assert (batched != whole).nnz == 0
     assert np.array_equal(batched.indptr, whole.indptr) and np.array_equal(batched.indices, whole.indices)
+
+
+# -- the feature engine ----------------------------------------------------------------------------------------
+@pytest.mark.realdata
+def test_engine_ids_equal_python_reference(corpus):
+    from conjunct import _core
+    from conjunct.feature_spec import FeatureKeys
+    from conjunct.features import FeatureIndex
+    from conjunct.tasks.chunk import spec, token_features
+    from conjunct.tasks.chunk.features import dynamic_features, features_with
+
+    train, test = corpus[0][:300], corpus[1][:100] + [[("Zyxw", "NNP")], []]
+    classes = ["B-NP", "I-NP", "O", "B-XX"]  # B-XX: a class the features never saw
+    for window in (1, 2):
+        index = FeatureIndex.from_data(features_with(s, i, [t[2] for t in s], window) for s in train for i in range(len(s)))
+        engine = _core.ChunkFeatures(tables=FeatureKeys.from_names(spec(window), index.names).tables(), classes=classes)
+        indptr, ids = engine.static_features(test)
+        rows = [ids[a:b].tolist() for a, b in zip(indptr[:-1], indptr[1:])]
+        expected = [[j for j in (index.get(f) for f in token_features(s, i, window)) if j >= 0]
+                    for s in test for i in range(len(s))]
+        assert rows == expected and sum(map(len, rows)) > 0.7 * len(rows) * len(spec(window).templates[:-2])
+        for k, table in enumerate(engine.dynamic_ids()):
+            names = [dynamic_features(c, c, window)[k] for c in classes] + [dynamic_features(None, None, window)[k]]
+            assert table.tolist() == [index.get(n) for n in names]
+
+
+@pytest.mark.realdata
+def test_old_file_converts_at_load_and_other_features_are_refused(chunker, corpus, tmp_path):
+    from conjunct import ModelFormatError, model_io
+
+    kind, meta, arrays = chunker.to_container()
+    for entry in meta["components"]["chunk"].values():
+        entry["meta"]["features"].pop("keys", None)
+    arrays = {k: v for k, v in arrays.items() if ".features.keys." not in k}
+    old = tmp_path / "old.cjm"
+    model_io.write_container(old, kind, meta, arrays)
+    loaded = conjunct.load(old)
+    assert loaded.classifier_.features.keys is not None
+    assert loaded.chunk(corpus[1][:50]) == chunker.chunk(corpus[1][:50])
+    blob_key = next(k for k in arrays if k.endswith("features.names_blob"))
+    blob = bytearray(arrays[blob_key].tobytes())
+    blob[:2] = b"x("  # "w[-2]=..." becomes a name of no chunk template
+    model_io.write_container(tmp_path / "foreign.cjm", kind, meta, {**arrays, blob_key: np.frombuffer(bytes(blob), np.uint8)})
+    with pytest.raises(ModelFormatError, match="retrain it"):
+        conjunct.load(tmp_path / "foreign.cjm")

@@ -16,7 +16,8 @@ from conjunct.feature_spec import FeatureKeys, FeatureSpec, Part, Template
 from conjunct.features import FeatureIndex
 from conjunct.tasks.segment import WordSegmenter, char_type, read_segmented_conllu, spec
 from conjunct.tasks.segment.features import feature_lists
-from conjunct.tasks.segment.runner import engine_keys, text_buffers
+from conjunct.tasks.runner import engine_keys
+from conjunct.tasks.segment.runner import text_buffers
 from conjunct.tasks.tokenize import read_tokenized_conllu
 from conjunct.tasks.tokenize.features import gap_piece_features, gap_spec
 from conjunct.tasks.tokenize.oracle import decided_gaps

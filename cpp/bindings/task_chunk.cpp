@@ -1,8 +1,17 @@
+// YamCha-style chunking: a batch of sentences (their words and POS tags read
+// in C++, or flat buffers) through the chunk features of the feature engine
+// and the left-to-right loop, in one call without the GIL.
+#include <nanobind/stl/shared_ptr.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/tuple.h>
+#include <nanobind/stl/vector.h>
 
+#include <memory>
+#include <stdexcept>
+#include <string>
 
 #include "common.h"
+#include "conjunct/tasks/chunk_features.h"
 #include "conjunct/tasks/yamcha_chunk.h"
 
 namespace conjunct::py {
@@ -10,41 +19,146 @@ namespace conjunct::py {
 // Defined in classify.cpp: the C++ classifier behind a compiled Python handle.
 const Classifier& classifier_of(nb::handle compiled);
 
+namespace {
+
+struct PyChunkFeatures {
+  std::shared_ptr<const ChunkFeaturizer> impl;
+};
+
+// Words and tags of many sentences: two field offsets per token, and sentence token offsets.
+struct ChunkInput {
+  std::string text;
+  std::vector<int64_t> field_ptr{0}, sentence_ptr{0};
+  ChunkTokens tokens() const { return ChunkTokens{text.data(), field_ptr.data()}; }
+};
+
+// The items of a list or tuple (borrowed); false for anything else.
+bool items(PyObject* seq, Py_ssize_t& n, PyObject* const*& out) {
+  if (PyList_Check(seq)) {
+    n = PyList_GET_SIZE(seq);
+    out = reinterpret_cast<PyListObject*>(seq)->ob_item;
+    return true;
+  }
+  if (PyTuple_Check(seq)) {
+    n = PyTuple_GET_SIZE(seq);
+    out = reinterpret_cast<PyTupleObject*>(seq)->ob_item;
+    return true;
+  }
+  return false;
+}
+
+// Sentences as lists of (word, POS, ...) tuples, read through the C API.
+ChunkInput from_sentences(nb::handle sentences) {
+  ChunkInput in;
+  Py_ssize_t n_sent;
+  PyObject* const* sents;
+  if (!items(sentences.ptr(), n_sent, sents)) throw nb::type_error("sentences must be a list or tuple");
+  for (Py_ssize_t s = 0; s < n_sent; ++s) {
+    Py_ssize_t n_tok;
+    PyObject* const* toks;
+    if (!items(sents[s], n_tok, toks)) throw nb::type_error(("sentence " + std::to_string(s + 1) + " is not a list or tuple").c_str());
+    for (Py_ssize_t t = 0; t < n_tok; ++t) {
+      Py_ssize_t n_f;
+      PyObject* const* fields;
+      if (!items(toks[t], n_f, fields) || n_f < 2)
+        throw nb::type_error(("sentence " + std::to_string(s + 1) + ": a token is not a (word, POS) tuple").c_str());
+      for (int f = 0; f < 2; ++f) {
+        if (!PyUnicode_Check(fields[f]))
+          throw nb::type_error(("sentence " + std::to_string(s + 1) + ": a token's word or POS is not a string").c_str());
+        Py_ssize_t len;
+        const char* utf8 = PyUnicode_AsUTF8AndSize(fields[f], &len);
+        if (utf8 == nullptr) throw nb::python_error();
+        in.text.append(utf8, static_cast<size_t>(len));
+        in.field_ptr.push_back(static_cast<int64_t>(in.text.size()));
+      }
+    }
+    in.sentence_ptr.push_back(in.sentence_ptr.back() + n_tok);
+  }
+  return in;
+}
+
+nb::tuple run(const ChunkFeaturizer& f, const Classifier& clf, const Decision& decision, bool early_exit,
+              const ChunkInput& in, bool timing, bool collect) {
+  const size_t n_tokens = static_cast<size_t>(in.sentence_ptr.back());
+  std::vector<int32_t> labels(n_tokens, -1);
+  std::vector<int64_t> ev_ptr{0};
+  std::vector<int32_t> ev;
+  ChunkStats stats;
+  double total;
+  {
+    nb::gil_scoped_release release;
+    const auto start = std::chrono::steady_clock::now();
+    const ChunkTokens tokens = in.tokens();
+    std::vector<int64_t> indptr;
+    std::vector<int32_t> ids;
+    for (size_t k = 0; k + 1 < in.sentence_ptr.size(); ++k) {
+      const int64_t b = in.sentence_ptr[k], e = in.sentence_ptr[k + 1];
+      indptr.assign(1, 0);
+      ids.clear();
+      f.sentence(tokens, b, e, indptr, ids);
+      ChunkSentenceView s;
+      s.tokens = CsrView{Span<int64_t>(indptr.data(), indptr.size()), Span<int32_t>(ids.data(), ids.size())};
+      s.prev1 = Span<int32_t>(f.prev1().data(), f.prev1().size());
+      s.prev2 = Span<int32_t>(f.prev2().data(), f.prev2().size());
+      yamcha_chunk(clf, decision, early_exit, s, labels.data() + b, stats, timing, collect ? &ev_ptr : nullptr,
+                   collect ? &ev : nullptr);
+    }
+    total = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  }
+  return nb::make_tuple(to_numpy(std::move(labels)), stats.decisions, stats.classifier_seconds, total,
+                        collected(collect, std::move(ev_ptr), std::move(ev)),
+                        to_numpy(std::vector<int64_t>(in.sentence_ptr)));
+}
+
+}  // namespace
+
 void bind_task_chunk(nb::module_& m) {
-  m.def(
-      "chunk_yamcha",
-      [](nb::handle compiled, const std::string& rule, size_t n_classes, bool early_exit,
-         const Array1<int64_t>& sentence_ptr, const Array1<int64_t>& token_ptr, const Array1<int32_t>& token_ids,
-         const Array1<int32_t>& prev1, const Array1<int32_t>& prev2, bool timing, bool collect) {
-        const Classifier& clf = classifier_of(compiled);
-        const Decision decision = checked_decision(rule, n_classes, clf.n_outputs());
-        if (prev1.size() != n_classes + 1 || prev2.size() != n_classes + 1)
-          throw nb::value_error("the dynamic feature tables need n_classes + 1 entries (the last for BOS)");
-        if (token_ptr.size() == 0) throw nb::value_error("token offsets are empty");
-        const size_t n_tokens = token_ptr.size() - 1;
-        if (static_cast<size_t>(token_ptr.data()[n_tokens]) != token_ids.size())
-          throw nb::value_error("token offsets do not cover the feature ids");
-        check_sentence_offsets(sentence_ptr, n_tokens, "tokens");
-        std::vector<int32_t> labels(n_tokens, -1);
-        std::vector<int64_t> ev_ptr{0};
-        std::vector<int32_t> ev;
-        ChunkStats stats;
-        const double total = for_each_sentence(sentence_ptr, [&](int64_t b, int64_t e) {
-            ChunkSentenceView s;
-            s.tokens = csr_rows(token_ptr, token_ids, b, e);
-            s.prev1 = span_of(prev1);
-            s.prev2 = span_of(prev2);
-            yamcha_chunk(clf, decision, early_exit, s, labels.data() + b, stats, timing, collect ? &ev_ptr : nullptr,
-                         collect ? &ev : nullptr);
-        });
-        return nb::make_tuple(to_numpy(std::move(labels)), stats.decisions, stats.classifier_seconds, total,
-                              collected(collect, std::move(ev_ptr), std::move(ev)));
-      },
-      nb::arg("classifier"), nb::arg("rule"), nb::arg("n_classes"), nb::arg("early_exit"), nb::arg("sentence_ptr"),
-      nb::arg("token_ptr"), nb::arg("token_ids"), nb::arg("prev1"), nb::arg("prev2"), nb::arg("timing") = false,
-      nb::arg("collect") = false,
-      "YamCha-style left-to-right chunking over many sentences: (class indices, decisions, classifier seconds, "
-      "total seconds, events).");
+  nb::class_<PyChunkFeatures>(m, "ChunkFeatures", "The chunk templates of a model's feature tables, built in C++ from tokens.")
+      .def(
+          "__init__",
+          [](PyChunkFeatures* self, std::shared_ptr<FeatureTables> tables, const std::vector<std::string>& classes) {
+            try {
+              new (self) PyChunkFeatures{std::make_shared<const ChunkFeaturizer>(std::move(tables), classes)};
+            } catch (const std::invalid_argument& e) {
+              throw nb::value_error(e.what());
+            }
+          },
+          nb::arg("tables"), nb::arg("classes"))
+      .def(
+          "chunk",
+          [](const PyChunkFeatures& self, nb::handle classifier, const std::string& rule, size_t n_classes,
+             bool early_exit, nb::handle sentences, bool timing, bool collect) {
+            const Classifier& clf = classifier_of(classifier);
+            const Decision decision = checked_decision(rule, n_classes, clf.n_outputs());
+            if (self.impl->prev1().size() != n_classes + 1)
+              throw nb::value_error("the chunk features were built for another number of classes");
+            return run(*self.impl, clf, decision, early_exit, from_sentences(sentences), timing, collect);
+          },
+          nb::arg("classifier"), nb::arg("rule"), nb::arg("n_classes"), nb::arg("early_exit"), nb::arg("sentences"),
+          nb::arg("timing") = false, nb::arg("collect") = false,
+          "YamCha-style left-to-right chunking of sentences of (word, POS, ...) tuples: (class indices, decisions,\n"
+          "classifier seconds, total seconds, events, sentence offsets).")
+      .def(
+          "static_features",
+          [](const PyChunkFeatures& self, nb::handle sentences) {
+            const ChunkInput in = from_sentences(sentences);
+            std::vector<int64_t> indptr{0};
+            std::vector<int32_t> ids;
+            {
+              nb::gil_scoped_release release;
+              for (size_t k = 0; k + 1 < in.sentence_ptr.size(); ++k)
+                self.impl->sentence(in.tokens(), in.sentence_ptr[k], in.sentence_ptr[k + 1], indptr, ids);
+            }
+            return nb::make_tuple(to_numpy(std::move(indptr)), to_numpy(std::move(ids)));
+          },
+          nb::arg("sentences"), "The static feature ids of every token: (indptr, ids).")
+      .def(
+          "dynamic_ids",
+          [](const PyChunkFeatures& self) {
+            return nb::make_tuple(to_numpy(std::vector<int32_t>(self.impl->prev1())),
+                                  to_numpy(std::vector<int32_t>(self.impl->prev2())));
+          },
+          "The ids of the previous decisions' features, per class and BOS last: (tag at -1, tag at -2).");
 }
 
 }  // namespace conjunct::py

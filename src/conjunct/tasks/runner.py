@@ -15,7 +15,10 @@ from typing import Dict, Sequence, Tuple
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["Runner", "events_matrix", "check_classifier", "per_sentence"]
+from .._errors import ModelFormatError
+from ..feature_spec import FeatureKeys, FeatureSpec
+
+__all__ = ["Runner", "events_matrix", "check_classifier", "per_sentence", "engine_keys"]
 
 
 def events_matrix(indptr: np.ndarray, ids: np.ndarray, width: int) -> sp.csr_matrix:
@@ -35,6 +38,26 @@ def check_classifier(classifier, what: str, rules: Sequence[str] = ("sign",)) ->
     index = classifier.features
     if index is None or index.is_numeric:
         raise ValueError(f"the {what} classifier needs a named feature index (the task's feature strings)")
+
+
+def engine_keys(index, expected: FeatureSpec, what: str, name: str = "<model>") -> FeatureKeys:
+    """The feature keys of a boundary model's feature index: the ones its
+    file stores (which must be of the ``expected`` templates), or, for a file
+    written before feature keys, read from its feature names and kept on the
+    index so that the file saved next stores them. A name the templates do
+    not read means the model was trained on other features: retrain it."""
+    keys = getattr(index, "keys", None)
+    if keys is not None:
+        if keys.spec != expected:
+            raise ModelFormatError(f"section features.keys: the {what} classifier's feature templates are not the "
+                                   f"{what} templates of its configuration (ngram); retrain it", name)
+        return keys
+    try:
+        keys = FeatureKeys.from_names(expected, index.names)
+    except ValueError as e:
+        raise ModelFormatError(f"{e}: the {what} model was trained on other features; retrain it", name) from None
+    index.keys = keys
+    return keys
 
 
 def per_sentence(values: np.ndarray, ptr: np.ndarray) -> list:

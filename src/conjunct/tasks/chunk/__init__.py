@@ -1,9 +1,11 @@
 """Text chunking in the YamCha style (Kudo & Matsumoto 2001) on CoNLL-2000.
 
 Each token gets one multi-class decision (its IOB2 chunk tag), left to right.
-Its features are the words and POS tags in a window of +-2 tokens (static,
-computed once per token and cached as feature ids) plus the two previous
-decisions ("t[-1]=B-NP", "t[-2]=I-NP": YamCha's dynamic features). Because
+Its features are the words and POS tags in a window of +-2 tokens (static)
+plus the two previous decisions ("t[-1]=B-NP", "t[-2]=I-NP": YamCha's
+dynamic features), declared once as a feature spec (:func:`spec`); C++
+looks each token's word and tag up once in the model's vocabularies and
+turns the templates into feature ids through its key table. Because
 each decision feeds the next one's features, the loop is sequential; it runs
 in C++ (``cpp/src/yamcha_chunk.cpp``) and calls the compiled classifier
 directly with the GIL released. Training uses the gold previous tags.
@@ -20,7 +22,7 @@ examples), ``runner`` (the C++ loop and the Python reference), ``metrics``
 """
 
 
-from .features import ChunkEncoder, dynamic_features, token_features
+from .features import dynamic_features, spec, token_features
 from .metrics import chunk_scores, conlleval_chunks
 from .oracle import training_examples
 from .pipeline import Chunker
@@ -32,7 +34,7 @@ __all__ = [
     "token_features",
     "dynamic_features",
     "training_examples",
-    "ChunkEncoder",
+    "spec",
     "YamchaChunker",
     "chunk_reference",
     "Chunker",

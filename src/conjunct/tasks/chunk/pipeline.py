@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from typing import List
 
-from ..._errors import DataFormatError
+from ..._errors import DataFormatError, ModelFormatError
 from ..base import TaskPipeline
+from ..runner import engine_keys
+from .features import spec
 from .metrics import chunk_scores
 from .oracle import training_examples
 from .runner import YamchaChunker
@@ -50,6 +52,22 @@ class Chunker(TaskPipeline):
         check_int("window", self.window, 0)  # a negative window has no features: F1 0.00, silently
         _check_gold(data)
         return {self.COMPONENT: training_examples(data, self.window)}
+
+    def compile(self, method: str, *, events=None, **params) -> "Chunker":
+        super().compile(method, events=events, **params)
+        self.runner()  # its feature keys go on the feature index, so the file saved next stores them
+        return self
+
+    def _loaded(self, name: str) -> None:
+        # A file written before feature keys converts here (its names read
+        # through the templates), or is refused: retrain it.
+        for obj in (self.models_.get(self.COMPONENT), self.classifiers_.get(self.COMPONENT)):
+            if obj is not None and obj.features is not None and not obj.features.is_numeric:
+                engine_keys(obj.features, spec(self.window), "chunking", name)
+        try:
+            self.runner()  # the C++ tables: built at load, so the first batch costs what later ones do
+        except ModelFormatError as e:
+            raise ModelFormatError(e.problem, name) from None
 
     def _make_runner(self) -> YamchaChunker:
         return YamchaChunker(self.classifiers_[self.COMPONENT], window=self.window)

@@ -1,5 +1,6 @@
 """The left-to-right chunking loop: in C++ around a compiled classifier
-(:class:`YamchaChunker`), and in Python, one call per token
+(:class:`YamchaChunker`: one call per batch, from the tokens' strings through
+the feature engine to the tags), and in Python, one call per token
 (:func:`chunk_reference`, the specification it is tested against)."""
 
 from __future__ import annotations
@@ -9,8 +10,9 @@ from typing import List
 import numpy as np
 
 from ... import _core
-from ..runner import Runner, check_classifier, events_matrix, per_sentence
-from .features import ChunkEncoder, features_with
+from ..._errors import ModelFormatError
+from ..runner import Runner, check_classifier, engine_keys, events_matrix, per_sentence
+from .features import features_with, spec
 
 __all__ = ["YamchaChunker", "chunk_reference"]
 
@@ -22,26 +24,26 @@ class YamchaChunker(Runner):
     def __init__(self, classifier, *, window: int = 2, early_exit: bool = True):
         check_classifier(classifier, "chunking", rules=("sign", "argmax", "ovo"))
         super().__init__([classifier])
-        index = classifier.features
         self.classifier = classifier
         self.early_exit = early_exit
-        self.encoder = ChunkEncoder(index, window)
         classes = [str(c) for c in classifier.rule.classes]
         self.classes = np.asarray(classes, dtype=object)
-        get = index.get
-        self.prev1 = np.asarray([get(f) for f in (f"t[-1]={c}" for c in classes + ["BOS"])], dtype=np.int32)
-        self.prev2 = np.asarray([get(f) for f in (f"t[-2]={c}" for c in classes + ["BOS"])], dtype=np.int32)
+        keys = engine_keys(classifier.features, spec(window), "chunking")
+        try:
+            self.features = _core.ChunkFeatures(tables=keys.tables(), classes=classes)
+        except ValueError as e:  # a spec naming positions or attributes the chunk templates do not have
+            raise ModelFormatError(f"section features.keys: {e}") from None
 
     def chunk_many(self, sentences, *, collect: bool = False, timing: bool = False):
         """Tags of every sentence; with ``collect``, also the decisions' feature
         vectors as a CSR matrix (events for an fstrie)."""
-        enc = self.encoder.encode(sentences)
         clf = self.classifier
-        labels, decisions, clf_seconds, total, events = _core.chunk_yamcha(
-            clf._core, clf.rule.kind, len(clf.rule.classes), self.early_exit, enc["sentence_ptr"], enc["token_ptr"],
-            enc["token_ids"], self.prev1, self.prev2, timing, collect)
+        labels, decisions, clf_seconds, total, events, sentence_ptr = self.features.chunk(
+            classifier=clf._core, rule=clf.rule.kind, n_classes=len(clf.rule.classes), early_exit=self.early_exit,
+            sentences=sentences if isinstance(sentences, (list, tuple)) else list(sentences), timing=timing,
+            collect=collect)
         self.count(decisions=int(decisions), classifier_seconds=clf_seconds, loop_seconds=total)
-        result = per_sentence(self.classes[labels], enc["sentence_ptr"])
+        result = per_sentence(self.classes[labels], sentence_ptr)
         if not collect:
             return result
         return result, events_matrix(*events, len(clf.features))

@@ -6,10 +6,11 @@ from typing import List, Sequence
 
 from ..._errors import ModelFormatError
 from ..base import TaskPipeline
+from ..runner import engine_keys
 from .features import spec
 from .metrics import word_scores
 from .oracle import training_examples
-from .runner import BoundaryClassifier, engine_keys
+from .runner import BoundaryClassifier
 
 __all__ = ["WordSegmenter"]
 

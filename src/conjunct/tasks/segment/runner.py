@@ -13,12 +13,12 @@ import numpy as np
 from ... import _core
 from ..._errors import ModelFormatError
 from ..._jobs import resolve_n_jobs
-from ...feature_spec import FeatureKeys, FeatureSpec
-from ..runner import Runner, check_classifier, events_matrix
+from ...feature_spec import FeatureSpec
+from ..runner import Runner, check_classifier, engine_keys, events_matrix
 from .features import boundary_features, spec
 from .oracle import words_from_boundaries
 
-__all__ = ["BoundaryClassifier", "segment_reference", "engine_keys", "text_buffers", "boundary_engine"]
+__all__ = ["BoundaryClassifier", "segment_reference", "text_buffers", "boundary_engine"]
 
 
 def text_buffers(texts: Sequence[str]) -> Tuple[bytes, np.ndarray]:
@@ -27,26 +27,6 @@ def text_buffers(texts: Sequence[str]) -> Tuple[bytes, np.ndarray]:
     offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
     np.cumsum(np.fromiter(map(len, encoded), dtype=np.int64, count=len(encoded)), out=offsets[1:])
     return b"".join(encoded), offsets
-
-
-def engine_keys(index, expected: FeatureSpec, what: str, name: str = "<model>") -> FeatureKeys:
-    """The feature keys of a boundary model's feature index: the ones its
-    file stores (which must be of the ``expected`` templates), or, for a file
-    written before feature keys, read from its feature names and kept on the
-    index so that the file saved next stores them. A name the templates do
-    not read means the model was trained on other features: retrain it."""
-    keys = getattr(index, "keys", None)
-    if keys is not None:
-        if keys.spec != expected:
-            raise ModelFormatError(f"section features.keys: the {what} classifier's feature templates are not the "
-                                   f"{what} templates of its configuration (ngram); retrain it", name)
-        return keys
-    try:
-        keys = FeatureKeys.from_names(expected, index.names)
-    except ValueError as e:
-        raise ModelFormatError(f"{e}: the {what} model was trained on other features; retrain it", name) from None
-    index.keys = keys
-    return keys
 
 
 def boundary_engine(index, expected: FeatureSpec, what: str):

@@ -7,7 +7,7 @@ from typing import List, Sequence
 from ..._errors import ModelFormatError
 from ..._textin import check_no_surrogates, has_surrogate
 from ..base import TaskPipeline
-from ..segment.runner import engine_keys
+from ..runner import engine_keys
 from .features import gap_spec
 from .oracle import training_examples
 from .reader import TokenizedText
