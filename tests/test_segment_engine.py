@@ -4,8 +4,9 @@ segmenter, EWT for the tokenizer's gaps), the character classes both paths
 read, what the engine refuses, and model files written before feature keys
 (converted at load, or refused with "retrain it")."""
 
-import sys
+import importlib.util
 import unicodedata
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -22,7 +23,7 @@ from conjunct.tasks.tokenize import read_tokenized_conllu
 from conjunct.tasks.tokenize.features import gap_piece_features, gap_spec
 from conjunct.tasks.tokenize.oracle import decided_gaps
 
-sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parent.parent / "tools"))
+TOOLS = Path(__file__).resolve().parent.parent / "tools"
 
 
 def _engine(names, the_spec):
@@ -38,7 +39,9 @@ def _rows(engine, texts, gaps):
 
 # -- character classes ------------------------------------------------------------------------------------
 def test_character_classes_of_every_code_point():
-    import gen_char_classes
+    loader = importlib.util.spec_from_file_location("gen_char_classes", TOOLS / "gen_char_classes.py")
+    gen_char_classes = importlib.util.module_from_spec(loader)
+    loader.loader.exec_module(gen_char_classes)
 
     cps = np.arange(0x110000, dtype=np.int64)
     classes, spaces = _core.BoundaryFeatures.char_classes(cps)
