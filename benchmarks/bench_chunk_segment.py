@@ -17,7 +17,9 @@ For each task and each kernel degree (--degrees, default 1 2 3), one process:
 
 Chunking calls the classifier once per token from a C++ left-to-right loop
 (the two previous decisions are features); segmentation computes the feature
-ids of a batch with numpy and makes one batch-predict call.
+ids of a batch and classifies every boundary in one C++ call. Both build
+their features through the feature engine from the tokens' or the text's
+strings.
 
     python benchmarks/bench_chunk_segment.py            # full train splits
     python benchmarks/bench_chunk_segment.py --quick    # 1,500 training sentences, 400 test sentences
