@@ -194,6 +194,7 @@ class TaskPipeline(Saveable, Params):
         self._check_models()
         if method != "fstrie":
             self.classifiers_ = {name: model.compile(method, **params) for name, model in self.models_.items()}
+            self._compiled()
             return self
         if events is None:
             raise ConjunctError("an fstrie needs events: task data to run the pipeline on")
@@ -213,7 +214,12 @@ class TaskPipeline(Saveable, Params):
                 self.classifiers_ = saved
         self.classifiers_ = {name: model.compile("fstrie", events=vectors[name], base=bases[name], **trie)
                              for name, model in self.models_.items()}
+        self._compiled()
         return self
+
+    def _compiled(self) -> None:
+        """Called when new classifiers are in place (a task on the feature
+        engine builds its runner, so that its feature keys are saved)."""
 
     # Sentences per runner call while collecting events: often enough for a progress bar.
     EVENT_BATCH = 2000

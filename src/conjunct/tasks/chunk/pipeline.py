@@ -53,10 +53,8 @@ class Chunker(TaskPipeline):
         _check_gold(data)
         return {self.COMPONENT: training_examples(data, self.window)}
 
-    def compile(self, method: str, *, events=None, **params) -> "Chunker":
-        super().compile(method, events=events, **params)
+    def _compiled(self) -> None:
         self.runner()  # its feature keys go on the feature index, so the file saved next stores them
-        return self
 
     def _loaded(self, name: str) -> None:
         # A file written before feature keys converts here (its names read

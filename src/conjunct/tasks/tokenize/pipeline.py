@@ -50,10 +50,8 @@ class EnglishTokenizer(TaskPipeline):
         super().__init__(degree=degree, **params)
         self.ngram = ngram
 
-    def compile(self, method: str, *, events=None, **params) -> "EnglishTokenizer":
-        super().compile(method, events=events, **params)
+    def _compiled(self) -> None:
         self.runner()  # its feature keys go on the feature index, so the file saved next stores them
-        return self
 
     def _loaded(self, name: str) -> None:
         # A file written before feature keys converts here (its names read
