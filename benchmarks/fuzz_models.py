@@ -38,6 +38,7 @@ import time
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import numpy as np
@@ -238,23 +239,13 @@ def build_samples(*, quick: bool = False, shared_data: Optional[Path] = None) ->
     return samples
 
 
-class _Container:
-    """A container as an object the sample loop can dump."""
-
-    def __init__(self, kind: str, meta: dict, arrays: dict):
-        self._parts = (kind, meta, arrays)
-
-    def to_container(self):
-        return self._parts
-
-
-def _without_keys(pipeline) -> _Container:
+def _without_keys(pipeline):
     """A task pipeline's container without its feature keys (a file written before them)."""
     kind, meta, arrays = pipeline.to_container()
-    for component in meta["components"].values():
-        for entry in component.values():
-            entry.get("meta", {}).get("features", {}).pop("keys", None)
-    return _Container(kind, meta, {k: v for k, v in arrays.items() if ".features.keys." not in k})
+    for entry in (e for c in meta["components"].values() for e in c.values()):
+        entry.get("meta", {}).get("features", {}).pop("keys", None)
+    arrays = {k: v for k, v in arrays.items() if ".features.keys." not in k}
+    return SimpleNamespace(to_container=lambda: (kind, meta, arrays))
 
 
 def _bunsetsu_sample(shared_data: Path):
