@@ -1,6 +1,7 @@
 #include "conjunct/tasks/boundary_features.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <stdexcept>
 
@@ -131,6 +132,8 @@ void BoundaryFeaturizer::text(std::string_view utf8, Gaps gaps, Scratch& s, std:
                               std::vector<int64_t>& indptr, std::vector<int32_t>& ids) const {
   if (gaps == kAll && uses_pieces_)
     throw std::invalid_argument("the piece features need the gaps between non-whitespace characters");
+  if (utf8.size() > UINT32_MAX - 2 * kWindow)
+    throw std::invalid_argument("a text of more than 4 GB (byte offsets are 32-bit)");
   // The padded text: kWindow padding characters, the text, kWindow more.
   s.cps.clear();
   s.starts.clear();
