@@ -7,7 +7,7 @@ from typing import List, Optional, Sequence, Tuple
 
 from ..._errors import DataFormatError
 from ..base import oracle_sentences
-from .features import ARC_FEATURES, ConfigurationFeatures
+from .features import ConfigurationFeatures
 from .reader import DepSentence
 from .transitions import LA, RA, RE, ROOT_LABEL, SH, TRANSITIONS, State, is_projective
 
@@ -64,7 +64,7 @@ def training_examples(sentences: Sequence[DepSentence], features: str = "malt") 
             tf.append(f)
             tl.append(TRANSITIONS[t])
             if t == LA or (t == RA and state.stack[-1] != 0):
-                lf.append(f + [ARC_FEATURES[0 if t == LA else 1]])
+                lf.append(f + feats.arc_features(state, 0 if t == LA else 1))
                 ll.append(label)
             state.apply(t, label)
     return {"transition": (tf, tl), "label": (lf, ll)}, skipped
@@ -138,7 +138,7 @@ def exploration_examples(sentences: Sequence[DepSentence], transitions, labels, 
             label = None
             s0, b = state.stack[-1], state.b
             if t == LA or (t == RA and s0 != 0):
-                fl = f + [ARC_FEATURES[0 if t == LA else 1]]
+                fl = f + feats.arc_features(state, 0 if t == LA else 1)
                 dep = s0 if t == LA else b
                 if gold[dep] == (b if t == LA else s0):
                     lf.append(fl)
