@@ -219,3 +219,26 @@ def test_spec_names_the_shipped_sets():
     assert [t.name for t in malt.templates][:5] == ["s0.w", "s0.p", "s0.u", "s0=ROOT", "s0=NONE"]
     assert "t" not in [t.name for t in spec_for("rich", "transition").templates]
     assert len(SPEC) == len(rich)
+
+
+def test_a_file_whose_spec_the_parser_cannot_read_is_refused(small, ewt):
+    """The stored spec is data from the file: a position the parser has no
+    role for, or an attribute at a position that does not carry it, is a
+    model-format error naming the section (never a crash)."""
+    from conjunct import persistence
+
+    _, dev = ewt
+    kind, meta, arrays = small.to_container()
+    keys = meta["components"]["transition"]["model"]["meta"]["features"]["keys"]
+    for edit, match in ((lambda k: k["positions"].__setitem__(0, "q0"), "unknown position 'q0'"),
+                        (lambda k: k["attributes"].__setitem__(k["attributes"].index("upos"), "lemma"),
+                         "unknown attribute 'lemma'")):
+        import copy
+
+        bad = copy.deepcopy(meta)
+        for entry in ("model", "classifier"):
+            edit(bad["components"]["transition"][entry]["meta"]["features"]["keys"])
+        parser = persistence.build(kind, bad, arrays)  # the file's checks pass: the spec is well formed
+        with pytest.raises(ModelFormatError, match=match):
+            parser.parse(dev[:2])
+    assert keys["positions"][0] != "q0"
