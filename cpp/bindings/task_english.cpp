@@ -179,7 +179,8 @@ nb::tuple parse(nb::handle transitions, const std::string& trans_rule, const Arr
   }
   return nb::make_tuple(to_numpy(std::move(heads)), to_numpy(std::move(out_labels)),
                         to_numpy(std::vector<int64_t>(in.sentence_ptr)), stats.transition_decisions,
-                        stats.label_decisions, stats.classifier_seconds, total, events_of(collect, events));
+                        stats.label_decisions, stats.classifier_seconds, stats.label_seconds, total,
+                        events_of(collect, events));
 }
 
 }  // namespace
@@ -201,7 +202,7 @@ void bind_task_english(nb::module_& m) {
 
   const char* parse_doc =
       "Labeled arc-eager parsing of many sentences: (heads, labels, sentence offsets, transition decisions, label "
-      "decisions, classifier seconds, total seconds, events). heads are 1-based (0 = root), labels index the output "
+      "decisions, classifier seconds, label classifier seconds, total seconds, events). heads are 1-based (0 = root), labels index the output "
       "label values (the label values, then dep_label / punct_label's extras).";
   m.def(
       "parse_arc_eager",

@@ -36,6 +36,7 @@ struct ArcEagerStats {
   int64_t transition_decisions = 0;
   int64_t label_decisions = 0;
   double classifier_seconds = 0.0;  // measured only when timing is asked for
+  double label_seconds = 0.0;       // the label classifier's part of it
 };
 
 // Per component, the vectors classified (or, replaying moves, the vectors

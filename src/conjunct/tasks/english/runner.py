@@ -127,7 +127,8 @@ class ArcEagerParser(Runner):
     """The C++ arc-eager loop over two compiled classifiers (``transitions`` over
     the configuration features, ``labels`` over those plus the arc's direction)."""
 
-    COUNTERS = ("transition_decisions", "label_decisions", "classifier_seconds", "loop_seconds")
+    COUNTERS = ("transition_decisions", "label_decisions", "classifier_seconds", "label_classifier_seconds",
+                "loop_seconds")
 
     def __init__(self, transitions, labels, features: str = "malt"):
         check_classifier(transitions, "transition", rules=("sign", "argmax"))
@@ -164,8 +165,9 @@ class ArcEagerParser(Runner):
                     transition_features=self._features[0], label_features=self._features[1])
 
     def _finish(self, out, collect: bool):
-        heads, labels, sentence_ptr, n_t, n_l, clf_s, total, events = out
-        self.count(transition_decisions=int(n_t), label_decisions=int(n_l), classifier_seconds=clf_s, loop_seconds=total)
+        heads, labels, sentence_ptr, n_t, n_l, clf_s, label_s, total, events = out
+        self.count(transition_decisions=int(n_t), label_decisions=int(n_l), classifier_seconds=clf_s,
+                   label_classifier_seconds=label_s, loop_seconds=total)
         cuts = sentence_ptr.tolist()
         values = self.output_labels
         heads = heads.tolist()
