@@ -217,8 +217,10 @@ def test_spec_names_the_shipped_sets():
     malt, rich = spec_for("malt", "label"), spec_for("rich", "label")
     assert {t.group for t in rich.templates} == {"malt", "rich", "arc"}
     assert [t.name for t in malt.templates][:5] == ["s0.w", "s0.p", "s0.u", "s0=ROOT", "s0=NONE"]
-    assert "t" not in [t.name for t in spec_for("rich", "transition").templates]
-    assert len(SPEC) == len(rich)
+    transition = [t.name for t in spec_for("rich", "transition").templates]
+    assert "t" not in transition and "b2.p" in transition
+    assert "b2.p" not in [t.name for t in rich.templates]  # the label component does without the lookahead
+    assert len(SPEC) == len(spec_for("rich", None)) == len(set(transition) | {t.name for t in rich.templates})
 
 
 def test_a_file_whose_spec_the_parser_cannot_read_is_refused(small, ewt):

@@ -22,7 +22,7 @@ from ... import _core
 from ..._errors import ModelFormatError
 from ...feature_spec import FeatureKeys, FeatureSpec
 from ..runner import Runner, check_classifier, events_matrix
-from .features import ConfigurationFeatures, feature_set, spec_for
+from .features import ConfigurationFeatures, spec_for
 from .reader import DepSentence
 from .transitions import LA, RA, ROOT_LABEL, SH, TRANSITIONS, State, finish_tree
 
@@ -50,7 +50,8 @@ def feature_keys(index, features: str, component: str, name: str = "<model>") ->
     names through the templates of ``features``, and kept on the index so
     that the file saved next stores them. A name the templates do not read
     means the model was trained on other templates: it has to be retrained."""
-    groups = set(feature_set(features)) | ({"arc"} if component == "label" else set())
+    spec = spec_for(features, None)  # both components' templates: files from before either split convert
+    groups = {t.group for t in spec.templates}
     keys = getattr(index, "keys", None)
     if keys is not None:
         stored = {t.group for t in keys.spec.templates}
@@ -60,10 +61,13 @@ def feature_keys(index, features: str, component: str, name: str = "<model>") ->
                                    "configuration disagree", name)
         return keys
     try:
-        keys = FeatureKeys.from_names(spec_for(features, component), index.names)
+        keys = FeatureKeys.from_names(spec, index.names)
     except ValueError as e:
         raise ModelFormatError(f"{e}: the {component} classifier was trained on other arc-eager templates (or "
                                f"another feature set than {features!r}); retrain it", name) from None
+    used = set(keys.template_of.tolist())  # the engine evaluates only the templates the model has features of
+    if len(used) < len(spec):
+        keys = FeatureKeys.from_names(spec.select(lambda t: spec.index(t.name) in used), index.names)
     index.keys = keys
     return keys
 
