@@ -21,9 +21,10 @@ class EnglishDependencyParser(TaskPipeline):
     """Labeled arc-eager dependency parser for UD English (gold POS input), two
     polynomial-kernel components (``transition``, ``label``) trained with PA-I.
 
-    The label component's features are the configuration's plus ``t=LA`` or
-    ``t=RA``; each component has its own feature index and vocabularies, so each
-    token's strings are looked up once per component, in C++.
+    The label component's features are the configuration's without the
+    lookahead (s1, b2, b3), plus ``t=LA`` or ``t=RA``; each component has its
+    own feature index and vocabularies, so each token's strings are looked up
+    once per component, in C++.
 
     >>> parser = EnglishDependencyParser(degree=2, n_iter=5).fit(read_ud_english(train))   # doctest: +SKIP
     >>> parser.evaluate(read_ud_english(dev))["las"]                                      # doctest: +SKIP
