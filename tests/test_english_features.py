@@ -153,6 +153,18 @@ def test_buffers_parse_as_sentence_objects(small, ewt):
         runner.parse_buffers(text, field_ptr[:-1], sentence_ptr)
     with pytest.raises(ValueError, match="sentence offsets"):
         runner.parse_buffers(text, field_ptr, sentence_ptr[:-1])
+    # Tags as ids (a tagger's output): the same parses.
+    forms = [w.encode("utf-8") for s in sample for w in s.forms]
+    form_ptr = np.concatenate([[0], np.cumsum([len(w) for w in forms])])
+    upos_names, xpos_names = sorted({t for s in sample for t in s.upos}), sorted({t for s in sample for t in s.xpos})
+    upos = [upos_names.index(t) for s in sample for t in s.upos]
+    xpos = [xpos_names.index(t) for s in sample for t in s.xpos]
+    tagged = (b"".join(forms), form_ptr, sentence_ptr, upos, upos_names, xpos, xpos_names)
+    assert runner.parse_tagged(*tagged) == small.parse(sample)
+    with pytest.raises(ValueError, match="XPOS id is outside"):
+        runner.parse_tagged(*tagged[:5], [len(xpos_names)] * len(xpos), xpos_names)
+    with pytest.raises(ValueError, match="one UPOS id per token"):
+        runner.parse_tagged(*tagged[:3], upos[:-1], *tagged[4:])
     with pytest.raises(ValueError, match="differ in length"):
         small.parse([DepSentence(["a", "b"], ["X"], ["X", "Y"])])
     assert small.parse([]) == []

@@ -25,16 +25,28 @@ struct PyArcEagerFeatures {
 };
 
 // The tokens of one call: UTF-8 text, three field offsets per token (form,
-// UPOS, XPOS) plus one, and the token offsets of every sentence.
+// UPOS, XPOS) plus one, and the token offsets of every sentence; or, with
+// tag ids, one field (the form) per token and the tags as ids into names.
 struct Tokens {
   std::string text;
   std::vector<int64_t> field_ptr{0}, sentence_ptr{0};
-  ArcEagerTokens view() const { return ArcEagerTokens{text.data(), field_ptr.data()}; }
-  size_t n_tokens() const { return (field_ptr.size() - 1) / 3; }
+  std::vector<int32_t> tag_ids[2];
+  std::vector<std::string> tag_names[2];
+  std::vector<std::string_view> tag_views[2];
+  bool tagged = false;
+  ArcEagerTokens view() const {
+    ArcEagerTokens t{text.data(), field_ptr.data()};
+    if (tagged)
+      for (int k = 0; k < 2; ++k) t.tag_ids[k] = tag_ids[k].data(), t.tag_names[k] = tag_views[k].data();
+    return t;
+  }
+  size_t fields() const { return tagged ? 1 : 3; }
+  size_t n_tokens() const { return (field_ptr.size() - 1) / fields(); }
 
   void check() const {
-    if (field_ptr.empty() || (field_ptr.size() - 1) % 3 != 0)
-      throw nb::value_error("field offsets need three entries per token (form, UPOS, XPOS), plus one");
+    if (field_ptr.empty() || (field_ptr.size() - 1) % fields() != 0)
+      throw nb::value_error(tagged ? "form offsets need one entry per token, plus one"
+                                   : "field offsets need three entries per token (form, UPOS, XPOS), plus one");
     if (field_ptr[0] != 0 || field_ptr.back() != static_cast<int64_t>(text.size()))
       throw nb::value_error("field offsets do not cover the text");
     for (size_t k = 1; k < field_ptr.size(); ++k)
@@ -43,8 +55,34 @@ struct Tokens {
       throw nb::value_error("sentence offsets do not cover the tokens");
     for (size_t k = 1; k < sentence_ptr.size(); ++k)
       if (sentence_ptr[k] < sentence_ptr[k - 1]) throw nb::value_error("sentence offsets decrease");
+    for (int t = 0; tagged && t < 2; ++t) {
+      if (tag_ids[t].size() != n_tokens())
+        throw nb::value_error(t == 0 ? "one UPOS id per token is needed" : "one XPOS id per token is needed");
+      for (const int32_t id : tag_ids[t])
+        if (id < 0 || static_cast<size_t>(id) >= tag_names[t].size())
+          throw nb::value_error(t == 0 ? "a UPOS id is outside its tag names" : "an XPOS id is outside its tag names");
+    }
   }
 };
+
+Tokens from_tagged(const nb::bytes& text, const Array1<int64_t>& form_ptr, const Array1<int64_t>& sentence_ptr,
+                   const Array1<int32_t>& upos, const std::vector<std::string>& upos_names, const Array1<int32_t>& xpos,
+                   const std::vector<std::string>& xpos_names) {
+  Tokens in;
+  in.tagged = true;
+  in.text.assign(text.c_str(), text.size());
+  in.field_ptr.assign(form_ptr.data(), form_ptr.data() + form_ptr.size());
+  in.sentence_ptr.assign(sentence_ptr.data(), sentence_ptr.data() + sentence_ptr.size());
+  const Array1<int32_t>* ids[2] = {&upos, &xpos};
+  const std::vector<std::string>* names[2] = {&upos_names, &xpos_names};
+  for (int t = 0; t < 2; ++t) {
+    in.tag_ids[t].assign(ids[t]->data(), ids[t]->data() + ids[t]->size());
+    in.tag_names[t] = *names[t];
+    for (const std::string& name : in.tag_names[t]) in.tag_views[t].emplace_back(name);
+  }
+  in.check();
+  return in;
+}
 
 Tokens from_buffers(const nb::bytes& text, const Array1<int64_t>& field_ptr, const Array1<int64_t>& sentence_ptr) {
   Tokens in;
@@ -234,6 +272,23 @@ void bind_task_english(nb::module_& m) {
       nb::arg("punct_label"), nb::arg("n_output_labels"), nb::arg("transition_features"), nb::arg("label_features"),
       nb::arg("text"), nb::arg("field_ptr"), nb::arg("sentence_ptr"), nb::arg("timing") = false,
       nb::arg("collect") = false, parse_doc);
+  m.def(
+      "parse_arc_eager_tagged",
+      [](nb::handle transitions, const std::string& trans_rule, const Array1<int64_t>& transition_of_class,
+         nb::handle labels, const std::string& label_rule, size_t n_label_classes, int32_t root_label,
+         int32_t dep_label, int32_t punct_label, int32_t n_output_labels, nb::handle t_features, nb::handle l_features,
+         const nb::bytes& text, const Array1<int64_t>& form_ptr, const Array1<int64_t>& sentence_ptr,
+         const Array1<int32_t>& upos, const std::vector<std::string>& upos_names, const Array1<int32_t>& xpos,
+         const std::vector<std::string>& xpos_names, bool timing, bool collect) {
+        const Tokens in = from_tagged(text, form_ptr, sentence_ptr, upos, upos_names, xpos, xpos_names);
+        return parse(transitions, trans_rule, transition_of_class, labels, label_rule, n_label_classes, root_label,
+                     dep_label, punct_label, n_output_labels, t_features, l_features, in, timing, collect);
+      },
+      nb::arg("transitions"), nb::arg("trans_rule"), nb::arg("transition_of_class"), nb::arg("labels").none(),
+      nb::arg("label_rule"), nb::arg("n_label_classes"), nb::arg("root_label"), nb::arg("dep_label"),
+      nb::arg("punct_label"), nb::arg("n_output_labels"), nb::arg("transition_features"), nb::arg("label_features"),
+      nb::arg("text"), nb::arg("form_ptr"), nb::arg("sentence_ptr"), nb::arg("upos"), nb::arg("upos_names"),
+      nb::arg("xpos"), nb::arg("xpos_names"), nb::arg("timing") = false, nb::arg("collect") = false, parse_doc);
   m.def(
       "replay_arc_eager",
       [](nb::handle t_features, nb::handle l_features, int32_t root_label, nb::handle sentences,

@@ -18,11 +18,19 @@
 namespace conjunct {
 
 // The tokens of many sentences: token k's form, UPOS and XPOS are
-// text[field_ptr[3k + f], field_ptr[3k + f + 1]) for f = 0, 1, 2.
+// text[field_ptr[3k + f], field_ptr[3k + f + 1]) for f = 0, 1, 2; or, with
+// tag ids (a tagger's output), its form is text[field_ptr[k], field_ptr[k + 1])
+// and its tags tag_names[t][tag_ids[t][k]] (t = 0 UPOS, 1 XPOS).
 struct ArcEagerTokens {
   const char* text;
   const int64_t* field_ptr;
+  const int32_t* tag_ids[2] = {nullptr, nullptr};
+  const std::string_view* tag_names[2] = {nullptr, nullptr};
   std::string_view field(int64_t k, int f) const {
+    if (tag_ids[0] != nullptr) {
+      if (f > 0) return tag_names[f - 1][tag_ids[f - 1][k]];
+      return std::string_view(text + field_ptr[k], static_cast<size_t>(field_ptr[k + 1] - field_ptr[k]));
+    }
     const int64_t a = field_ptr[3 * k + f];
     return std::string_view(text + a, static_cast<size_t>(field_ptr[3 * k + f + 1] - a));
   }

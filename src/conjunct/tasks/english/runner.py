@@ -195,6 +195,18 @@ class ArcEagerParser(Runner):
                                             collect=collect)
         return self._finish(out, collect)
 
+    def parse_tagged(self, text: bytes, form_ptr, sentence_ptr, upos, upos_names: Sequence[str], xpos,
+                     xpos_names: Sequence[str], *, collect: bool = False, timing: bool = False):
+        """:meth:`parse_many` over forms as UTF-8 ``text`` cut at ``form_ptr``
+        (one offset per token, plus one) and tags as ids (a tagger's output):
+        token k's UPOS is ``upos_names[upos[k]]``, its XPOS ``xpos_names[xpos[k]]``."""
+        out = _core.parse_arc_eager_tagged(
+            **self._args(), text=text, form_ptr=np.asarray(form_ptr, dtype=np.int64),
+            sentence_ptr=np.asarray(sentence_ptr, dtype=np.int64), upos=np.asarray(upos, dtype=np.int32),
+            upos_names=list(upos_names), xpos=np.asarray(xpos, dtype=np.int32), xpos_names=list(xpos_names),
+            timing=timing, collect=collect)
+        return self._finish(out, collect)
+
     def replay(self, sentences: Sequence[DepSentence], moves: Sequence[Sequence[Tuple[int, str]]]):
         """The feature ids C++ builds for every configuration of ``moves`` (per
         sentence, (transition, label) pairs; labels among the label values),
