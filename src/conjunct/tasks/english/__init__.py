@@ -25,7 +25,8 @@ Classifiers (two components)
 ``transition`` (4 classes) is asked at every configuration; the highest-scoring
 *allowed* transition is taken (margins, not argmax). ``label`` (the dependency
 relations, ``root`` excluded) is asked after each LA/RA that does not start from
-ROOT, with the configuration's features plus ``t=LA``/``t=RA``. One joint
+ROOT, with the configuration's features but the lookahead (s1, b2, b3: half
+the label classifier's time at equal LAS on EWT dev) plus ``t=LA``/``t=RA``. One joint
 "transition+label" classifier would have ~100 classes (LA:x and RA:x for the
 50 relations of EWT, SH, RE): every support vector and every conjunction weight
 of PKE/fstrie holds one weight per class, so training and classification cost
