@@ -256,3 +256,20 @@ def test_a_file_whose_spec_the_parser_cannot_read_is_refused(small, ewt):
         with pytest.raises(ModelFormatError, match=match):
             parser.parse(dev[:2])
     assert keys["positions"][0] != "q0"
+
+
+def test_a_file_written_before_the_feature_engine_parses_as_it_did():
+    """tests/data/english_parser_v1 holds a parser file written by the parser
+    of before the feature engine, and its parses then: it loads, reads its
+    keys from the feature names, and parses the same."""
+    import json
+    from pathlib import Path
+
+    data = Path(__file__).parent / "data" / "english_parser_v1"
+    expected = json.loads((data / "expected.json").read_text(encoding="utf-8"))
+    sentences = [DepSentence(*s) for s in expected["sentences"]]
+    parser = conjunct.load(data / "parser_malt.cjt")
+    assert all(c.features.keys is None for c in parser.classifiers_.values())
+    assert [[list(h), list(l)] for h, l in parser.parse(sentences)] == expected["parses"]
+    for s, (heads, labels) in zip(sentences, expected["parses"]):
+        assert list(parser.reference_parse(s)) == [heads, labels]
