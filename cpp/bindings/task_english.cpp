@@ -1,6 +1,14 @@
+// The English arc-eager parser: a batch of sentences in one call, from flat
+// buffers or straight from the Python sentence objects, every decision and
+// every feature in C++ with the GIL released.
+#include <nanobind/stl/shared_ptr.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/tuple.h>
+#include <nanobind/stl/vector.h>
 
+#include <memory>
+#include <stdexcept>
+#include <string>
 
 #include "common.h"
 #include "conjunct/tasks/arc_eager.h"
@@ -11,6 +19,132 @@ namespace conjunct::py {
 const Classifier& classifier_of(nb::handle compiled);
 
 namespace {
+
+struct PyArcEagerFeatures {
+  std::shared_ptr<const ArcEagerFeaturizer> impl;
+};
+
+// The tokens of one call: UTF-8 text, three field offsets per token (form,
+// UPOS, XPOS) plus one, and the token offsets of every sentence; or, with
+// tag ids, one field (the form) per token and the tags as ids into names.
+struct Tokens {
+  std::string text;
+  std::vector<int64_t> field_ptr{0}, sentence_ptr{0};
+  std::vector<int32_t> tag_ids[2];
+  std::vector<std::string> tag_names[2];
+  std::vector<std::string_view> tag_views[2];
+  bool tagged = false;
+  ArcEagerTokens view() const {
+    ArcEagerTokens t{text.data(), field_ptr.data()};
+    if (tagged)
+      for (int k = 0; k < 2; ++k) t.tag_ids[k] = tag_ids[k].data(), t.tag_names[k] = tag_views[k].data();
+    return t;
+  }
+  size_t fields() const { return tagged ? 1 : 3; }
+  size_t n_tokens() const { return (field_ptr.size() - 1) / fields(); }
+
+  void check() const {
+    if (field_ptr.empty() || (field_ptr.size() - 1) % fields() != 0)
+      throw nb::value_error(tagged ? "form offsets need one entry per token, plus one"
+                                   : "field offsets need three entries per token (form, UPOS, XPOS), plus one");
+    if (field_ptr[0] != 0 || field_ptr.back() != static_cast<int64_t>(text.size()))
+      throw nb::value_error("field offsets do not cover the text");
+    for (size_t k = 1; k < field_ptr.size(); ++k)
+      if (field_ptr[k] < field_ptr[k - 1]) throw nb::value_error("field offsets decrease");
+    if (sentence_ptr.empty() || sentence_ptr[0] != 0 || static_cast<size_t>(sentence_ptr.back()) != n_tokens())
+      throw nb::value_error("sentence offsets do not cover the tokens");
+    for (size_t k = 1; k < sentence_ptr.size(); ++k)
+      if (sentence_ptr[k] < sentence_ptr[k - 1]) throw nb::value_error("sentence offsets decrease");
+    for (int t = 0; tagged && t < 2; ++t) {
+      if (tag_ids[t].size() != n_tokens())
+        throw nb::value_error(t == 0 ? "one UPOS id per token is needed" : "one XPOS id per token is needed");
+      for (const int32_t id : tag_ids[t])
+        if (id < 0 || static_cast<size_t>(id) >= tag_names[t].size())
+          throw nb::value_error(t == 0 ? "a UPOS id is outside its tag names" : "an XPOS id is outside its tag names");
+    }
+  }
+};
+
+Tokens from_tagged(const nb::bytes& text, const Array1<int64_t>& form_ptr, const Array1<int64_t>& sentence_ptr,
+                   const Array1<int32_t>& upos, const std::vector<std::string>& upos_names, const Array1<int32_t>& xpos,
+                   const std::vector<std::string>& xpos_names) {
+  Tokens in;
+  in.tagged = true;
+  in.text.assign(text.c_str(), text.size());
+  in.field_ptr.assign(form_ptr.data(), form_ptr.data() + form_ptr.size());
+  in.sentence_ptr.assign(sentence_ptr.data(), sentence_ptr.data() + sentence_ptr.size());
+  const Array1<int32_t>* ids[2] = {&upos, &xpos};
+  const std::vector<std::string>* names[2] = {&upos_names, &xpos_names};
+  for (int t = 0; t < 2; ++t) {
+    in.tag_ids[t].assign(ids[t]->data(), ids[t]->data() + ids[t]->size());
+    in.tag_names[t] = *names[t];
+    for (const std::string& name : in.tag_names[t]) in.tag_views[t].emplace_back(name);
+  }
+  in.check();
+  return in;
+}
+
+Tokens from_buffers(const nb::bytes& text, const Array1<int64_t>& field_ptr, const Array1<int64_t>& sentence_ptr) {
+  Tokens in;
+  in.text.assign(text.c_str(), text.size());
+  in.field_ptr.assign(field_ptr.data(), field_ptr.data() + field_ptr.size());
+  in.sentence_ptr.assign(sentence_ptr.data(), sentence_ptr.data() + sentence_ptr.size());
+  in.check();
+  return in;
+}
+
+PyObject* const* items_of(PyObject* seq, Py_ssize_t& n, const std::string& what) {
+  if (PyList_Check(seq)) {
+    n = PyList_GET_SIZE(seq);
+    return reinterpret_cast<PyListObject*>(seq)->ob_item;
+  }
+  if (PyTuple_Check(seq)) {
+    n = PyTuple_GET_SIZE(seq);
+    return reinterpret_cast<PyTupleObject*>(seq)->ob_item;
+  }
+  throw nb::type_error((what + " must be a list or tuple").c_str());
+}
+
+// The tokens of DepSentence objects (forms, upos, xpos: lists of str), read
+// through the C API: no Python code per token.
+Tokens from_sentences(nb::handle sentences) {
+  static PyObject* s_fields[3] = {PyUnicode_InternFromString("forms"), PyUnicode_InternFromString("upos"),
+                                  PyUnicode_InternFromString("xpos")};
+  Tokens in;
+  const nb::object seq = nb::steal(PySequence_Fast(sentences.ptr(), "sentences must be a sequence"));
+  if (!seq.is_valid()) throw nb::python_error();
+  const Py_ssize_t n_sent = PySequence_Fast_GET_SIZE(seq.ptr());
+  PyObject** sents = PySequence_Fast_ITEMS(seq.ptr());
+  for (Py_ssize_t s = 0; s < n_sent; ++s) {
+    const std::string where = "sentence " + std::to_string(s + 1);
+    nb::object columns[3];
+    PyObject* const* items[3];
+    Py_ssize_t n = -1;
+    for (int f = 0; f < 3; ++f) {
+      columns[f] = nb::steal(PyObject_GetAttr(sents[s], s_fields[f]));
+      if (!columns[f].is_valid()) throw nb::python_error();
+      Py_ssize_t len;
+      items[f] = items_of(columns[f].ptr(), len, where + ": " + PyUnicode_AsUTF8(s_fields[f]));
+      if (n >= 0 && len != n) throw nb::value_error((where + ": forms, upos and xpos differ in length").c_str());
+      n = len;
+    }
+    for (Py_ssize_t k = 0; k < n; ++k)
+      for (int f = 0; f < 3; ++f) {
+        PyObject* v = items[f][k];
+        if (!PyUnicode_Check(v))
+          throw nb::type_error((where + ", token " + std::to_string(k + 1) + ": its " + PyUnicode_AsUTF8(s_fields[f]) +
+                                " is not a string").c_str());
+        Py_ssize_t len;
+        const char* utf8 = PyUnicode_AsUTF8AndSize(v, &len);
+        if (utf8 == nullptr) throw nb::python_error();
+        in.text.append(utf8, static_cast<size_t>(len));
+        in.field_ptr.push_back(static_cast<int64_t>(in.text.size()));
+      }
+    in.sentence_ptr.push_back(in.sentence_ptr.back() + n);
+  }
+  return in;
+}
+
 bool sign_rule(const std::string& rule, size_t n_classes, const Classifier& clf, const char* what) {
   if (rule != "sign" && rule != "argmax")
     throw nb::value_error((std::string("the ") + what + " classifier needs a sign or argmax decision rule").c_str());
@@ -19,103 +153,172 @@ bool sign_rule(const std::string& rule, size_t n_classes, const Classifier& clf,
     throw nb::value_error((std::string("the ") + what + " classifier's outputs do not match its classes").c_str());
   return sign;
 }
+
+const ArcEagerFeaturizer& featurizer_of(nb::handle h) { return *nb::cast<const PyArcEagerFeatures&>(h).impl; }
+
+void set_features(ArcEagerModel& model, nb::handle t_features, nb::handle l_features, int32_t root_label) {
+  model.features[0] = &featurizer_of(t_features);
+  model.features[1] = &featurizer_of(l_features);
+  model.n_label_values = static_cast<int32_t>(model.features[0]->n_label_values());
+  if (model.features[1]->n_label_values() != model.features[0]->n_label_values())
+    throw nb::value_error("the two components' featurizers have different label values");
+  if (root_label < 0 || root_label >= model.n_label_values) throw nb::value_error("root label out of range");
+  model.root_label = root_label;
+}
+
+nb::object events_of(bool collect, ArcEagerEvents& ev) {
+  if (!collect) return nb::none();
+  return nb::make_tuple(to_numpy(std::move(ev.ptr[0])), to_numpy(std::move(ev.ids[0])), to_numpy(std::move(ev.ptr[1])),
+                        to_numpy(std::move(ev.ids[1])));
+}
+
+nb::tuple parse(nb::handle transitions, const std::string& trans_rule, const Array1<int64_t>& transition_of_class,
+                nb::handle labels, const std::string& label_rule, size_t n_label_classes, int32_t root_label,
+                int32_t dep_label, int32_t punct_label, int32_t n_output_labels, nb::handle t_features,
+                nb::handle l_features, const Tokens& in, bool timing, bool collect) {
+  ArcEagerModel model;
+  set_features(model, t_features, l_features, root_label);
+  model.transitions = &classifier_of(transitions);
+  model.n_transition_classes = transition_of_class.size();
+  if (model.n_transition_classes < 1 || model.n_transition_classes > 8)
+    throw nb::value_error("the transition classifier needs 1 to 8 classes");
+  model.transitions_sign = sign_rule(trans_rule, model.n_transition_classes, *model.transitions, "transition");
+  for (size_t c = 0; c < model.n_transition_classes; ++c) {
+    const int64_t t = transition_of_class.data()[c];
+    if (t < -1 || t > 3) throw nb::value_error("transition codes are 0..3 (SH, RE, LA, RA) or -1");
+    model.transition_of_class[c] = static_cast<int32_t>(t);
+  }
+  if (!labels.is_none()) {
+    model.labels = &classifier_of(labels);
+    model.labels_sign = sign_rule(label_rule, n_label_classes, *model.labels, "label");
+  }
+  model.n_label_classes = n_label_classes;
+  if (static_cast<int32_t>(n_label_classes) > model.n_label_values) throw nb::value_error("inconsistent label values");
+  if (n_output_labels < model.n_label_values || dep_label < 0 || dep_label >= n_output_labels || punct_label < 0 ||
+      punct_label >= n_output_labels)
+    throw nb::value_error("inconsistent output labels");
+  model.dep_label = dep_label;
+  model.punct_label = punct_label;
+  const size_t n = in.n_tokens();
+  std::vector<int32_t> heads(n, -1), out_labels(n, -1);
+  ArcEagerEvents events;
+  ArcEagerStats stats;
+  const ArcEagerTokens tokens = in.view();
+  double total;
+  {
+    nb::gil_scoped_release release;
+    const auto start = std::chrono::steady_clock::now();
+    for (size_t k = 0; k + 1 < in.sentence_ptr.size(); ++k) {
+      const int64_t b = in.sentence_ptr[k], e = in.sentence_ptr[k + 1];
+      arc_eager_parse(model, tokens, b, e, heads.data() + b, out_labels.data() + b, stats, timing,
+                      collect ? &events : nullptr);
+    }
+    total = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  }
+  return nb::make_tuple(to_numpy(std::move(heads)), to_numpy(std::move(out_labels)),
+                        to_numpy(std::vector<int64_t>(in.sentence_ptr)), stats.transition_decisions,
+                        stats.label_decisions, stats.classifier_seconds, stats.label_seconds, total,
+                        events_of(collect, events));
+}
+
 }  // namespace
 
 void bind_task_english(nb::module_& m) {
+  nb::class_<PyArcEagerFeatures>(m, "ArcEagerFeatures",
+                                 "The arc-eager templates of a component's feature tables, built in C++ per configuration.")
+      .def(
+          "__init__",
+          [](PyArcEagerFeatures* self, std::shared_ptr<FeatureTables> tables, const std::vector<std::string>& label_values) {
+            try {
+              new (self) PyArcEagerFeatures{std::make_shared<const ArcEagerFeaturizer>(std::move(tables), label_values)};
+            } catch (const std::invalid_argument& e) {
+              throw nb::value_error(e.what());
+            }
+          },
+          nb::arg("tables"), nb::arg("label_values"))
+      .def_prop_ro("reads_dependents", [](const PyArcEagerFeatures& f) { return f.impl->reads_dependents(); });
+
+  const char* parse_doc =
+      "Labeled arc-eager parsing of many sentences: (heads, labels, sentence offsets, transition decisions, label "
+      "decisions, classifier seconds, label classifier seconds, total seconds, events). heads are 1-based (0 = root), labels index the output "
+      "label values (the label values, then dep_label / punct_label's extras).";
   m.def(
       "parse_arc_eager",
       [](nb::handle transitions, const std::string& trans_rule, const Array1<int64_t>& transition_of_class,
          nb::handle labels, const std::string& label_rule, size_t n_label_classes, int32_t root_label,
-         int32_t n_label_values, const Array1<int64_t>& sentence_ptr, const nb::dict& t_tables,
-         const nb::dict& l_tables, bool timing, bool collect) {
-        ArcEagerModel model;
-        model.transitions = &classifier_of(transitions);
-        model.n_transition_classes = transition_of_class.size();
-        if (model.n_transition_classes < 1 || model.n_transition_classes > 8)
-          throw nb::value_error("the transition classifier needs 1 to 8 classes");
-        model.transitions_sign = sign_rule(trans_rule, model.n_transition_classes, *model.transitions, "transition");
-        for (size_t c = 0; c < model.n_transition_classes; ++c) {
-          const int64_t t = transition_of_class.data()[c];
-          if (t < -1 || t > 3) throw nb::value_error("transition codes are 0..3 (SH, RE, LA, RA) or -1");
-          model.transition_of_class[c] = static_cast<int32_t>(t);
-        }
-        if (!labels.is_none()) {
-          model.labels = &classifier_of(labels);
-          model.labels_sign = sign_rule(label_rule, n_label_classes, *model.labels, "label");
-        }
-        model.n_label_classes = n_label_classes;
-        model.root_label = root_label;
-        model.n_label_values = n_label_values;
-        if (n_label_values < static_cast<int32_t>(n_label_classes) || root_label < 0 || root_label >= n_label_values)
-          throw nb::value_error("inconsistent label values");
-        if (sentence_ptr.size() == 0) throw nb::value_error("no sentence offsets");
-        const size_t n_tokens = static_cast<size_t>(sentence_ptr.data()[sentence_ptr.size() - 1]);
-        check_sentence_offsets(sentence_ptr, n_tokens, "tokens");
-        const nb::dict* tables[2] = {&t_tables, &l_tables};
-        std::vector<Array1<int64_t>> token_ptr;
-        std::vector<Array1<int32_t>> token_ids, label_feature, label_set;
-        // The "rich" feature set's tables carry valency and label-set ids.
-        model.rich = t_tables.contains("valency");
-        const int n_roles = model.n_roles();
-        const size_t n_label_roles = model.rich ? kNumRichLabelRoles : kNumLabelRoles;
-        for (int k = 0; k < 2; ++k) {
-          const nb::dict& d = *tables[k];
-          if (d.contains("valency") != model.rich) throw nb::value_error("the two components' feature sets differ");
-          token_ptr.push_back(array_from<int64_t>(d, "token_ptr"));
-          token_ids.push_back(array_from<int32_t>(d, "token_ids"));
-          label_feature.push_back(array_from<int32_t>(d, "label_feature"));
-          const Array1<int32_t> none_ids = array_from<int32_t>(d, "none_ids");
-          const Array1<int32_t> distance = array_from<int32_t>(d, "distance");
-          if (none_ids.size() != static_cast<size_t>(n_roles) || distance.size() != kNumDistances ||
-              label_feature[k].size() != n_label_roles * (n_label_values + 1))
-            throw nb::value_error("inconsistent feature id tables");
-          ArcEagerIds& ids = model.ids[k];
-          for (int r = 0; r < n_roles; ++r) ids.none_ids[r] = none_ids.data()[r];
-          for (int i = 0; i < kNumDistances; ++i) ids.distance[i] = distance.data()[i];
-          ids.label_feature = span_of(label_feature[k]);
-          if (model.rich) {
-            const Array1<int32_t> valency = array_from<int32_t>(d, "valency");
-            label_set.push_back(array_from<int32_t>(d, "label_set"));
-            if (valency.size() != kNumValencyRoles * kNumValencies ||
-                label_set.back().size() != static_cast<size_t>(kNumValencyRoles) * n_label_values)
-              throw nb::value_error("inconsistent feature id tables");
-            for (int i = 0; i < kNumValencyRoles * kNumValencies; ++i) ids.valency[i] = valency.data()[i];
-            ids.label_set = span_of(label_set.back());
-          }
-          const Array1<int64_t>& tp = token_ptr[k];
-          if (tp.size() != n_tokens * n_roles + 1) throw nb::value_error("token rows are not tokens x roles");
-          if (tp.data()[tp.size() - 1] != static_cast<int64_t>(token_ids[k].size()))
-            throw nb::value_error("token offsets do not cover the ids");
-        }
-        const Array1<int32_t> arc_feature = array_from<int32_t>(l_tables, "arc_feature");
-        if (arc_feature.size() != 2) throw nb::value_error("arc_feature needs 2 ids");
-        model.arc_feature[0] = arc_feature.data()[0];
-        model.arc_feature[1] = arc_feature.data()[1];
-        std::vector<int32_t> heads(n_tokens, -1), out_labels(n_tokens, -1);
-        std::vector<int64_t> tptr{0}, lptr{0};
-        std::vector<int32_t> tev, lev;
-        ArcEagerStats stats;
-        const double total = for_each_sentence(sentence_ptr, [&](int64_t b, int64_t e) {
-            ArcEagerSentenceView s;
-            s.n_roles = n_roles;
-            for (int c = 0; c < 2; ++c)
-              s.tokens[c] = CsrView{Span<int64_t>(token_ptr[c].data() + b * n_roles, static_cast<size_t>((e - b) * n_roles + 1)),
-                                    span_of(token_ids[c])};
-            arc_eager_parse(model, s, heads.data() + b, out_labels.data() + b, stats, timing, collect ? &tptr : nullptr,
-                            collect ? &tev : nullptr, collect ? &lptr : nullptr, collect ? &lev : nullptr);
-        });
-        nb::object events = nb::none();
-        if (collect)
-          events = nb::make_tuple(to_numpy(std::move(tptr)), to_numpy(std::move(tev)), to_numpy(std::move(lptr)),
-                                  to_numpy(std::move(lev)));
-        return nb::make_tuple(to_numpy(std::move(heads)), to_numpy(std::move(out_labels)), stats.transition_decisions,
-                              stats.label_decisions, stats.classifier_seconds, total, events);
+         int32_t dep_label, int32_t punct_label, int32_t n_output_labels, nb::handle t_features, nb::handle l_features,
+         nb::handle sentences, bool timing, bool collect) {
+        const Tokens in = from_sentences(sentences);
+        return parse(transitions, trans_rule, transition_of_class, labels, label_rule, n_label_classes, root_label,
+                     dep_label, punct_label, n_output_labels, t_features, l_features, in, timing, collect);
       },
       nb::arg("transitions"), nb::arg("trans_rule"), nb::arg("transition_of_class"), nb::arg("labels").none(),
-      nb::arg("label_rule"), nb::arg("n_label_classes"), nb::arg("root_label"), nb::arg("n_label_values"),
-      nb::arg("sentence_ptr"), nb::arg("transition_tables"), nb::arg("label_tables"), nb::arg("timing") = false, nb::arg("collect") = false,
-      "Labeled arc-eager parsing of many sentences: (heads, labels, transition decisions, label decisions, classifier "
-      "seconds, total seconds, events).");
+      nb::arg("label_rule"), nb::arg("n_label_classes"), nb::arg("root_label"), nb::arg("dep_label"),
+      nb::arg("punct_label"), nb::arg("n_output_labels"), nb::arg("transition_features"), nb::arg("label_features"),
+      nb::arg("sentences"), nb::arg("timing") = false, nb::arg("collect") = false, parse_doc);
+  m.def(
+      "parse_arc_eager_buffers",
+      [](nb::handle transitions, const std::string& trans_rule, const Array1<int64_t>& transition_of_class,
+         nb::handle labels, const std::string& label_rule, size_t n_label_classes, int32_t root_label,
+         int32_t dep_label, int32_t punct_label, int32_t n_output_labels, nb::handle t_features, nb::handle l_features,
+         const nb::bytes& text, const Array1<int64_t>& field_ptr, const Array1<int64_t>& sentence_ptr, bool timing,
+         bool collect) {
+        const Tokens in = from_buffers(text, field_ptr, sentence_ptr);
+        return parse(transitions, trans_rule, transition_of_class, labels, label_rule, n_label_classes, root_label,
+                     dep_label, punct_label, n_output_labels, t_features, l_features, in, timing, collect);
+      },
+      nb::arg("transitions"), nb::arg("trans_rule"), nb::arg("transition_of_class"), nb::arg("labels").none(),
+      nb::arg("label_rule"), nb::arg("n_label_classes"), nb::arg("root_label"), nb::arg("dep_label"),
+      nb::arg("punct_label"), nb::arg("n_output_labels"), nb::arg("transition_features"), nb::arg("label_features"),
+      nb::arg("text"), nb::arg("field_ptr"), nb::arg("sentence_ptr"), nb::arg("timing") = false,
+      nb::arg("collect") = false, parse_doc);
+  m.def(
+      "parse_arc_eager_tagged",
+      [](nb::handle transitions, const std::string& trans_rule, const Array1<int64_t>& transition_of_class,
+         nb::handle labels, const std::string& label_rule, size_t n_label_classes, int32_t root_label,
+         int32_t dep_label, int32_t punct_label, int32_t n_output_labels, nb::handle t_features, nb::handle l_features,
+         const nb::bytes& text, const Array1<int64_t>& form_ptr, const Array1<int64_t>& sentence_ptr,
+         const Array1<int32_t>& upos, const std::vector<std::string>& upos_names, const Array1<int32_t>& xpos,
+         const std::vector<std::string>& xpos_names, bool timing, bool collect) {
+        const Tokens in = from_tagged(text, form_ptr, sentence_ptr, upos, upos_names, xpos, xpos_names);
+        return parse(transitions, trans_rule, transition_of_class, labels, label_rule, n_label_classes, root_label,
+                     dep_label, punct_label, n_output_labels, t_features, l_features, in, timing, collect);
+      },
+      nb::arg("transitions"), nb::arg("trans_rule"), nb::arg("transition_of_class"), nb::arg("labels").none(),
+      nb::arg("label_rule"), nb::arg("n_label_classes"), nb::arg("root_label"), nb::arg("dep_label"),
+      nb::arg("punct_label"), nb::arg("n_output_labels"), nb::arg("transition_features"), nb::arg("label_features"),
+      nb::arg("text"), nb::arg("form_ptr"), nb::arg("sentence_ptr"), nb::arg("upos"), nb::arg("upos_names"),
+      nb::arg("xpos"), nb::arg("xpos_names"), nb::arg("timing") = false, nb::arg("collect") = false, parse_doc);
+  m.def(
+      "replay_arc_eager",
+      [](nb::handle t_features, nb::handle l_features, int32_t root_label, nb::handle sentences,
+         const Array1<int32_t>& moves, const Array1<int32_t>& move_labels, const Array1<int64_t>& move_ptr) {
+        ArcEagerModel model;
+        set_features(model, t_features, l_features, root_label);
+        const Tokens in = from_sentences(sentences);
+        const size_t n_sent = in.sentence_ptr.size() - 1;
+        if (move_ptr.size() != n_sent + 1 || move_labels.size() != moves.size())
+          throw nb::value_error("one move offset per sentence, plus one, and one label per move are needed");
+        const int64_t* mp = move_ptr.data();
+        if (mp[0] != 0 || static_cast<size_t>(mp[n_sent]) != moves.size())
+          throw nb::value_error("move offsets do not cover the moves");
+        for (size_t k = 0; k < n_sent; ++k)
+          if (mp[k + 1] < mp[k]) throw nb::value_error("move offsets decrease");
+        ArcEagerEvents events;
+        try {
+          nb::gil_scoped_release release;
+          for (size_t k = 0; k < n_sent; ++k)
+            arc_eager_replay(model, in.view(), in.sentence_ptr[k], in.sentence_ptr[k + 1], moves.data() + mp[k],
+                             move_labels.data() + mp[k], static_cast<size_t>(mp[k + 1] - mp[k]), events);
+        } catch (const std::invalid_argument& e) {
+          throw nb::value_error(e.what());
+        }
+        return events_of(true, events);
+      },
+      nb::arg("transition_features"), nb::arg("label_features"), nb::arg("root_label"), nb::arg("sentences"),
+      nb::arg("moves"), nb::arg("move_labels"), nb::arg("move_ptr"),
+      "The features of every configuration of the given (transition, label value) moves, per component: "
+      "(transition ptr, ids, label ptr, ids), as the parser would classify them.");
 }
 
 }  // namespace conjunct::py

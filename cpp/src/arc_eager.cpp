@@ -2,21 +2,104 @@
 
 #include <algorithm>
 #include <chrono>
+#include <stdexcept>
 
 #include "conjunct/scratch.h"
 
 namespace conjunct {
 
 namespace {
+
+// A configuration of one sentence and the arcs built so far (what the
+// features read), in per-thread storage reused from sentence to sentence.
 struct ArcEagerScratch {
-  std::vector<int32_t> x, stack, ldep, rdep, ldep2, rdep2, nleft, nright;
-  std::vector<uint8_t> lset, rset;  // [token][label value]: a dependent with this label
+  std::vector<int32_t> x, stack, heads, labels, deps[4], n_left, n_right, codes[2];
+  std::vector<uint8_t> left_set, right_set;
   std::vector<double> margins;
+  ArcEagerFeaturizer::Scratch fscratch;
+  int32_t n1 = 0, b = 1;
+  size_t L = 0;
+  bool root_done = false, sets = false;
+
+  void start(int32_t n_tokens, size_t n_label_values, bool track_sets) {
+    n1 = n_tokens;
+    b = 1;
+    L = n_label_values;
+    root_done = false;
+    sets = track_sets;
+    const size_t n = static_cast<size_t>(n1);
+    stack.assign(1, 0);
+    heads.assign(n, -1);
+    labels.assign(n, -1);
+    for (auto& d : deps) d.assign(n, -1);
+    n_left.assign(n, 0);
+    n_right.assign(n, 0);
+    if (sets) {
+      left_set.assign(n * L, 0);
+      right_set.assign(n * L, 0);
+    }
+  }
+  ArcEagerConfig config() const {
+    return ArcEagerConfig{stack.data(), stack.size(), b, n1, heads.data(), labels.data(),
+                          {deps[0].data(), deps[1].data(), deps[2].data(), deps[3].data()},
+                          n_left.data(), n_right.data(), left_set.data(), right_set.data()};
+  }
+  int32_t s0() const { return stack.back(); }
+  bool allowed(int32_t t) const {
+    const int32_t s = s0();
+    const bool has_head = s > 0 && heads[s] >= 0;
+    switch (t) {
+      case kShift: return true;
+      case kReduce: return has_head;
+      case kLeftArc: return s > 0 && !has_head;
+      default: return s > 0 || !root_done;
+    }
+  }
+  void apply(int32_t t, int32_t label) {
+    const int32_t s = s0();
+    const size_t us = static_cast<size_t>(s), ub = static_cast<size_t>(b);
+    if (t == kLeftArc) {
+      heads[us] = b;
+      labels[us] = label;
+      deps[2][ub] = deps[0][ub];  // later left arcs reach further left
+      deps[0][ub] = s;
+      ++n_left[ub];
+      if (sets && label >= 0) left_set[ub * L + static_cast<size_t>(label)] = 1;
+      stack.pop_back();
+    } else if (t == kRightArc) {
+      heads[ub] = s;
+      labels[ub] = label;
+      deps[3][us] = deps[1][us];  // later right arcs reach further right
+      deps[1][us] = b;
+      ++n_right[us];
+      if (sets && label >= 0) right_set[us * L + static_cast<size_t>(label)] = 1;
+      if (s == 0) root_done = true;
+      stack.push_back(b++);
+    } else if (t == kReduce) {
+      stack.pop_back();
+    } else {
+      stack.push_back(b++);
+    }
+  }
+  // The features of component k (0 transition, 1 label with the arc move) into x.
+  void features(const ArcEagerModel& model, int k, int move) {
+    x.clear();
+    model.features[k]->features(config(), codes[k].data(), move, fscratch, x);
+  }
 };
 
-inline int distance_bucket(int64_t d) {
-  if (d <= 4) return static_cast<int>(d < 1 ? 0 : d - 1);
-  return d < 10 ? 4 : 5;
+ArcEagerScratch& start(const ArcEagerModel& model, const ArcEagerTokens& t, int64_t b, int64_t e) {
+  ArcEagerScratch& sc = thread_scratch<ArcEagerScratch>();
+  const bool sets = model.features[0]->reads_dependents() || model.features[1]->reads_dependents();
+  sc.start(static_cast<int32_t>(e - b + 1), static_cast<size_t>(model.n_label_values), sets);
+  for (int k = 0; k < 2; ++k) model.features[k]->prepare(t, b, e, sc.codes[k]);
+  return sc;
+}
+
+void record(ArcEagerEvents* events, int k, const std::vector<int32_t>& x) {
+  if (events == nullptr) return;
+  events->ids[k].insert(events->ids[k].end(), x.begin(), x.end());
+  events->ptr[k].push_back(static_cast<int64_t>(events->ids[k].size()));
 }
 
 // Index of the best-scoring class among the allowed ones (first maximum);
@@ -37,171 +120,95 @@ int64_t best_allowed(const double* m, size_t n_classes, bool sign, Allowed allow
 }
 }  // namespace
 
-void arc_eager_parse(const ArcEagerModel& model, const ArcEagerSentenceView& s, int32_t* heads, int32_t* labels,
-                     ArcEagerStats& stats, bool timing, std::vector<int64_t>* trans_ptr,
-                     std::vector<int32_t>* trans_events, std::vector<int64_t>* label_ptr,
-                     std::vector<int32_t>* label_events) {
-  const int32_t n1 = static_cast<int32_t>(s.n_tokens());  // tokens incl. ROOT
-  for (int32_t k = 0; k < n1; ++k) heads[k] = labels[k] = -1;
-  if (n1 < 2) return;
-  ArcEagerScratch& sc = thread_scratch<ArcEagerScratch>();
-  std::vector<int32_t>&x = sc.x, &stack = sc.stack, &ldep = sc.ldep, &rdep = sc.rdep;
-  stack.assign(1, 0);
-  ldep.assign(static_cast<size_t>(n1), -1);
-  rdep.assign(static_cast<size_t>(n1), -1);
-  const bool rich = model.rich;
-  const int n_roles = s.n_roles;
-  const size_t L = static_cast<size_t>(model.n_label_values);
-  if (rich) {
-    sc.ldep2.assign(static_cast<size_t>(n1), -1);
-    sc.rdep2.assign(static_cast<size_t>(n1), -1);
-    sc.nleft.assign(static_cast<size_t>(n1), 0);
-    sc.nright.assign(static_cast<size_t>(n1), 0);
-    sc.lset.assign(static_cast<size_t>(n1) * L, 0);
-    sc.rset.assign(static_cast<size_t>(n1) * L, 0);
-  }
-  std::vector<int32_t>&ldep2 = sc.ldep2, &rdep2 = sc.rdep2, &nleft = sc.nleft, &nright = sc.nright;
+void arc_eager_parse(const ArcEagerModel& model, const ArcEagerTokens& t, int64_t b, int64_t e, int32_t* heads,
+                     int32_t* labels, ArcEagerStats& stats, bool timing, ArcEagerEvents* events) {
+  if (e <= b) return;
+  ArcEagerScratch& sc = start(model, t, b, e);
   const size_t n_out = std::max(model.transitions->n_outputs(), model.labels ? model.labels->n_outputs() : size_t{0});
   sc.margins.resize(n_out);
   double* m = sc.margins.data();
-  const int32_t L1 = model.n_label_values + 1;
-  bool root_done = false;
-
-  // The configuration's vector for component k (its own column ids).
-  auto assemble = [&](int k, int32_t s0, int32_t s1, int32_t b) {
-    const ArcEagerIds& ids = model.ids[k];
-    const CsrView& tokens = s.tokens[k];
-    x.clear();
-    auto add_role = [&](int32_t token, int role) {
-      if (token < 0) {
-        if (ids.none_ids[role] >= 0) x.push_back(ids.none_ids[role]);
-        return;
-      }
-      for (int32_t c : tokens.row(static_cast<size_t>(token) * n_roles + role)) x.push_back(c);
-    };
-    auto add_label = [&](int lrole, int32_t token) {
-      const int32_t value = token > 0 && labels[token] >= 0 ? labels[token] : model.n_label_values;
-      const int32_t c = ids.label_feature[static_cast<size_t>(lrole) * L1 + value];
-      if (c >= 0) x.push_back(c);
-    };
-    add_role(s0, kS0);
-    add_role(s1, kS1);
-    add_role(b, kB0);
-    add_role(b + 1 < n1 ? b + 1 : -1, kB1);
-    add_role(b + 2 < n1 ? b + 2 : -1, kB2);
-    add_role(b + 3 < n1 ? b + 3 : -1, kB3);
-    add_role(s0 > 0 ? heads[s0] : -1, kHS0);
-    add_label(kLS0, s0);
-    add_label(kLLdS0, ldep[static_cast<size_t>(s0)]);
-    add_label(kLRdS0, rdep[static_cast<size_t>(s0)]);
-    add_label(kLLdB0, ldep[static_cast<size_t>(b)]);
-    const int32_t dc = ids.distance[distance_bucket(b - s0)];
-    if (dc >= 0) x.push_back(dc);
-    if (!rich) return;
-    // The same order as ConfigurationFeatures.features (the classifier sorts anyway).
-    const int32_t hs0 = s0 > 0 ? heads[s0] : -1;
-    add_role(ldep[static_cast<size_t>(s0)], kLdS0);
-    add_role(rdep[static_cast<size_t>(s0)], kRdS0);
-    add_role(ldep[static_cast<size_t>(b)], kLdB0);
-    add_role(hs0 > 0 ? heads[hs0] : -1, kHHS0);
-    add_role(ldep2[static_cast<size_t>(s0)], kLd2S0);
-    add_role(rdep2[static_cast<size_t>(s0)], kRd2S0);
-    add_role(ldep2[static_cast<size_t>(b)], kLd2B0);
-    add_label(kLLd2S0, ldep2[static_cast<size_t>(s0)]);
-    add_label(kLRd2S0, rdep2[static_cast<size_t>(s0)]);
-    add_label(kLLd2B0, ldep2[static_cast<size_t>(b)]);
-    add_label(kLHS0, hs0);
-    const int32_t counts[kNumValencyRoles] = {nleft[static_cast<size_t>(s0)], nright[static_cast<size_t>(s0)],
-                                              nleft[static_cast<size_t>(b)]};
-    for (int v = 0; v < kNumValencyRoles; ++v) {
-      const int32_t c = ids.valency[v * kNumValencies + std::min(counts[v], kNumValencies - 1)];
-      if (c >= 0) x.push_back(c);
-    }
-    const uint8_t* sets[kNumValencyRoles] = {sc.lset.data() + static_cast<size_t>(s0) * L,
-                                             sc.rset.data() + static_cast<size_t>(s0) * L,
-                                             sc.lset.data() + static_cast<size_t>(b) * L};
-    for (int v = 0; v < kNumValencyRoles; ++v)
-      for (size_t l = 0; l < L; ++l)
-        if (sets[v][l]) {
-          const int32_t c = ids.label_set[v * L + l];
-          if (c >= 0) x.push_back(c);
-        }
-  };
-  auto classify = [&](const Classifier& clf, std::vector<int64_t>* ptr, std::vector<int32_t>* ev) {
-    if (ev != nullptr) {
-      ev->insert(ev->end(), x.begin(), x.end());
-      ptr->push_back(static_cast<int64_t>(ev->size()));
-    }
+  auto classify = [&](const Classifier& clf) {
     if (!timing) {
-      clf.margins(Span<int32_t>(x), m);
+      clf.margins(Span<int32_t>(sc.x), m);
       return;
     }
     const auto start = std::chrono::steady_clock::now();
-    clf.margins(Span<int32_t>(x), m);
-    stats.classifier_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    clf.margins(Span<int32_t>(sc.x), m);
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    stats.classifier_seconds += seconds;
+    if (&clf == model.labels) stats.label_seconds += seconds;
   };
 
-  int32_t b = 1;
-  while (b < n1) {
-    const int32_t s0 = stack.back();
-    const int32_t s1 = stack.size() >= 2 ? stack[stack.size() - 2] : -1;
-    assemble(0, s0, s1, b);
-
-    const bool s0_has_head = s0 > 0 && heads[s0] >= 0;
-    const bool allow[4] = {true, s0_has_head, s0 > 0 && !s0_has_head, s0 > 0 || !root_done};
-    classify(*model.transitions, trans_ptr, trans_events);
+  while (sc.b < sc.n1) {
+    const int32_t s0 = sc.s0();
+    sc.features(model, 0, -1);
+    record(events, 0, sc.x);
+    classify(*model.transitions);
     ++stats.transition_decisions;
     const int64_t cls = best_allowed(m, model.n_transition_classes, model.transitions_sign, [&](size_t c) {
-      const int32_t t = model.transition_of_class[c];
-      return t >= 0 && allow[t];
+      const int32_t tr = model.transition_of_class[c];
+      return tr >= 0 && sc.allowed(tr);
     });
-    const int32_t t = cls >= 0 ? model.transition_of_class[cls] : kShift;
-
-    if (t == kLeftArc || t == kRightArc) {
-      int32_t label = model.root_label;
-      if (!(t == kRightArc && s0 == 0)) {
+    const int32_t tr = cls >= 0 ? model.transition_of_class[cls] : kShift;
+    int32_t label = -1;
+    if (tr == kLeftArc || tr == kRightArc) {
+      label = model.root_label;
+      if (!(tr == kRightArc && s0 == 0)) {
         if (model.labels == nullptr) {
           label = 0;
         } else {
-          assemble(1, s0, s1, b);
-          const int32_t arc = model.arc_feature[t == kLeftArc ? 0 : 1];
-          if (arc >= 0) x.push_back(arc);
-          classify(*model.labels, label_ptr, label_events);
+          sc.features(model, 1, tr == kLeftArc ? 0 : 1);
+          record(events, 1, sc.x);
+          classify(*model.labels);
           ++stats.label_decisions;
           const int64_t l = best_allowed(m, model.n_label_classes, model.labels_sign,
                                          [&](size_t c) { return static_cast<int32_t>(c) != model.root_label; });
           label = l >= 0 ? static_cast<int32_t>(l) : model.root_label;
         }
       }
-      if (t == kLeftArc) {
-        heads[s0] = b;
-        labels[s0] = label;
-        if (rich) {
-          ldep2[static_cast<size_t>(b)] = ldep[static_cast<size_t>(b)];
-          ++nleft[static_cast<size_t>(b)];
-          sc.lset[static_cast<size_t>(b) * L + static_cast<size_t>(label)] = 1;
-        }
-        ldep[static_cast<size_t>(b)] = s0;  // later left arcs reach further left
-        stack.pop_back();
-      } else {
-        heads[b] = s0;
-        labels[b] = label;
-        if (rich) {
-          rdep2[static_cast<size_t>(s0)] = rdep[static_cast<size_t>(s0)];
-          ++nright[static_cast<size_t>(s0)];
-          sc.rset[static_cast<size_t>(s0) * L + static_cast<size_t>(label)] = 1;
-        }
-        rdep[static_cast<size_t>(s0)] = b;
-        if (s0 == 0) root_done = true;
-        stack.push_back(b);
-        ++b;
-      }
-    } else if (t == kReduce) {
-      stack.pop_back();
-    } else {
-      stack.push_back(b);
-      ++b;
     }
+    sc.apply(tr, label);
+  }
+  // Tokens left headless attach to the root word (the first of them becomes
+  // it when no token was attached to ROOT): PUNCT ones as punct, others as dep.
+  const int32_t n = sc.n1 - 1;
+  int32_t root = -1;
+  for (int32_t k = 1; k <= n && root < 0; ++k)
+    if (sc.heads[static_cast<size_t>(k)] == 0) root = k;
+  for (int32_t k = 1; k <= n; ++k) {
+    int32_t h = sc.heads[static_cast<size_t>(k)], l = sc.labels[static_cast<size_t>(k)];
+    if (h < 0) {
+      if (root < 0) {
+        root = k;
+        h = 0, l = model.root_label;
+      } else {
+        h = root;
+        l = t.field(b + k - 1, 1) == "PUNCT" ? model.punct_label : model.dep_label;
+      }
+    } else if (l < 0) {
+      l = model.dep_label;
+    }
+    heads[k - 1] = h;
+    labels[k - 1] = l;
+  }
+}
+
+void arc_eager_replay(const ArcEagerModel& model, const ArcEagerTokens& t, int64_t b, int64_t e, const int32_t* moves,
+                      const int32_t* move_labels, size_t n_moves, ArcEagerEvents& events) {
+  if (e <= b) return;
+  ArcEagerScratch& sc = start(model, t, b, e);
+  for (size_t k = 0; k < n_moves; ++k) {
+    const int32_t tr = moves[k];
+    if (sc.b >= sc.n1 || tr < 0 || tr > 3 || !sc.allowed(tr)) throw std::invalid_argument("a move is not allowed");
+    const int32_t label = move_labels[k];
+    if (label < -1 || label >= model.n_label_values) throw std::invalid_argument("a move's label is out of range");
+    sc.features(model, 0, -1);
+    record(&events, 0, sc.x);
+    if ((tr == kLeftArc || tr == kRightArc) && !(tr == kRightArc && sc.s0() == 0)) {
+      sc.features(model, 1, tr == kLeftArc ? 0 : 1);
+      record(&events, 1, sc.x);
+    }
+    sc.apply(tr, tr == kRightArc && sc.s0() == 0 ? model.root_label : label);
   }
 }
 

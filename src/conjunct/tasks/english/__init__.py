@@ -25,7 +25,8 @@ Classifiers (two components)
 ``transition`` (4 classes) is asked at every configuration; the highest-scoring
 *allowed* transition is taken (margins, not argmax). ``label`` (the dependency
 relations, ``root`` excluded) is asked after each LA/RA that does not start from
-ROOT, with the configuration's features plus ``t=LA``/``t=RA``. One joint
+ROOT, with the configuration's features but the lookahead (s1, b2, b3: half
+the label classifier's time at equal LAS on EWT dev) plus ``t=LA``/``t=RA``. One joint
 "transition+label" classifier would have ~100 classes (LA:x and RA:x for the
 50 relations of EWT, SH, RE): every support vector and every conjunction weight
 of PKE/fstrie holds one weight per class, so training and classification cost
@@ -34,19 +35,17 @@ half); two components cost 4 outputs per decision plus 50 per arc.
 
 Features (per configuration)
 ----------------------------
-``features="malt"``: FORM, XPOS and UPOS of s0 and b0; FORM and XPOS of b1 and
-of s0's head; XPOS of s1, b2, b3 (``<role>=NONE`` when absent, ``<role>=ROOT``
-for token 0); the dependency labels of s0, of its leftmost and rightmost
-dependents and of b0's leftmost dependent; the distance b0 - s0 (1, 2, 3, 4,
-5-9, 10+). ``features="rich"`` adds Zhang & Nivre's (2011)
-non-local features: FORM and XPOS of s0's leftmost and rightmost and b0's
-leftmost dependents; XPOS of the head of s0's head and of the second leftmost /
-rightmost dependents, and their labels; the label of s0's head's arc; the
-valencies of s0 (left, right) and b0 (left); the label sets of those
-dependents. Token features are looked up once per token and role as ids of the
-model's FeatureIndex (:class:`EnglishEncoder`); the parse loop
-(``cpp/src/arc_eager.cpp``) assembles each configuration's vector from them in
-C++ with the GIL released.
+Declared once as a template spec (:data:`~conjunct.tasks.english.features.SPEC`):
+attributes (FORM, XPOS, UPOS, the arc label, valency, distance, the arc's
+direction) at configuration roles (s0, s1, b0-b3, s0's head, leftmost /
+rightmost dependents, ...), and conjunctions of them. ``features="malt"``
+is MaltParser's default model, ``features="rich"`` adds Zhang & Nivre's
+(2011) non-local features (:mod:`~conjunct.tasks.english.features`). The
+Python reference names features through the spec; the parse loop
+(``cpp/src/arc_eager.cpp``, features in ``cpp/src/arc_eager_features.cpp``)
+compiles the same spec to integer keys and looks each token's strings up
+once in the model's vocabularies, so a batch is one C++ call with the GIL
+released and new text costs what seen text costs.
 
 Training with exploration (``explore=True``): Goldberg & Nivre's (2012)
 dynamic oracle labels the configurations a first-round model reaches on the
@@ -59,14 +58,14 @@ compares the full relation including subtypes (``nmod:poss``).
 Modules
 -------
 ``reader`` (sentences of CoNLL-U files), ``transitions`` (the arc-eager
-system), ``features`` (configuration features; ids for the C++ loop),
+system), ``features`` (the template spec and the reference path's names),
 ``oracle`` (the static and dynamic oracles and their training examples), ``runner`` (the C++
 loop and the Python reference), ``metrics`` and ``pipeline``
 (:class:`EnglishDependencyParser`).
 """
 
 
-from .features import ConfigurationFeatures, EnglishEncoder
+from .features import SPEC, ConfigurationFeatures, spec_for
 from .metrics import attachment_scores
 from .oracle import arc_eager_oracle, training_examples
 from .pipeline import EnglishDependencyParser
@@ -82,7 +81,8 @@ __all__ = [
     "apply_transitions",
     "ConfigurationFeatures",
     "training_examples",
-    "EnglishEncoder",
+    "SPEC",
+    "spec_for",
     "ArcEagerParser",
     "reference_parse",
     "attachment_scores",

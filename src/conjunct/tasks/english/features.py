@@ -1,164 +1,258 @@
-"""MaltParser-style configuration features: strings, for training and the
-Python reference parser (:class:`ConfigurationFeatures`), and ids of a model's
-feature index per token and role, for the C++ loop (:class:`EnglishEncoder`)."""
+"""The arc-eager parser's features: their template spec (:data:`SPEC`, the one
+declaration the C++ loop and the Python reference both read) and the Python
+reference path, which names each feature of a configuration as a string
+through that spec (:class:`ConfigurationFeatures`). The C++ loop
+(``cpp/src/arc_eager_features.cpp``) compiles the same spec to integer keys;
+tests check that both give the same feature ids over whole oracle runs.
+
+Positions
+---------
+A *role* is a token of the configuration: ``s<k>`` the k-th token of the stack
+from the top, ``b<k>`` the k-th of the buffer, and a prefix of operators
+applied right to left: ``h`` its head, ``ld`` / ``rd`` its leftmost /
+rightmost dependent, ``ld2`` / ``rd2`` the second leftmost / rightmost
+(``hhs0`` is the head of s0's head, ``ld2b0`` b0's second leftmost
+dependent). Positions are a role (a token: its form, XPOS, UPOS, or the label
+of its arc, ``NONE`` while it has none), ``<role>.root`` / ``<role>.none``
+(flags: the role is ROOT, token 0 / holds no token), ``<role>.ldeps`` /
+``<role>.rdeps`` (its left / right dependents: their labels, their number as a
+valency), ``<role>-<role>`` (the distance between two tokens) and ``arc``
+(the transition, LA or RA, whose label the label component picks).
+
+Feature sets
+------------
+``"malt"``: FORM, XPOS and UPOS of s0 and b0; FORM and XPOS of b1 and of
+s0's head; XPOS of s1, b2, b3; the labels of s0, of its leftmost and
+rightmost dependents and of b0's leftmost dependent; the distance b0 - s0.
+``"rich"`` adds Zhang & Nivre's (2011) non-local features: FORM and XPOS of
+s0's leftmost and rightmost and b0's leftmost dependents; XPOS of the head of
+s0's head and of the second leftmost / rightmost dependents, and their
+labels; the label of s0's head's arc; the valencies of s0 (left, right) and b0
+(left); the label sets of those dependents. The label component reads the
+arc's direction (``t=LA`` / ``t=RA``) and not the lookahead (s1, b2, b3).
+"""
 
 from __future__ import annotations
 
-from typing import Dict, List, Sequence, Tuple
+import re
+from itertools import product
+from typing import Callable, List, Optional, Sequence, Tuple
 
-import numpy as np
-
+from ...feature_spec import FeatureSpec, Part, Template
 from .reader import DepSentence
-from .transitions import State
 
-__all__ = ["ConfigurationFeatures", "EnglishEncoder", "FEATURE_SETS", "ROLES", "LABEL_ROLES", "DISTANCES",
-           "ARC_FEATURES"]
+__all__ = ["ConfigurationFeatures", "FEATURE_SETS", "DISTANCES", "VALENCIES", "MOVES", "SPEC", "spec_for",
+           "feature_set", "parse_role", "distance_bucket"]
 
-ROLES = ("s0", "s1", "b0", "b1", "b2", "b3", "hs0")
-# Token attributes each role contributes: w = FORM, p = XPOS, u = UPOS.
-ROLE_ATTRS = {"s0": "wpu", "s1": "p", "b0": "wpu", "b1": "wp", "b2": "p", "b3": "p", "hs0": "wp",
-              "lds0": "wp", "rds0": "wp", "ldb0": "wp", "hhs0": "p", "ld2s0": "p", "rd2s0": "p", "ld2b0": "p"}
-LABEL_ROLES = ("s0.l", "lds0.l", "rds0.l", "ldb0.l")
 DISTANCES = ("1", "2", "3", "4", "5-9", "10+")
-ARC_FEATURES = ("t=LA", "t=RA")
-
-# The "rich" set adds Zhang & Nivre's (2011) non-local features: words and tags
-# of the leftmost / rightmost dependents, second-order tokens (head of s0's
-# head, second leftmost / rightmost dependents) and their labels, the label of
-# s0's head, valencies, and the label sets of s0's and b0's dependents.
-RICH_ROLES = ROLES + ("lds0", "rds0", "ldb0", "hhs0", "ld2s0", "rd2s0", "ld2b0")
-RICH_LABEL_ROLES = LABEL_ROLES + ("ld2s0.l", "rd2s0.l", "ld2b0.l", "hs0.l")
-VALENCY_ROLES = ("s0.vl", "s0.vr", "b0.vl")
 VALENCIES = ("0", "1", "2", "3", "4+")
-LABEL_SET_ROLES = ("s0.sl", "s0.sr", "b0.sl")
+MOVES = ("LA", "RA")
+#: Feature set name -> its template groups.
+FEATURE_SETS = {"malt": ("malt",), "rich": ("malt", "rich")}
+#: Groups per component: the transition component reads the lookahead (s1,
+#: b2, b3); the label component does without it (on EWT dev it halved the
+#: label classifier's time, the larger part of the decisions' cost, at equal
+#: LAS: docs/english_parser.md) and reads the arc's direction instead.
+COMPONENT_GROUPS = {"transition": ("lookahead",), "label": ("arc",)}
 
-# name -> (token roles, label roles, valency and label-set features)
-FEATURE_SETS = {
-    "malt": (ROLES, LABEL_ROLES, False),
-    "rich": (RICH_ROLES, RICH_LABEL_ROLES, True),
-}
-
-
-def _role_strings(role: str, form: str, upos: str, xpos: str) -> Tuple[str, ...]:
-    attrs = ROLE_ATTRS[role]
-    values = {"w": form, "p": xpos, "u": upos}
-    return tuple(f"{role}.{a}={values[a]}" for a in attrs)
+TOKEN_ATTRIBUTES = ("form", "xpos", "upos")
+_SHORT = {"w": "form", "p": "xpos", "u": "upos"}
 
 
-def _distance(d: int) -> int:
-    return d - 1 if d <= 4 else (4 if d < 10 else 5)
+def _role(role: str, attrs: str, group: str) -> List[Template]:
+    """A token role's templates: its attributes, and the flags ROOT / NONE."""
+    return [Template(f"{role}.{a}", (Part(_SHORT[a], role),), group) for a in attrs] + [
+        Template(f"{role}=ROOT", (Part(None, f"{role}.root"),), group),
+        Template(f"{role}=NONE", (Part(None, f"{role}.none"),), group)]
 
 
-def feature_set(name: str):
-    """(token roles, label roles, non-local) of a feature set name."""
+def _one(name: str, group: str, attribute: Optional[str], position: str, fallback: Optional[str] = None) -> Template:
+    return Template(name, (Part(attribute, position, fallback),), group)
+
+
+def _label(role: str, group: str) -> Template:
+    return _one(f"{role}.l", group, "deprel", role, "NONE")
+
+
+#: Every template; a feature set selects groups of them (:func:`spec_for`).
+SPEC = FeatureSpec(
+    [t for role, attrs in (("s0", "wpu"), ("s1", "p"), ("b0", "wpu"), ("b1", "wp"), ("b2", "p"), ("b3", "p"),
+                           ("hs0", "wp"))
+     for t in _role(role, attrs, "lookahead" if role in ("s1", "b2", "b3") else "malt")]
+    + [_label(r, "malt") for r in ("s0", "lds0", "rds0", "ldb0")]
+    + [_one("d", "malt", "distance", "s0-b0")]
+    + [t for role, attrs in (("lds0", "wp"), ("rds0", "wp"), ("ldb0", "wp"), ("hhs0", "p"), ("ld2s0", "p"),
+                             ("rd2s0", "p"), ("ld2b0", "p")) for t in _role(role, attrs, "rich")]
+    + [_label(r, "rich") for r in ("ld2s0", "rd2s0", "ld2b0", "hs0")]
+    + [_one("s0.vl", "rich", "valency", "s0.ldeps"), _one("s0.vr", "rich", "valency", "s0.rdeps"),
+       _one("b0.vl", "rich", "valency", "b0.ldeps")]
+    + [_one("s0.sl", "rich", "deprel", "s0.ldeps"), _one("s0.sr", "rich", "deprel", "s0.rdeps"),
+       _one("b0.sl", "rich", "deprel", "b0.ldeps")]
+    + [_one("t", "arc", "move", "arc")])
+
+
+def feature_set(name: str) -> Tuple[str, ...]:
+    """The template groups of a feature set name."""
     try:
         return FEATURE_SETS[name]
     except KeyError:
         raise ValueError(f"unknown feature set {name!r}; expected one of {sorted(FEATURE_SETS)}") from None
 
 
+def spec_for(features: str = "malt", component: Optional[str] = "transition") -> FeatureSpec:
+    """The templates of feature set ``features`` for a component ("transition"
+    or "label"; None: every template of the set, both components')."""
+    groups = set(feature_set(features))
+    for c, more in COMPONENT_GROUPS.items():
+        if component is None or c == component:
+            groups |= set(more)
+    return SPEC.select(lambda t: t.group in groups)
+
+
+_ROLE = re.compile(r"((?:ld2|rd2|ld|rd|h)*)([sb])(\d)")
+_OP = re.compile(r"ld2|rd2|ld|rd|h")
+
+
+def parse_role(name: str) -> Optional[Tuple[str, int, Tuple[str, ...]]]:
+    """(base "s" or "b", its index, operators innermost first) of a role name (at most four
+    operators), or None."""
+    m = _ROLE.fullmatch(name)
+    if m is None:
+        return None
+    ops = tuple(reversed(_OP.findall(m.group(1))))
+    return (m.group(2), int(m.group(3)), ops) if len(ops) <= 4 else None
+
+
+def distance_bucket(d: int) -> int:
+    """The index in :data:`DISTANCES` of a distance (at most 1 counts as 1)."""
+    return max(d, 1) - 1 if d <= 4 else (4 if d < 10 else 5)
+
+
+def _parse_position(position: str):
+    """(kind, roles) of a position name; ValueError if the parser has no such position."""
+    if position == "arc":
+        return "arc", ()
+    head, dot, tail = position.partition(".")
+    if dot and tail in ("root", "none", "ldeps", "rdeps") and parse_role(head):
+        return tail, (head,)
+    a, dash, b = position.partition("-")
+    if dash and parse_role(a) and parse_role(b):
+        return "pair", (a, b)
+    if parse_role(position):
+        return "role", (position,)
+    raise ValueError(f"unknown arc-eager position {position!r}")
+
+
+_FITS = {"form": ("role",), "xpos": ("role",), "upos": ("role",), "deprel": ("role", "ldeps", "rdeps"),
+         "valency": ("ldeps", "rdeps"), "distance": ("pair",), "move": ("arc",), None: ("root", "none")}
+
+
+def _role_fn(base: str, k: int, ops: Tuple[str, ...], n: int) -> Callable:
+    def fn(state) -> int:
+        if base == "s":
+            stack = state.stack
+            tok = stack[-1 - k] if k < len(stack) else -1
+        else:
+            tok = state.b + k
+            if tok > n:
+                tok = -1
+        for op in ops:
+            if tok < 0:
+                return -1
+            if op == "h":
+                tok = state.heads[tok] if tok > 0 else -1
+            else:
+                tok = getattr(state, {"ld": "ldep", "rd": "rdep", "ld2": "ldep2", "rd2": "rdep2"}[op])[tok]
+        return tok
+    return fn
+
+
 class ConfigurationFeatures:
-    """Feature strings of configurations of one sentence (training and the
-    Python reference parser); token strings are built once per token and role."""
+    """Feature names of the configurations of one sentence under a spec
+    (training, and the Python reference parser); token features are named
+    once per token and template.
 
-    def __init__(self, sentence: DepSentence, features: str = "malt"):
-        self.n = len(sentence)
-        roles, _, self.rich = feature_set(features)
-        self.roles = {
-            r: [(f"{r}=ROOT",)] + [_role_strings(r, w, u, x) for w, u, x in zip(sentence.forms, sentence.upos, sentence.xpos)]
-            for r in roles
-        }
+    ``features(state)`` names the templates without an ``arc`` part,
+    ``arc_features(state, move)`` those with one (move 0 = LA, 1 = RA).
+    """
 
-    def _role(self, role: str, token: int) -> Tuple[str, ...]:
-        return (f"{role}=NONE",) if token < 0 else self.roles[role][token]
+    def __init__(self, sentence: DepSentence, features: str = "malt", spec: Optional[FeatureSpec] = None):
+        self.spec = spec if spec is not None else spec_for(features, None)
+        self.n = n = len(sentence)
+        columns = {"form": sentence.forms, "xpos": sentence.xpos, "upos": sentence.upos}
+        roles: List[str] = []
+        self._plain, self._arc = [], []
+        for t, tp in enumerate(self.spec.templates):
+            parts = []
+            for p in tp.parts:
+                kind, names = _parse_position(p.position)
+                if kind not in _FITS.get(p.attribute, ()):
+                    raise ValueError(f"feature template {tp.name!r}: attribute {p.attribute!r} at {p.position!r} is "
+                                     "not a feature")
+                if p.fallback is not None and not (p.attribute == "deprel" and kind == "role"):
+                    raise ValueError(f"feature template {tp.name!r}: only a token's label has a fallback value")
+                slots = []
+                for r in names:
+                    if r not in roles:
+                        roles.append(r)
+                    slots.append(roles.index(r))
+                names_of = values_of = None
+                if p.attribute in columns:  # the feature name of every token, once
+                    prefix = tp.name + "="
+                    values_of = [None] + list(columns[p.attribute])
+                    names_of = [None] + [prefix + v for v in columns[p.attribute]]
+                parts.append((kind, p.attribute, slots, p.fallback, names_of, values_of))
+            (self._arc if any(k == "arc" for k, *_ in parts) else self._plain).append((t, tp, parts))
+        self._roles = [_role_fn(*parse_role(r), n) for r in roles]
 
-    def features(self, state: State) -> List[str]:
-        s0, b = state.stack[-1], state.b
-        s1 = state.stack[-2] if len(state.stack) >= 2 else -1
-        n = self.n
-        f: List[str] = []
-        for role, tok in (("s0", s0), ("s1", s1), ("b0", b), ("b1", b + 1 if b + 1 <= n else -1),
-                          ("b2", b + 2 if b + 2 <= n else -1), ("b3", b + 3 if b + 3 <= n else -1),
-                          ("hs0", state.heads[s0] if s0 > 0 else -1)):
-            f.extend(self._role(role, tok))
-        for role, tok in zip(LABEL_ROLES, (s0, state.ldep[s0], state.rdep[s0], state.ldep[b])):
+    def _values(self, part, toks, state, move) -> list:
+        """A part's values (strings; None for a flag that holds)."""
+        kind, attribute, slots, fallback, _, values_of = part
+        if kind == "arc":
+            return [MOVES[move]] if move is not None else []
+        if kind == "pair":
+            a, b = toks[slots[0]], toks[slots[1]]
+            return [DISTANCES[distance_bucket(b - a)]] if a >= 0 and b >= 0 else []
+        tok = toks[slots[0]]
+        if kind == "root":
+            return [None] if tok == 0 else []
+        if kind == "none":
+            return [None] if tok < 0 else []
+        if kind in ("ldeps", "rdeps"):
+            if tok < 0:
+                return []
+            deps = (state.lsets if kind == "ldeps" else state.rsets)[tok]
+            return [VALENCIES[min(len(deps), 4)]] if attribute == "valency" else list(dict.fromkeys(deps))
+        if attribute == "deprel":
             label = state.labels[tok] if tok > 0 else None
-            f.append(f"{role}={label if label is not None else 'NONE'}")
-        f.append(f"d={DISTANCES[_distance(b - s0)]}")
-        if not self.rich:
-            return f
-        hs0 = state.heads[s0] if s0 > 0 else -1
-        for role, tok in (("lds0", state.ldep[s0]), ("rds0", state.rdep[s0]), ("ldb0", state.ldep[b]),
-                          ("hhs0", state.heads[hs0] if hs0 > 0 else -1), ("ld2s0", state.ldep2[s0]),
-                          ("rd2s0", state.rdep2[s0]), ("ld2b0", state.ldep2[b])):
-            f.extend(self._role(role, tok))
-        for role, tok in zip(RICH_LABEL_ROLES[len(LABEL_ROLES):], (state.ldep2[s0], state.rdep2[s0], state.ldep2[b], hs0)):
-            label = state.labels[tok] if tok > 0 else None
-            f.append(f"{role}={label if label is not None else 'NONE'}")
-        for role, deps in zip(VALENCY_ROLES, (state.lsets[s0], state.rsets[s0], state.lsets[b])):
-            f.append(f"{role}={VALENCIES[min(len(deps), 4)]}")
-        for role, deps in zip(LABEL_SET_ROLES, (state.lsets[s0], state.rsets[s0], state.lsets[b])):
-            f.extend(f"{role}={v}" for v in dict.fromkeys(deps))
-        return f
+            return [label] if label is not None else ([fallback] if fallback is not None else [])
+        return [values_of[tok]] if tok > 0 else []
 
+    def _names(self, templates, state, move) -> List[str]:
+        toks = [fn(state) for fn in self._roles]
+        out: List[str] = []
+        name = self.spec.name
+        for t, tp, parts in templates:
+            if len(parts) == 1:
+                part = parts[0]
+                names_of = part[4]
+                if names_of is not None:  # a token attribute: named once per token
+                    tok = toks[part[2][0]]
+                    if tok > 0:
+                        out.append(names_of[tok])
+                    continue
+                values = self._values(part, toks, state, move)
+                out.extend(tp.name if v is None else f"{tp.name}={v}" for v in values)
+                continue
+            lists = [self._values(p, toks, state, move) for p in parts]
+            for combo in product(*lists):
+                out.append(name(t, [v for v, p in zip(combo, tp.parts) if p.attribute is not None]))
+        return out
 
-class EnglishEncoder:
-    """Feature ids of tokens per role (looked up once per distinct word and
-    role, cached), and the id tables of NONE, labels, distances and arcs."""
+    def features(self, state) -> List[str]:
+        """The names of the configuration's features (templates without an ``arc`` part)."""
+        return self._names(self._plain, state, None)
 
-    def __init__(self, index, label_values: Sequence[str], features: str = "malt"):
-        self.index = index
-        get = index.get
-        self.roles, label_roles, self.rich = feature_set(features)
-        self._ids: Dict[tuple, np.ndarray] = {}
-        self.none_ids = np.asarray([get(f"{r}=NONE") for r in self.roles], dtype=np.int32)
-        self.root_ids = [self._lookup(("ROOT", r), (f"{r}=ROOT",)) for r in self.roles]
-        values = list(label_values) + ["NONE"]
-        self.label_feature = np.asarray([get(f"{lr}={v}") for lr in label_roles for v in values], dtype=np.int32)
-        self.distance = np.asarray([get(f"d={d}") for d in DISTANCES], dtype=np.int32)
-        self.arc_feature = np.asarray([get(a) for a in ARC_FEATURES], dtype=np.int32)
-        self.extra = {}
-        if self.rich:
-            self.extra = {
-                "valency": np.asarray([get(f"{r}={v}") for r in VALENCY_ROLES for v in VALENCIES], dtype=np.int32),
-                "label_set": np.asarray([get(f"{r}={v}") for r in LABEL_SET_ROLES for v in label_values], dtype=np.int32),
-            }
-
-    def _lookup(self, key: tuple, strings) -> np.ndarray:
-        ids = self._ids.get(key)
-        if ids is None:
-            get = self.index.get
-            ids = np.fromiter((i for i in map(get, strings) if i >= 0), dtype=np.int32)
-            self._ids[key] = ids
-        return ids
-
-    def _word(self, w: str, u: str, x: str):
-        key = (w, u, x)
-        got = self._words.get(key)
-        if got is None:
-            parts = [self._lookup((r, w, u, x), _role_strings(r, w, u, x)) for r in self.roles]
-            got = (np.concatenate(parts), [len(a) for a in parts])
-            self._words[key] = got
-        return got
-
-    def encode(self, sentences: Sequence[DepSentence]) -> dict:
-        """sentence_ptr (token offsets, ROOT included), token_ptr/token_ids (CSR,
-        one row per token and role), and the id tables."""
-        sentence_ptr = [0]
-        if not hasattr(self, "_words"):
-            self._words = {}
-            self._root = (np.concatenate(self.root_ids), [len(a) for a in self.root_ids])
-        arrays: List[np.ndarray] = []
-        lengths: List[int] = []
-        word = self._word
-        for s in sentences:
-            for ids, lens in [self._root] + [word(w, u, x) for w, u, x in zip(s.forms, s.upos, s.xpos)]:
-                arrays.append(ids)
-                lengths.extend(lens)
-            sentence_ptr.append(sentence_ptr[-1] + len(s) + 1)
-        ptr = np.zeros(len(lengths) + 1, dtype=np.int64)
-        np.cumsum(lengths, out=ptr[1:])
-        ids = np.concatenate(arrays).astype(np.int32, copy=False) if arrays else np.zeros(0, dtype=np.int32)
-        return {"sentence_ptr": np.asarray(sentence_ptr, dtype=np.int64), "token_ptr": ptr, "token_ids": ids,
-                "none_ids": self.none_ids, "label_feature": self.label_feature, "distance": self.distance,
-                "arc_feature": self.arc_feature, **self.extra}
+    def arc_features(self, state, move: int) -> List[str]:
+        """The names of the templates with an ``arc`` part, for the arc ``move`` (0 = LA, 1 = RA)."""
+        return self._names(self._arc, state, move)

@@ -7,7 +7,7 @@ from typing import List, Optional, Sequence, Tuple
 
 from ..._errors import DataFormatError
 from ..base import oracle_sentences
-from .features import ARC_FEATURES, ConfigurationFeatures
+from .features import ConfigurationFeatures, spec_for
 from .reader import DepSentence
 from .transitions import LA, RA, RE, ROOT_LABEL, SH, TRANSITIONS, State, is_projective
 
@@ -51,20 +51,20 @@ def training_examples(sentences: Sequence[DepSentence], features: str = "malt") 
     lf: List[List[str]] = []
     ll: List[str] = []
     skipped = 0
+    t_spec, l_spec = spec_for(features, "transition"), spec_for(features, "label")
     for s in oracle_sentences(sentences):
         if s.heads is None:
             raise DataFormatError("training needs gold HEAD and DEPREL columns")
         if not is_projective(s.heads):
             skipped += 1
             continue
-        feats = ConfigurationFeatures(s, features)
+        feats, lfeats = ConfigurationFeatures(s, spec=t_spec), ConfigurationFeatures(s, spec=l_spec)
         state = State(len(s))
         for t, label in arc_eager_oracle(s.heads, s.labels):
-            f = feats.features(state)
-            tf.append(f)
+            tf.append(feats.features(state))
             tl.append(TRANSITIONS[t])
             if t == LA or (t == RA and state.stack[-1] != 0):
-                lf.append(f + [ARC_FEATURES[0 if t == LA else 1]])
+                lf.append(lfeats.features(state) + lfeats.arc_features(state, 0 if t == LA else 1))
                 ll.append(label)
             state.apply(t, label)
     return {"transition": (tf, tl), "label": (lf, ll)}, skipped
@@ -117,13 +117,14 @@ def exploration_examples(sentences: Sequence[DepSentence], transitions, labels, 
     tl: List[str] = []
     lf: List[List[str]] = []
     ll: List[str] = []
+    t_spec, l_spec = spec_for(features, "transition"), spec_for(features, "label")
     for s in oracle_sentences(sentences):
         if s.heads is None:
             raise DataFormatError("training needs gold HEAD and DEPREL columns")
         if not is_projective(s.heads):
             continue
         gold = [-1] + list(s.heads)
-        feats = ConfigurationFeatures(s, features)
+        feats, lfeats = ConfigurationFeatures(s, spec=t_spec), ConfigurationFeatures(s, spec=l_spec)
         state = State(len(s))
         while not state.done():
             f = feats.features(state)
@@ -138,7 +139,7 @@ def exploration_examples(sentences: Sequence[DepSentence], transitions, labels, 
             label = None
             s0, b = state.stack[-1], state.b
             if t == LA or (t == RA and s0 != 0):
-                fl = f + [ARC_FEATURES[0 if t == LA else 1]]
+                fl = lfeats.features(state) + lfeats.arc_features(state, 0 if t == LA else 1)
                 dep = s0 if t == LA else b
                 if gold[dep] == (b if t == LA else s0):
                     lf.append(fl)

@@ -21,9 +21,10 @@ class EnglishDependencyParser(TaskPipeline):
     """Labeled arc-eager dependency parser for UD English (gold POS input), two
     polynomial-kernel components (``transition``, ``label``) trained with PA-I.
 
-    The label component's features are the configuration's plus ``t=LA`` or
-    ``t=RA``; each component has its own feature index, so each token's ids are
-    looked up once per component.
+    The label component's features are the configuration's without the
+    lookahead (s1, b2, b3), plus ``t=LA`` or ``t=RA``; each component has its
+    own feature index and vocabularies, so each token's strings are looked up
+    once per component, in C++.
 
     >>> parser = EnglishDependencyParser(degree=2, n_iter=5).fit(read_ud_english(train))   # doctest: +SKIP
     >>> parser.evaluate(read_ud_english(dev))["las"]                                      # doctest: +SKIP
@@ -115,10 +116,16 @@ class EnglishDependencyParser(TaskPipeline):
         return self.runner().parse_many([_as_dep(s, k, gold=False) for k, s in enumerate(sentences)], timing=timing)
 
     def reference_parse(self, sentence: DepSentence) -> Tuple[List[int], List[str]]:
-        """The same parse by the Python reference loop (slow; for tests)."""
+        """The same parse by the Python reference loop (slow; for tests), over
+        the components' template specs."""
         heads, labels, _ = reference_parse(sentence, self.classifiers_["transition"], self.classifiers_["label"],
-                                           self.features)
+                                           self.features, specs=self.runner().specs)
         return heads, labels
+
+    def to_container(self):
+        # The runner derives the feature keys from the trained features (once): the file stores them.
+        self.runner()
+        return super().to_container()
 
     def _gold(self, data) -> list:
         return [_as_dep(s, k, gold=True) for k, s in enumerate(data)]
