@@ -48,7 +48,8 @@ import conjunct
 from conjunct import _core
 from conjunct._timing import interleaved_medians
 from conjunct.classifiers import approximation_report
-from conjunct.importers import from_sklearn, to_libsvm
+from conjunct.exporters import to_libsvm
+from conjunct.importers import from_sklearn
 from conjunct.tasks.bunsetsu import BunsetsuParser, dependency_accuracy, load_gsd_bunsetsu, training_examples
 
 CACHE = RESULTS / "tmp"
