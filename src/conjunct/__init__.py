@@ -17,14 +17,16 @@ that ``import conjunct`` (and loading a model) stays light.
 from __future__ import annotations
 
 import importlib
+from typing import Any, List
 
 from ._core import PolyKernel
 from ._errors import ConjunctError, DataFormatError, ModelFormatError, UnknownFeaturesWarning
 from .classifiers import Classifier
-from .data import as_binary_csr, read_data, read_strings, read_svmlight, write_strings, write_svmlight
+from .data import read_data, read_strings, read_svmlight, write_strings, write_svmlight
 from .features import FeatureIndex, rows_to_csr
 from .labels import DecisionRule
 from .linear import ConjunctiveLinearModel
+from .matrices import as_binary_csr
 from .models import KernelModel
 from .persistence import load, save
 
@@ -99,7 +101,7 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> Any:
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'conjunct' has no attribute {name!r}")
@@ -108,5 +110,5 @@ def __getattr__(name: str):
     return value
 
 
-def __dir__():
+def __dir__() -> List[str]:
     return sorted(set(globals()) | set(_LAZY))
