@@ -24,7 +24,7 @@ text it was built from. Table 4's shape: the approximate
 expansion (HKE, sigma > 0) with |F^d|, decisions changed and its fstrie.
 Figure 3: classification time against fstrie size, with PKE's (and split's)
 time as horizontal lines, drawn by conjunct.plot from the results into
-results/<name>_fstrie_size.png (redraw it with ``conjunct plot
+results/<name>_fstrie_size.png (redraw it with ``python benchmarks/plot_results.py
 benchmarks/results/classify.json``).
 
     python benchmarks/bench_classify.py                 # d = 2, 3, PA-I models
