@@ -55,3 +55,35 @@ def test_public_api_checks_clean_under_mypy_strict():
     r = subprocess.run([sys.executable, "-m", "mypy", "--strict", "--config-file", str(ROOT / "pyproject.toml"), *files],
                        capture_output=True, text=True, cwd=ROOT, env=env, timeout=600)
     assert r.returncode == 0, r.stdout + r.stderr
+
+
+CLIENT = """\
+import conjunct
+
+model = conjunct.KernelModel([[0, 1], [1, 2]], [1.0, -1.0], degree=2)
+reveal_type(model.compile("pke"))
+reveal_type(conjunct.PolyKernel(1.0, 1.0, 2).value(3))
+reveal_type(conjunct.PAClassifier)
+reveal_type(conjunct.load)
+"""
+
+
+def test_a_users_code_sees_the_types(tmp_path):
+    """Code using the public API checks under --strict and sees the real types,
+    the lazily loaded names and the core's included."""
+    pytest.importorskip("mypy.api", reason="mypy (the dev extra) is not installed")
+    package = pathlib.Path(_core.__file__).parent
+    if not (package / "_core.pyi").exists():
+        pytest.skip(f"{package} has no _core.pyi (link build/dev/_core.pyi there, see docs/development.md)")
+    client = tmp_path / "client.py"
+    client.write_text(CLIENT)
+    env = dict(os.environ, MYPY_CACHE_DIR=str(ROOT / "build" / "mypy-cache"), MYPYPATH=str(package.parent))
+    r = subprocess.run([sys.executable, "-m", "mypy", "--strict", "--follow-imports", "silent",
+                        "--ignore-missing-imports", "--python-version", "3.10", str(client)],
+                       capture_output=True, text=True, cwd=tmp_path, env=env, timeout=600)
+    assert r.returncode == 0, r.stdout + r.stderr
+    revealed = [line.split("Revealed type is ", 1)[1] for line in r.stdout.splitlines() if "Revealed type is" in line]
+    assert revealed[0] == '"conjunct.classifiers.Classifier"'
+    assert revealed[1] in ('"float"', '"builtins.float"')  # (mypy versions spell it either way)
+    assert "conjunct.training.pa.PAClassifier" in revealed[2], revealed
+    assert revealed[3].startswith('"def (path:') and revealed[3].endswith('-> Any"'), revealed

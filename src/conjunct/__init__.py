@@ -17,7 +17,7 @@ that ``import conjunct`` (and loading a model) stays light.
 from __future__ import annotations
 
 import importlib
-from typing import Any, List
+from typing import TYPE_CHECKING, Any, List
 
 from ._core import PolyKernel
 from ._errors import ConjunctError, DataFormatError, ModelFormatError, UnknownFeaturesWarning
@@ -29,6 +29,19 @@ from .linear import ConjunctiveLinearModel
 from .matrices import as_binary_csr
 from .models import KernelModel
 from .persistence import load, save
+
+if TYPE_CHECKING:  # the names loaded on first use, as type checkers should see them
+    from .analysis import EnglishTextPipeline, JapaneseTextPipeline, TextPipeline
+    from .corpora import read_conll2000, read_conllu
+    from .importers import from_sklearn, import_model
+    from .rendering import render
+    from .tagging import HMMTagger, PerceptronTagger
+    from .tasks.bunsetsu import BunsetsuDependencyParser
+    from .tasks.chunk import Chunker
+    from .tasks.english import EnglishDependencyParser
+    from .tasks.segment import WordSegmenter
+    from .training import L1LogLinearClassifier, PAClassifier
+    from .training.expand import expand
 
 # The one place the version is written: the build reads it from here (pyproject.toml).
 __version__ = "0.1.0"
