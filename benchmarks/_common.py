@@ -117,26 +117,27 @@ def write_results(name: str, results: dict, markdown: str) -> None:
 
 
 def write_figures(name: str, figures: Dict[Optional[str], Path]) -> List[Path]:
-    """Draw results/<name>.json with ``conjunct.plot``, as ``conjunct plot`` does, one image per figure.
+    """Draw results/<name>.json as ``plot_results.py`` does, one image per figure.
 
-    ``figures`` maps a figure name of ``conjunct plot --figure`` (None: the
+    ``figures`` maps a figure name of ``plot_results.py --figure`` (None: the
     default) to the image to write. Without matplotlib nothing is drawn and
-    the ``conjunct plot`` commands that draw them later are printed instead.
+    the ``plot_results.py`` commands that draw them later are printed instead.
     """
     results = RESULTS / f"{name}.json"
     source = os.path.relpath(results, ROOT)
-    commands = [f"conjunct plot {source}" + (f" --figure {f}" if f else "") + f" -o {os.path.relpath(p, ROOT)}"
+    commands = [f"python benchmarks/plot_results.py {source}" + (f" --figure {f}" if f else "")
+                + f" -o {os.path.relpath(p, ROOT)}"
                 for f, p in figures.items()]
     if importlib.util.find_spec("matplotlib") is None:
         print("matplotlib is not installed (pip install '.[plot]'); draw the figures later with:\n  "
               + "\n  ".join(commands))
         return []
-    from conjunct import plot
+    import plot_results
 
-    data = plot.read_results(results)
+    data = plot_results.read_results(results)
     written = []
     for figure, path in figures.items():
-        plot.save_figure(plot.figure_from_results(data, source=source, figure=figure), path)
+        plot_results.save_figure(plot_results.figure_from_results(data, source=source, figure=figure), path)
         written.append(Path(path))
     print("figures:\n  " + "\n  ".join(commands))
     return written

@@ -30,7 +30,7 @@ every parse against PKE's; ``exact`` says so.
 
 The figure (hit rate and speed-up over PKE against cache rows, 4, and along the
 stream, 3) is drawn by ``conjunct.plot.adaptive_cache`` from the results into
-results/<name>.png; redraw it with ``conjunct plot benchmarks/results/adaptive.json``.
+results/<name>.png; redraw it with ``python benchmarks/plot_results.py benchmarks/results/adaptive.json``.
 
     python benchmarks/bench_adaptive.py                       # bunsetsu d = 2, 3 and English d = 2, full train
     python benchmarks/bench_adaptive.py --quick               # smaller training sets, fewer rounds

@@ -24,7 +24,7 @@ text it was built from. Table 4's shape: the approximate
 expansion (HKE, sigma > 0) with |F^d|, decisions changed and its fstrie.
 Figure 3: classification time against fstrie size, with PKE's (and split's)
 time as horizontal lines, drawn by conjunct.plot from the results into
-results/<name>_fstrie_size.png (redraw it with ``conjunct plot
+results/<name>_fstrie_size.png (redraw it with ``python benchmarks/plot_results.py
 benchmarks/results/classify.json``).
 
     python benchmarks/bench_classify.py                 # d = 2, 3, PA-I models
@@ -48,7 +48,8 @@ import conjunct
 from conjunct import _core
 from conjunct._timing import interleaved_medians
 from conjunct.classifiers import approximation_report
-from conjunct.importers import from_sklearn, to_libsvm
+from conjunct.exporters import to_libsvm
+from conjunct.importers import from_sklearn
 from conjunct.tasks.bunsetsu import BunsetsuParser, dependency_accuracy, load_gsd_bunsetsu, training_examples
 
 CACHE = RESULTS / "tmp"

@@ -1,7 +1,7 @@
 """Sequence labeling: Viterbi vs staggered decoding vs CarpeDiem vs beam search,
 and python-crfsuite as a peer -- seed 002's Tables 1-4 in one run. The figure
 of decoding speed against the number of labels is drawn from the JSON by
-``conjunct plot benchmarks/results/decode.json -o docs/figures/decode_labels.png``.
+``python benchmarks/plot_results.py benchmarks/results/decode.json -o docs/figures/decode_labels.png``.
 
 Tasks (../shared/data): POS tagging (UD English EWT XPOS, 49 labels), joint
 POS+chunk tagging (CoNLL-2000, 319 labels, tags "POS|chunk"), bunsetsu

@@ -9,7 +9,7 @@ progress reports (``history_``, the records its ``callback`` receives), turned
 into per-epoch records by ``conjunct.plot.epoch_records``. The run checks that
 the epoch-by-epoch model is the one ``fit`` trains in one call (same support
 vectors and test accuracy). Results: results/<name>.{json,md}; draw them with
-``conjunct plot benchmarks/results/learning_curve.json``.
+``python benchmarks/plot_results.py benchmarks/results/learning_curve.json``.
 
     python benchmarks/bench_learning_curve.py
 """

@@ -41,7 +41,7 @@ vectors and accuracy) as SL. Results: results/<name>.{json,md}; the figures
 (Fig. 3/4, one panel per workload, the degree read from the results, and
 Fig. 1/2) are drawn by conjunct.plot from the JSON into
 results/<name>_examples.png and results/<name>_N.png; redraw them with
-``conjunct plot benchmarks/results/train.json [--figure N]``.
+``python benchmarks/plot_results.py benchmarks/results/train.json [--figure N]``.
 
     python benchmarks/bench_train.py                 # the full run (see --help)
     python benchmarks/bench_train.py --quick         # a small end-to-end check
@@ -613,7 +613,7 @@ def main() -> None:
         w = load_workload(name, data, args.chunk_examples if name in ("chunk", "bnp") else 0)
         results[name] = run_workload(w, args, runner)
     md = report(results, args)
-    # conjunct plot's figures of this file: --figure examples (the default) and N, when the run swept them
+    # plot_results.py's figures of this file: --figure examples (the default) and N, when the run swept them
     figures = {figure: RESULTS / f"{args.name}_{figure}.png" for figure, key in
                (("examples", "time_against_examples"), ("N", "time_against_N")) if any(out.get(key) for out in results.values())}
     if figures:

@@ -31,6 +31,7 @@ from conjunct import model_io
 from conjunct._timing import interleaved_medians
 from conjunct.datasets import make_zipf_data
 from conjunct.training import PAClassifier
+from conjunct.persistence import KINDS
 from conjunct.validation import validate
 
 
@@ -59,7 +60,7 @@ def main(argv=None) -> int:
                 "load": lambda: conjunct.load(path),
                 "load mmap": lambda: conjunct.load(path, mmap=True),
                 "load mmap, no verify": lambda: conjunct.load(path, mmap=True, verify=False),
-                "validation": lambda: validate(kind, meta, arrays, path),
+                "validation": lambda: validate(kind, meta, arrays, path, KINDS.get(kind)),
             }
             t = interleaved_medians(fns, repeats=args.repeats)
             results[method] = {"file_bytes": size, "seconds": t,

@@ -29,6 +29,7 @@ MODULES: Sequence[Tuple[str, Optional[Sequence[str]], str]] = (
     ("conjunct", None, "Models, compiled classifiers, feature indexes, data files, model files."),
     ("conjunct.training", None, "Training polynomial-kernel and conjunctive-linear models."),
     ("conjunct.importers", None, "Models trained by other tools."),
+    ("conjunct.exporters", None, "Models written for other tools."),
     ("conjunct.datasets", None, "Generated data."),
     ("conjunct.corpora", None, "Readers of the corpora the pipelines use."),
     ("conjunct.tagging", None, "Sequence labeling: taggers and decoders."),

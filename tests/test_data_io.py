@@ -5,7 +5,8 @@ import pytest
 import scipy.sparse as sp
 
 from conjunct import DataFormatError, FeatureIndex, as_binary_csr, read_strings, read_svmlight, write_strings, write_svmlight
-from conjunct.data import as_rows, read_data, sniff_format
+from conjunct.data import read_data, sniff_format
+from conjunct.matrices import as_rows
 
 
 def write(tmp_path, text, name="data.txt"):

@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 import conjunct
 from conjunct import DataFormatError, FeatureIndex, read_strings, read_svmlight, rows_to_csr, write_strings
 from conjunct.budget import MemoryBudgetError, check_memory, parse_size, set_memory_budget
-from conjunct.data import as_rows, escape_token, read_data, unescape_token
+from conjunct.data import escape_token, read_data, unescape_token
+from conjunct.matrices import as_rows
 from conjunct.training import PAClassifier
 
 BOM = "\ufeff"

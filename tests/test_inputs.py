@@ -23,7 +23,7 @@ from conjunct.analysis.result import Analysis
 from conjunct.budget import MemoryBudgetError, set_memory_budget
 from conjunct.cli import main
 from conjunct.corpora import iter_conllu
-from conjunct.data import _find_bad_utf8
+from conjunct._textin import find_bad_utf8 as _find_bad_utf8
 from conjunct.tagging.io import write_tagged
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -154,7 +154,6 @@ REFUSALS = [
     ["compile", "{inp}", "-o", "{out}"],
     ["convert", "{inp}", "-o", "{out}"],
     ["analyze", "train", "--lang", "en", "{inp}", "-o", "{out}"],
-    ["plot", "{inp}", "-o", "{out}"],
 ]
 
 

@@ -1,6 +1,7 @@
-"""conjunct.plot and `conjunct plot`: every figure renders from small synthetic data, the readers
-draw the committed benchmark results, and bad input gets a clear error."""
+"""conjunct.plot and benchmarks/plot_results.py: every figure renders from small synthetic data, the
+readers draw the committed benchmark results, and bad input gets a clear error."""
 
+import importlib.util
 import json
 import re
 import subprocess
@@ -14,10 +15,13 @@ pytest.importorskip("matplotlib")
 
 from conjunct import ConjunctError  # noqa: E402
 from conjunct import plot  # noqa: E402
-from conjunct.cli import main  # noqa: E402
 from conjunct.training import PAClassifier  # noqa: E402
 
 RESULTS = Path(__file__).resolve().parent.parent / "benchmarks" / "results"
+# The benchmarks' results readers (a script of benchmarks/, not part of the package).
+_spec = importlib.util.spec_from_file_location("plot_results", RESULTS.parent / "plot_results.py")
+plot_results = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(plot_results)
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
 
@@ -185,7 +189,7 @@ def _lines_per_panel(name, figure, data):
 def test_figures_of_the_committed_results(name, figure, n_axes):
     path = RESULTS / f"{name}.json"
     data = json.loads(path.read_text())
-    fig = plot.figure_from_results(plot.read_results(path), source=str(path), figure=figure)
+    fig = plot_results.figure_from_results(plot_results.read_results(path), source=str(path), figure=figure)
     assert len(fig.axes) == n_axes
     assert all(data_lines(ax) for ax in fig.axes)
     expected = _lines_per_panel(name, figure, data)
@@ -194,7 +198,7 @@ def test_figures_of_the_committed_results(name, figure, n_axes):
     footer = " ".join(t.get_text().replace("\n", " ") for t in fig.texts)
     assert data["command"] in footer
     # the footer names the command that draws the figure
-    assert f"conjunct plot {path.name}" + (f" --figure {figure}" if figure not in (None, "examples") else "") in footer
+    assert f"python benchmarks/plot_results.py {path.name}" + (f" --figure {figure}" if figure not in (None, "examples") else "") in footer
 
 
 # (results file, how to break it, what the error must name besides the file)
@@ -219,20 +223,20 @@ def test_a_malformed_results_file_is_named_with_the_missing_key(name, breaks, me
     data = json.loads((RESULTS / f"{name}.json").read_text())
     breaks(data)
     with pytest.raises(ConjunctError, match=rf"^broken/{name}.json: .*{message}"):
-        plot.figure_from_results(data, source=f"broken/{name}.json")
+        plot_results.figure_from_results(data, source=f"broken/{name}.json")
 
 
 def test_results_kind_follows_the_script_that_wrote_the_file():
-    assert plot.results_kind(json.loads((RESULTS / "adaptive.json").read_text())) == "adaptive"
+    assert plot_results.results_kind(json.loads((RESULTS / "adaptive.json").read_text())) == "adaptive"
     # bench_chunk_segment.py writes "tasks" too, but it is no decoding benchmark
     chunk = json.loads((RESULTS / "chunk_segment.json").read_text())
-    assert "tasks" in chunk and plot.results_kind(chunk) is None
+    assert "tasks" in chunk and plot_results.results_kind(chunk) is None
     with pytest.raises(ConjunctError, match=r"chunk_segment.json: not a results file .*\(written by bench_chunk_segment.py\)"):
-        plot.figure_from_results(chunk, source="chunk_segment.json")
+        plot_results.figure_from_results(chunk, source="chunk_segment.json")
     # without a command, the fields tell
     adaptive = json.loads((RESULTS / "adaptive.json").read_text())
     del adaptive["command"]
-    assert plot.results_kind(adaptive) == "adaptive"
+    assert plot_results.results_kind(adaptive) == "adaptive"
 
 
 def test_adaptive_cache(tmp_path):
@@ -284,7 +288,7 @@ def test_adaptive_cache_refuses_bad_data():
 
 def test_adaptive_figure_reads_the_numbers_right():
     data = json.loads((RESULTS / "adaptive.json").read_text())
-    fig = plot.figure_from_results(data, source="adaptive.json")
+    fig = plot_results.figure_from_results(data, source="adaptive.json")
     s = data["streams"][2]
     lru = [c for c in s["cache_sizes"] if c["policy"] == "lru"]
 
@@ -309,7 +313,7 @@ def test_adaptive_figure_reads_the_numbers_right():
 
 def test_decode_figure_reads_the_numbers_right():
     data = json.loads((RESULTS / "decode.json").read_text())
-    fig = plot.figure_from_results(data, source="decode.json")
+    fig = plot_results.figure_from_results(data, source="decode.json")
     pos = data["tasks"]["pos"]
     per_sentence = pos["test_tokens"] / pos["test_sentences"]
     (sd_c,) = [ln for ln in fig.axes[0].get_lines() if ln.get_label() == "SD+C-EXP"]
@@ -322,45 +326,51 @@ def test_readers_tolerate_extra_fields_and_explain_missing_ones():
     data = json.loads((RESULTS / "decode.json").read_text())
     data["new_top_level_field"] = {"anything": [1, 2]}
     data["tasks"]["pos"]["perceptron"]["decoders"]["Viterbi"]["p95_seconds"] = 0.1
-    assert len(plot.figure_from_results(data, source="x.json").axes) == 2
+    assert len(plot_results.figure_from_results(data, source="x.json").axes) == 2
     del data["tasks"]["pos"]["labels"]
     with pytest.raises(ConjunctError, match=r"x.json: no 'tasks.pos.labels'"):
-        plot.figure_from_results(data, source="x.json")
-    with pytest.raises(ConjunctError, match="not a results file conjunct plot knows"):
-        plot.figure_from_results({"something": 1}, source="y.json")
+        plot_results.figure_from_results(data, source="x.json")
+    with pytest.raises(ConjunctError, match="not a results file benchmarks/plot_results.py knows"):
+        plot_results.figure_from_results({"something": 1}, source="y.json")
     train = json.loads((RESULTS / "train.json").read_text())
     with pytest.raises(ConjunctError, match=r"figures \['examples', 'N'\], not 'labels'"):
-        plot.figure_from_results(train, source="train.json", figure="labels")
+        plot_results.figure_from_results(train, source="train.json", figure="labels")
     train["results"]["dep"]["time_against_examples"]["SL"]["30793"]["seconds"] = "fast"
     with pytest.raises(ConjunctError, match="expected a number"):
-        plot.figure_from_results(train, source="train.json")
+        plot_results.figure_from_results(train, source="train.json")
 
 
 def test_training_figure_title_comes_from_the_data():
     train = json.loads((RESULTS / "train.json").read_text())
     train["results"]["dep"]["workload"]["description"] = "A workload of my own"
     train["settings"]["n_iter"] = 7
-    fig = plot.figure_from_results(train, source="train.json")
+    fig = plot_results.figure_from_results(train, source="train.json")
     assert fig.axes[0].get_title().replace("\n", " ").startswith("A workload of my own (d = 3")
     assert "7 epochs" in fig._suptitle.get_text()
 
 
-def test_cli_plot(tmp_path, capsys):
+def test_plot_results_script(tmp_path, capsys):
     out = tmp_path / "decode.png"
-    assert main(["plot", str(RESULTS / "decode.json"), "-o", str(out)]) == 0
+    assert plot_results.main([str(RESULTS / "decode.json"), "-o", str(out)]) == 0
     assert capsys.readouterr().out.strip() == str(out)
     assert_png(out)
     history = tmp_path / "history.json"
     history.write_text(json.dumps([{"epoch": 1, "epoch_done": True, "rounds": 10, "updates": 4, "support_vectors": 4},
                                    {"epoch": 2, "epoch_done": True, "rounds": 20, "updates": 6, "support_vectors": 5}]))
-    assert main(["plot", str(history)]) == 0
+    assert plot_results.main([str(history)]) == 0
     assert_png(tmp_path / "history.png")  # default output: beside the JSON
     bad = tmp_path / "bad.json"
     bad.write_text("{not json")
-    assert main(["plot", str(bad)]) == 2
+    assert plot_results.main([str(bad)]) == 2
     assert "not a JSON file" in capsys.readouterr().err
-    assert main(["plot", str(RESULTS / "decode.json"), "-o", str(tmp_path / "no" / "such" / "dir.png")]) == 2
+    assert plot_results.main([str(RESULTS / "decode.json"), "-o", str(tmp_path / "no" / "such" / "dir.png")]) == 2
     assert "does not exist" in capsys.readouterr().err
+    # -o naming the results file (here through a link) is refused before the file is touched
+    results = tmp_path / "decode.json"
+    results.write_text((RESULTS / "decode.json").read_text())
+    (tmp_path / "link.png").symlink_to(results)
+    assert plot_results.main([str(results), "-o", str(tmp_path / "link.png")]) == 2
+    assert "would destroy" in capsys.readouterr().err and json.loads(results.read_text())["tasks"]
 
 
 def test_version_flag():
@@ -373,14 +383,14 @@ def test_version_flag():
 BENCHMARKS = RESULTS.parent
 
 
-def test_benchmarks_draw_only_through_conjunct_plot():
+def test_benchmarks_draw_only_through_conjunct_plot():  # (plot_results.py hands conjunct.plot the data)
     # one style for every figure: no benchmark script draws with matplotlib itself
     offenders = [p.name for p in BENCHMARKS.glob("*.py")
                  if re.search(r"^\s*(import matplotlib|from matplotlib)", p.read_text(encoding="utf-8"), re.M)]
     assert offenders == []
 
 
-def test_a_benchmark_writes_its_figure_as_conjunct_plot_draws_it(tmp_path, monkeypatch, capsys):
+def test_a_benchmark_writes_its_figure_as_plot_results_draws_it(tmp_path, monkeypatch, capsys):
     monkeypatch.syspath_prepend(str(BENCHMARKS))
     import _common
 
@@ -392,7 +402,7 @@ def test_a_benchmark_writes_its_figure_as_conjunct_plot_draws_it(tmp_path, monke
     written = _common.write_figures("train", {"examples": tmp_path / "e.png", "N": tmp_path / "n.png"})
     assert [p.name for p in written] == ["e.png", "n.png"]
     out = capsys.readouterr().out
-    assert "--figure N -o" in out and "conjunct plot" in out
+    assert "--figure N -o" in out and "python benchmarks/plot_results.py" in out
     # a results file the benchmark broke is named in the error
     (tmp_path / "adaptive.json").write_text(json.dumps({"command": "python benchmarks/bench_adaptive.py", "streams": []}))
     with pytest.raises(ConjunctError, match=r"adaptive.json: 'streams' is empty"):

@@ -491,3 +491,42 @@ def test_checks_at_every_block_boundary(model, monkeypatch, block):
             bad["m.sv_indices"][b - 2], bad["m.sv_indices"][b - 1] = ids[b - 1], ids[b - 2]
             with pytest.raises(ModelFormatError, match="m.sv_indices.*ascending"):
                 reload(kind, meta, bad)
+
+
+def test_one_method_list_from_the_core():
+    """The core lists the classification methods; the compiler, the file checks
+    and the command line read that list."""
+    from conjunct import _core
+    from conjunct.classifier_checks import METHOD_SPECS
+    from conjunct.classifiers import METHODS
+    from conjunct.commands._common import METHODS as CLI_METHODS
+
+    assert METHODS == tuple(_core.METHODS) == ("pkb", "pki", "pke", "split", "fstrie", "adaptive")
+    assert tuple(METHOD_SPECS) == METHODS and CLI_METHODS == list(METHODS)
+    with pytest.raises(conjunct.ConjunctError, match="expected one of pkb, pki, pke, split, fstrie, adaptive"):
+        conjunct.KernelModel([[0, 1]], [1.0], degree=2).compile("nope")
+
+
+def test_every_kind_checks_its_own_sections():
+    """Each saveable kind defines check_sections next to the code that builds it;
+    the file layer refuses a kind whose class has none."""
+    import importlib
+
+    from conjunct.persistence import KINDS, Saveable
+    from conjunct.validation import validate
+
+    for kind in KINDS:
+        cls = KINDS.get(kind)
+        assert any("check_sections" in c.__dict__ for c in cls.__mro__[:-1] if c is not Saveable), kind
+        importlib.import_module(cls.__module__)
+
+    class Unchecked(Saveable):
+        kind = "unchecked_test_kind"
+
+    try:
+        with pytest.raises(NotImplementedError, match="does not check its sections"):
+            validate("unchecked_test_kind", {}, {}, "x.cjt", Unchecked)
+        with pytest.raises(conjunct.ModelFormatError, match="unknown model kind"):
+            validate("kernel_model", {}, {}, "x.cjt", Unchecked)
+    finally:
+        KINDS._classes.pop("unchecked_test_kind", None)

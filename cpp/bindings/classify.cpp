@@ -294,6 +294,9 @@ void bind_classify(nb::module_& m) {
         nb::arg("rule"), nb::arg("n_classes"),
         "Check a classifier's arrays and open them (no copy) with a decision rule (sign, argmax, ovo).");
   m.attr("DEFAULT_DENSE_BYTES") = kDefaultDenseBytes;
+  nb::list methods;
+  for (const std::string& name : classification_methods()) methods.append(name);
+  m.attr("METHODS") = nb::tuple(methods);
 
   m.def(
       "early_exit_counters",

@@ -37,10 +37,18 @@ const Method kMethods[] = {
 const Method& method_named(const std::string& name) {
   for (const Method& m : kMethods)
     if (name == m.name) return m;
-  throw std::invalid_argument("unknown classification method '" + name + "'; expected one of pkb, pki, pke, split, fstrie, adaptive");
+  std::string known;
+  for (const Method& m : kMethods) known += (known.empty() ? "" : ", ") + std::string(m.name);
+  throw std::invalid_argument("unknown classification method '" + name + "'; expected one of " + known);
 }
 
 }  // namespace
+
+std::vector<std::string> classification_methods() {
+  std::vector<std::string> names;
+  for (const Method& m : kMethods) names.emplace_back(m.name);
+  return names;
+}
 
 Compiled compile_classifier(const std::string& method, const Sections& inputs, const Meta& model, const Meta& options) {
   const Method& m = method_named(method);

@@ -17,16 +17,31 @@ that ``import conjunct`` (and loading a model) stays light.
 from __future__ import annotations
 
 import importlib
+from typing import TYPE_CHECKING, Any, List
 
 from ._core import PolyKernel
 from ._errors import ConjunctError, DataFormatError, ModelFormatError, UnknownFeaturesWarning
 from .classifiers import Classifier
-from .data import as_binary_csr, read_data, read_strings, read_svmlight, write_strings, write_svmlight
+from .data import read_data, read_strings, read_svmlight, write_strings, write_svmlight
 from .features import FeatureIndex, rows_to_csr
 from .labels import DecisionRule
 from .linear import ConjunctiveLinearModel
+from .matrices import as_binary_csr
 from .models import KernelModel
 from .persistence import load, save
+
+if TYPE_CHECKING:  # the names loaded on first use, as type checkers should see them
+    from .analysis import EnglishTextPipeline, JapaneseTextPipeline, TextPipeline
+    from .corpora import read_conll2000, read_conllu
+    from .importers import from_sklearn, import_model
+    from .rendering import render
+    from .tagging import HMMTagger, PerceptronTagger
+    from .tasks.bunsetsu import BunsetsuDependencyParser
+    from .tasks.chunk import Chunker
+    from .tasks.english import EnglishDependencyParser
+    from .tasks.segment import WordSegmenter
+    from .training import L1LogLinearClassifier, PAClassifier
+    from .training.expand import expand
 
 # The one place the version is written: the build reads it from here (pyproject.toml).
 __version__ = "0.1.0"
@@ -99,7 +114,7 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> Any:
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'conjunct' has no attribute {name!r}")
@@ -108,5 +123,5 @@ def __getattr__(name: str):
     return value
 
 
-def __dir__():
+def __dir__() -> List[str]:
     return sorted(set(globals()) | set(_LAZY))

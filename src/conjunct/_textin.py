@@ -16,12 +16,19 @@ error too: it cannot be written as UTF-8.
 from __future__ import annotations
 
 import io
+import os
 import re
-from typing import IO, Iterator, Optional
+import sys
+from contextlib import contextmanager
+from typing import IO, Any, Iterator, List, Optional, Tuple, Union
 
 from ._errors import DataFormatError
 
-__all__ = ["StrictText", "TextLines", "check_no_surrogates", "has_surrogate"]
+__all__ = ["StrictText", "TextLines", "check_no_surrogates", "has_surrogate", "open_text", "numbered", "sentence_blocks",
+           "find_bad_utf8", "Source"]
+
+#: A path, "-" (standard input or output) or an open text stream.
+Source = Union[str, "os.PathLike[str]", IO[str]]
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _LINE_END = re.compile(rb"\r\n|\r|\n")
@@ -37,6 +44,7 @@ def check_no_surrogates(text: str, where: str, source: Optional[str] = None, lin
     """A :class:`DataFormatError` naming ``where`` when ``text`` holds a lone surrogate."""
     if has_surrogate(text):
         m = _SURROGATE.search(text)
+        assert m is not None
         raise DataFormatError(f"{where}: lone surrogate U+{ord(m.group()):04X} at character {m.start() + 1}; text must "
                               "be valid Unicode (a str that came from undecodable bytes, e.g. read with "
                               "errors='surrogateescape', cannot be written as UTF-8)", source, line)
@@ -161,3 +169,102 @@ class TextLines(_LineReader):
             if not line.isascii() and _SURROGATE.search(line):
                 check_no_surrogates(line, "not valid Unicode", self.name, self.lineno)
             yield line
+
+
+@contextmanager
+def open_text(source: Source, mode: str = "r", *, max_line_bytes: Optional[int] = None,
+               line_hint: str = "") -> Iterator[Tuple[Any, str]]:
+    """(file, name) for a path, '-' (stdin/stdout) or an open text file (the
+    file: a text stream, or a :class:`StrictText` / :class:`TextLines` reader).
+
+    Read, paths and standard input are decoded as strict UTF-8 by conjunct
+    (this module), whatever the locale; the lines of a text stream
+    are checked for lone surrogates. ``max_line_bytes``: a longer line is an
+    error before the rest of it is read (paths and standard input).
+    """
+    reading = "r" in mode
+    if isinstance(source, (str, os.PathLike)):
+        name = os.fspath(source)
+        if name == "-":
+            if not reading:
+                yield sys.stdout, "<stdout>"
+                return
+            buffer = getattr(sys.stdin, "buffer", None)
+            if buffer is None:  # replaced by a text stream (tests, embedding)
+                yield TextLines(sys.stdin, "<stdin>"), "<stdin>"
+            else:
+                yield StrictText(buffer, "<stdin>", max_line_bytes=max_line_bytes, line_hint=line_hint), "<stdin>"
+            return
+        try:
+            f = open(name, "rb") if reading else open(name, mode, encoding="utf-8", newline="\n")
+        except FileNotFoundError:
+            raise DataFormatError("no such file", name) from None
+        with f:
+            yield (StrictText(f, name, max_line_bytes=max_line_bytes, line_hint=line_hint) if reading else f), name
+    elif reading and isinstance(source, (StrictText, TextLines)):
+        yield source, source.name
+    elif reading and isinstance(source, (io.RawIOBase, io.BufferedIOBase)):
+        name = str(getattr(source, "name", "<stream>"))
+        yield StrictText(source, name, max_line_bytes=max_line_bytes, line_hint=line_hint), name
+    elif reading:
+        name = str(getattr(source, "name", "<stream>"))
+        yield TextLines(source, name), name
+    else:
+        yield source, getattr(source, "name", "<stream>")
+
+
+def numbered(f: IO[str], name: str) -> Iterator[Tuple[int, str]]:
+    """(line number, line) of a text stream; a leading byte-order mark is dropped
+    and undecodable bytes are reported with their line and offset."""
+    lineno = 0
+    try:
+        for lineno, line in enumerate(f, 1):
+            if lineno == 1 and line.startswith("\ufeff"):
+                line = line[1:]
+            yield lineno, line
+    except UnicodeDecodeError as e:
+        raise not_utf8(name, e, lineno) from None
+
+
+def not_utf8(name: str, e: UnicodeDecodeError, lines_read: int) -> DataFormatError:
+    """Where the first invalid byte is: found again in the file (the decoder's
+    offset is relative to a buffer), else the last line read before it."""
+    found = find_bad_utf8(name) if os.path.isfile(name) else None
+    if found is None:
+        return DataFormatError(f"not UTF-8 text after line {lines_read} ({e.reason})", name)
+    line, column, offset, byte = found
+    return DataFormatError(f"not UTF-8 text: byte 0x{byte:02x} at column {column + 1} (byte {offset} of the file; "
+                           f"{e.reason})", name, line)
+
+
+def find_bad_utf8(path: str) -> Optional[Tuple[int, int, int, int]]:
+    """(line, byte column, byte offset, byte value) of the first invalid UTF-8 byte.
+    Lines end at \\n, \\r\\n or \\r, as when reading text."""
+    line, offset = 0, 0
+    with open(path, "rb") as f:
+        for raw in f:
+            for part in re.split(rb"(?<=\r)(?!\n)", raw):
+                line += 1
+                # Columns count after a leading byte-order mark, as the readers drop it.
+                bom = 3 if line == 1 and part.startswith(b"\xef\xbb\xbf") else 0
+                try:
+                    part.decode("utf-8")
+                except UnicodeDecodeError as e:
+                    return line, e.start - bom, offset + e.start, part[e.start]
+                offset += len(part)
+    return None
+
+
+def sentence_blocks(f: IO[str], name: str) -> Iterator[List[Tuple[int, str]]]:
+    """The blank-line-separated blocks of a column corpus: per sentence, its
+    (line number, line without the newline) pairs."""
+    block: List[Tuple[int, str]] = []
+    for lineno, line in numbered(f, name):
+        line = line.rstrip("\r\n")
+        if line.strip():
+            block.append((lineno, line))
+        elif block:
+            yield block
+            block = []
+    if block:
+        yield block

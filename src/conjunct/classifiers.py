@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import warnings
 from math import comb
-from typing import Dict, Optional
+from typing import Any, Callable, Dict, Optional, Tuple
 
 import numpy as np
 import scipy.sparse as sp
@@ -21,34 +21,37 @@ from . import _core
 from ._errors import ConjunctError, ModelFormatError, UnknownFeaturesWarning
 from ._jobs import resolve_n_jobs
 from .budget import MemoryBudgetError, check_memory, format_bytes, memory_budget
-from .data import as_rows, read_data
+from .classifier_checks import check_classifier
+from .data import read_data
 from .features import FeatureIndex, store_features, stored_features
 from .labels import DecisionRule
+from .matrices import as_rows
 from .persistence import Saveable
 from .progress import bar, bars_enabled
+from .validation import Meta, Where
 
 __all__ = ["Classifier", "compile_model", "approximation_report", "METHODS", "DEFAULT_DENSE_BYTES"]
 
 # Budget of the dense table for conjunctions among the most frequent features.
 DEFAULT_DENSE_BYTES = int(_core.DEFAULT_DENSE_BYTES)
 
-# The classification methods (see docs/classification.md).
-METHODS = ("pkb", "pki", "pke", "split", "fstrie", "adaptive")
+# The classification methods (see docs/classification.md), as the core lists them.
+METHODS: Tuple[str, ...] = tuple(_core.METHODS)
 
 Arrays = Dict[str, np.ndarray]
 
 
-def _is_kernel(model) -> bool:
+def _is_kernel(model: Any) -> bool:
     return hasattr(model, "support_vectors")
 
 
-def _model_arrays(model) -> tuple:
+def _model_arrays(model: Any) -> Tuple[Arrays, Dict[str, Any]]:
     """(arrays, kernel parameters) of ``model`` in internal feature ids."""
     col_map, M = model.internal_space()
     if _is_kernel(model):
         arrays = {"sv_indptr": M.indptr.astype(np.int64), "sv_indices": M.indices.astype(np.int32),
                   "dual_coef": np.ascontiguousarray(model.dual_coef, dtype=np.float64)}
-        kernel = {"gamma": float(model.gamma), "coef0": float(model.coef0), "degree": int(model.degree)}
+        kernel: Dict[str, Any] = {"gamma": float(model.gamma), "coef0": float(model.coef0), "degree": int(model.degree)}
     else:
         arrays = {"conj_indptr": M.indptr.astype(np.int64), "conj_indices": M.indices.astype(np.int32),
                   "weights": np.ascontiguousarray(model.weights, dtype=np.float64)}
@@ -58,7 +61,7 @@ def _model_arrays(model) -> tuple:
     return arrays, kernel
 
 
-def _events(model, events) -> Arrays:
+def _events(model: Any, events: Any) -> Arrays:
     """Events as CSR rows of column ids (default: the support vectors)."""
     if events is None:
         if not _is_kernel(model):
@@ -73,7 +76,7 @@ def _events(model, events) -> Arrays:
     return {"events_indptr": np.asarray(indptr, dtype=np.int64), "events_indices": np.asarray(indices, dtype=np.int32)}
 
 
-def compile_model(model, method: str, **params) -> "Classifier":
+def compile_model(model: Any, method: str, **params: Any) -> "Classifier":
     """Compile ``model`` with ``method`` (one of :data:`METHODS`).
 
     For ``"fstrie"``, ``events`` are feature vectors (a matrix, lists of
@@ -88,7 +91,8 @@ def compile_model(model, method: str, **params) -> "Classifier":
     if method in ("pkb", "pki", "split") and not _is_kernel(model):
         raise ConjunctError(f"method {method!r} needs a kernel model (support vectors); this is a {type(model).__name__}")
     params = dict(params)
-    inputs, kernel = {}, {}
+    inputs: Arrays = {}
+    kernel: Dict[str, Any] = {}
     if method == "fstrie":
         inputs.update(_events(model, params.pop("events", None)))
     elif method == "adaptive" and params.get("warm_start") is not None:
@@ -123,7 +127,7 @@ def compile_model(model, method: str, **params) -> "Classifier":
     return Classifier(method, meta, arrays, model.rule, model.features, model.n_columns)
 
 
-def _mover(shown):
+def _mover(shown: Any) -> Optional[Callable[[int], None]]:
     """The core's progress callback for a bar (None when no bar is drawn: the
     core still checks for Ctrl-C about every 0.1 s)."""
     if not bars_enabled():
@@ -137,7 +141,7 @@ def _bytes_per_conjunction(K: int) -> int:
     return 3 * (8 * int(K) + 9)
 
 
-def _expansion_over_budget(model, limit: int) -> MemoryBudgetError:
+def _expansion_over_budget(model: Any, limit: int) -> MemoryBudgetError:
     """Without an explicit max_conjunctions the memory budget caps the
     expansion (a running count in the core): it grows like |s|^d per support
     vector and would otherwise run until the machine runs out of memory."""
@@ -148,7 +152,7 @@ def _expansion_over_budget(model, limit: int) -> MemoryBudgetError:
         f"conjunct --memory-budget)")
 
 
-def _check_dense(model, params: dict) -> None:
+def _check_dense(model: Any, params: Dict[str, Any]) -> None:
     """An explicit dense table (dense_features, dense_bytes) must fit the memory budget."""
     K = model.n_outputs
     if params.get("dense_bytes") is not None:
@@ -161,7 +165,7 @@ def _check_dense(model, params: dict) -> None:
                      "give fewer dense_features (--dense-features) or a dense_bytes size (--dense-bytes)")
 
 
-def approximation_report(approximate: "Classifier", exact: "Classifier", X, *, n_jobs: int = 1) -> dict:
+def approximation_report(approximate: "Classifier", exact: "Classifier", X: Any, *, n_jobs: int = 1) -> Dict[str, Any]:
     """How an approximate classifier (PKE with sigma > 0 or min_support > 1)
     deviates from an exact one on X: decisions changed and the largest margin error."""
     a = approximate.decision_function(X, n_jobs=n_jobs)
@@ -178,7 +182,7 @@ def approximation_report(approximate: "Classifier", exact: "Classifier", X, *, n
     }
 
 
-def _describe(x) -> str:
+def _describe(x: Any) -> str:
     items = list(x[:3]) if hasattr(x, "__getitem__") else []
     return f"{type(x).__name__} starting {items!r}"
 
@@ -207,7 +211,7 @@ class Classifier(Saveable):
 
     kind = "classifier"
 
-    def __init__(self, method: str, meta: dict, arrays: Arrays, rule: DecisionRule,
+    def __init__(self, method: str, meta: Dict[str, Any], arrays: Arrays, rule: DecisionRule,
                  features: Optional[FeatureIndex], n_columns: int):
         self.method = method
         self.meta = meta
@@ -238,7 +242,7 @@ class Classifier(Saveable):
         return int(sum(a.nbytes for a in self.arrays.values()))
 
     # -- batch calls -----------------------------------------------------------------
-    def decision_function(self, X, *, n_jobs: int = 1, binarize: bool = False) -> np.ndarray:
+    def decision_function(self, X: Any, *, n_jobs: int = 1, binarize: bool = False) -> np.ndarray:
         """Margins of every row of X.
 
         Parameters
@@ -258,7 +262,7 @@ class Classifier(Saveable):
         out = self._core.margins_batch(indptr=indptr, indices=indices, n_threads=resolve_n_jobs(n_jobs))
         return out[:, 0] if out.shape[1] == 1 else out
 
-    def predict(self, X, *, n_jobs: int = 1, binarize: bool = False, early_exit: bool = True) -> np.ndarray:
+    def predict(self, X: Any, *, n_jobs: int = 1, binarize: bool = False, early_exit: bool = True) -> np.ndarray:
         """Predicted label of every row of X.
 
         With ``early_exit`` (the default), pke, split and fstrie classifiers stop
@@ -270,7 +274,7 @@ class Classifier(Saveable):
                                          early_exit=bool(early_exit))
         return self.rule.classes[index]
 
-    def _rows(self, X, binarize: bool):
+    def _rows(self, X: Any, binarize: bool) -> Tuple[np.ndarray, np.ndarray]:
         """(indptr int64, indices int32) of X. A CSR matrix whose values are all
         1 is passed on as it is: the core sorts each row, drops duplicates and
         columns the model does not know, so it needs no canonical copy."""
@@ -280,7 +284,7 @@ class Classifier(Saveable):
         return as_rows(X, self.features, binarize=binarize, n_features=self.n_columns)
 
     # -- single-vector calls (one decision of a parser) ---------------------------------
-    def _columns(self, x) -> np.ndarray:
+    def _columns(self, x: Any) -> np.ndarray:
         """Column ids of one feature vector: feature strings, integer ids, or an
         int32 array (taken as is: the fast path of a parser's inner loop)."""
         if type(x) is np.ndarray and x.ndim == 1 and x.dtype.char == "i" and x.dtype.isnative:
@@ -312,7 +316,7 @@ class Classifier(Saveable):
                           f"({self.n_columns} columns): the vector is classified as empty", UnknownFeaturesWarning, stacklevel=3)
         return np.asarray(arr, dtype=np.int32)
 
-    def _check_unknown(self, x, ids: np.ndarray) -> None:
+    def _check_unknown(self, x: Any, ids: np.ndarray) -> None:
         """Unknown string features carry no weight; anything but a string is an
         error (as in batch calls), and a vector with no known feature warns."""
         for k in np.flatnonzero(ids < 0):
@@ -324,7 +328,7 @@ class Classifier(Saveable):
                           "the vector is classified as empty (are they the features the model was trained on?)",
                           UnknownFeaturesWarning, stacklevel=3)
 
-    def decision_function_one(self, x) -> np.ndarray:
+    def decision_function_one(self, x: Any) -> np.ndarray:
         """Margins (shape (K,)) of one feature vector: strings, ids, or an int32 array.
 
         A string, floats, ``None`` or a number among feature strings raise
@@ -335,13 +339,13 @@ class Classifier(Saveable):
         """
         return self._core.margins_one(self._columns(x))
 
-    def predict_one(self, x, *, early_exit: bool = True):
+    def predict_one(self, x: Any, *, early_exit: bool = True) -> Any:
         """Predicted label of one feature vector (see ``predict`` for
         ``early_exit`` and :meth:`decision_function_one` for the input checks)."""
         return self.rule.classes[self._core.predict_one(self._columns(x), bool(early_exit))]
 
     # -- the adaptive classifier's cache ----------------------------------------------------
-    def cache_stats(self) -> dict:
+    def cache_stats(self) -> Dict[str, Any]:
         """Counters of an ``adaptive`` classifier's caches (over every thread or shard):
         calls, positions (features classified) and how many the warm-start trie
         (``static_positions``) and the cache (``cached_positions``) covered,
@@ -361,14 +365,18 @@ class Classifier(Saveable):
         _core.adaptive_clear(self._core)
 
     # -- persistence ---------------------------------------------------------------------
-    def to_container(self):
+    def to_container(self) -> Tuple[str, Dict[str, Any], Arrays]:
         meta = {"method": self.method, "params": self.meta, "rule": self.rule.to_meta(), "n_columns": self.n_columns}
         arrays = {f"m.{k}": v for k, v in self.arrays.items()}
         store_features(self.features, meta, arrays)
         return self.kind, meta, arrays
 
     @classmethod
-    def from_container(cls, meta: dict, arrays: Arrays, name: str = "<model>") -> "Classifier":
+    def check_sections(cls, meta: Meta, arrays: Arrays, where: Where) -> None:
+        check_classifier(meta, arrays, where)
+
+    @classmethod
+    def from_container(cls, meta: Dict[str, Any], arrays: Arrays, name: str = "<model>") -> "Classifier":
         try:
             method = meta["method"]
             if method not in METHODS:
@@ -380,7 +388,7 @@ class Classifier(Saveable):
         except (KeyError, TypeError, ValueError) as e:
             raise ModelFormatError(f"corrupt classifier ({e})", name) from None
 
-    def info(self) -> dict:
+    def info(self) -> Dict[str, Any]:
         """A summary of the classifier (what ``conjunct info`` prints)."""
         return {
             "kind": f"compiled classifier ({self.method})",

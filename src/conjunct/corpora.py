@@ -15,7 +15,7 @@ import os
 from typing import Iterable, Iterator, List, NamedTuple, Optional, Sequence, Tuple
 
 from ._errors import DataFormatError
-from .data import _open_text, _sentence_blocks
+from ._textin import open_text, sentence_blocks
 
 __all__ = ["read_conll2000", "read_columns", "iter_columns", "read_conllu", "iter_conllu", "ConlluSentence", "window_features",
            "CONLLU_FIELDS"]
@@ -152,8 +152,8 @@ def iter_conllu(source) -> Iterator[ConlluSentence]:
     ConlluSentence
         One block at a time.
     """
-    with _open_text(source) as (f, name):
-        for block in _sentence_blocks(f, name):
+    with open_text(source) as (f, name):
+        for block in sentence_blocks(f, name):
             yield conllu_sentence(block, name)
 
 
@@ -239,8 +239,8 @@ def iter_columns(source, *, widths: Optional[Sequence[int]] = None, min_columns:
     """
     count = 0
     width = None
-    with _open_text(source) as (f, name):
-        for block in _sentence_blocks(f, name):
+    with open_text(source) as (f, name):
+        for block in sentence_blocks(f, name):
             sentence = []
             for lineno, line in block:
                 fields = line.split()

@@ -23,19 +23,21 @@ byte-order mark at the start of a file is skipped.
 
 from __future__ import annotations
 
-import io
 import os
 import re
-import sys
-from contextlib import contextmanager
-from typing import IO, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
+from typing import IO, Any, Iterator, List, Optional, Sequence, Tuple, Union, cast
 
 import numpy as np
 import scipy.sparse as sp
 
 from ._errors import DataFormatError
+from ._textin import Source
+# The text layer (conjunct._textin), under the names some task readers import from here.
+from ._textin import numbered as _numbered
+from ._textin import open_text as _open_text
 from .features import FeatureIndex, _csr_from_flat, rows_to_csr
 from .labels import labels_array, parse_label
+from .matrices import as_binary_csr
 
 __all__ = [
     "read_svmlight",
@@ -46,97 +48,7 @@ __all__ = [
     "unescape_token",
     "read_data",
     "sniff_format",
-    "as_binary_csr",
-    "as_rows",
 ]
-
-Source = Union[str, os.PathLike, IO[str]]
-
-
-@contextmanager
-def _open_text(source: Source, mode: str = "r", *, max_line_bytes: Optional[int] = None,
-               line_hint: str = "") -> Iterator[Tuple[IO[str], str]]:
-    """(file, name) for a path, '-' (stdin/stdout) or an open text file.
-
-    Read, paths and standard input are decoded as strict UTF-8 by conjunct
-    (:mod:`conjunct._textin`), whatever the locale; the lines of a text stream
-    are checked for lone surrogates. ``max_line_bytes``: a longer line is an
-    error before the rest of it is read (paths and standard input).
-    """
-    from ._textin import StrictText, TextLines
-
-    reading = "r" in mode
-    if isinstance(source, (str, os.PathLike)):
-        name = os.fspath(source)
-        if name == "-":
-            if not reading:
-                yield sys.stdout, "<stdout>"
-                return
-            buffer = getattr(sys.stdin, "buffer", None)
-            if buffer is None:  # replaced by a text stream (tests, embedding)
-                yield TextLines(sys.stdin, "<stdin>"), "<stdin>"
-            else:
-                yield StrictText(buffer, "<stdin>", max_line_bytes=max_line_bytes, line_hint=line_hint), "<stdin>"
-            return
-        try:
-            f = open(name, "rb") if reading else open(name, mode, encoding="utf-8", newline="\n")
-        except FileNotFoundError:
-            raise DataFormatError("no such file", name) from None
-        with f:
-            yield (StrictText(f, name, max_line_bytes=max_line_bytes, line_hint=line_hint) if reading else f), name
-    elif reading and isinstance(source, (StrictText, TextLines)):
-        yield source, source.name
-    elif reading and isinstance(source, (io.RawIOBase, io.BufferedIOBase)):
-        name = str(getattr(source, "name", "<stream>"))
-        yield StrictText(source, name, max_line_bytes=max_line_bytes, line_hint=line_hint), name
-    elif reading:
-        name = str(getattr(source, "name", "<stream>"))
-        yield TextLines(source, name), name
-    else:
-        yield source, getattr(source, "name", "<stream>")
-
-
-def _numbered(f: IO[str], name: str) -> Iterator[Tuple[int, str]]:
-    """(line number, line) of a text stream; a leading byte-order mark is dropped
-    and undecodable bytes are reported with their line and offset."""
-    lineno = 0
-    try:
-        for lineno, line in enumerate(f, 1):
-            if lineno == 1 and line.startswith("\ufeff"):
-                line = line[1:]
-            yield lineno, line
-    except UnicodeDecodeError as e:
-        raise _not_utf8(name, e, lineno) from None
-
-
-def _not_utf8(name: str, e: UnicodeDecodeError, lines_read: int) -> DataFormatError:
-    """Where the first invalid byte is: found again in the file (the decoder's
-    offset is relative to a buffer), else the last line read before it."""
-    found = _find_bad_utf8(name) if os.path.isfile(name) else None
-    if found is None:
-        return DataFormatError(f"not UTF-8 text after line {lines_read} ({e.reason})", name)
-    line, column, offset, byte = found
-    return DataFormatError(f"not UTF-8 text: byte 0x{byte:02x} at column {column + 1} (byte {offset} of the file; "
-                           f"{e.reason})", name, line)
-
-
-def _find_bad_utf8(path: str) -> Optional[Tuple[int, int, int, int]]:
-    """(line, byte column, byte offset, byte value) of the first invalid UTF-8 byte.
-    Lines end at \\n, \\r\\n or \\r, as when reading text."""
-    line, offset = 0, 0
-    with open(path, "rb") as f:
-        for raw in f:
-            for part in re.split(rb"(?<=\r)(?!\n)", raw):
-                line += 1
-                # Columns count after a leading byte-order mark, as the readers drop it.
-                bom = 3 if line == 1 and part.startswith(b"\xef\xbb\xbf") else 0
-                try:
-                    part.decode("utf-8")
-                except UnicodeDecodeError as e:
-                    return line, e.start - bom, offset + e.start, part[e.start]
-                offset += len(part)
-    return None
-
 
 def _lines(f: IO[str], name: str) -> Iterator[Tuple[int, str]]:
     """(line number, content without comment) of the non-blank lines. A comment
@@ -157,21 +69,6 @@ def _comment_start(line: str, cut: int) -> int:
             return cut
         cut = line.find("#", cut + 1)
     return len(line)
-
-
-def _sentence_blocks(f: IO[str], name: str) -> Iterator[List[Tuple[int, str]]]:
-    """The blank-line-separated blocks of a column corpus: per sentence, its
-    (line number, line without the newline) pairs."""
-    block: List[Tuple[int, str]] = []
-    for lineno, line in _numbered(f, name):
-        line = line.rstrip("\r\n")
-        if line.strip():
-            block.append((lineno, line))
-        elif block:
-            yield block
-            block = []
-    if block:
-        yield block
 
 
 def _binary_value(text: str, feature: str, binarize: bool, name: str, lineno: int, named: bool = False) -> bool:
@@ -229,7 +126,7 @@ def read_svmlight(source: Source, *, binarize: bool = False, n_features: Optiona
         label_tokens, label_ids, lengths_a, ids, _ = fast
         X = _csr_from_flat(ids, lengths_a, n_features)
         return X, _labels_of(label_tokens, label_ids)
-    labels: List = []
+    labels: List[Any] = []
     flat: List[int] = []
     lengths: List[int] = []
     with _open_text(source) as (f, name):
@@ -262,7 +159,7 @@ def read_svmlight(source: Source, *, binarize: bool = False, n_features: Optiona
     return X, labels_array(labels)
 
 
-def _scanned(source: Source, fmt: str, binarize: bool):
+def _scanned(source: Source, fmt: str, binarize: bool) -> Optional[Tuple[Any, ...]]:
     """The C++ scanner's reading of a file (UTF-8, plain binary values):
     (labels as strings, label ids, row lengths, ids, vocabulary), or
     None when the source is not a file or the scanner gave up on something the
@@ -278,7 +175,7 @@ def _scanned(source: Source, fmt: str, binarize: bool):
         if data.startswith(b"\xef\xbb\xbf"):  # a second one: the Python reader's rule
             return None
     scan = _core.scan_svmlight if fmt == "svmlight" else _core.scan_strings
-    result = scan(data, binarize=bool(binarize))
+    result = cast(Tuple[Any, ...], scan(data, binarize=bool(binarize)))
     if not result[0]:
         return None
     return result[2:]
@@ -287,7 +184,7 @@ def _scanned(source: Source, fmt: str, binarize: bool):
 def _labels_of(tokens: List[str], ids: np.ndarray) -> np.ndarray:
     """Labels from the distinct label tokens and each example's index into
     them (labels_array decides the type from the distinct values alone)."""
-    return labels_array([parse_label(t) for t in tokens])[ids]
+    return np.asarray(labels_array([parse_label(t) for t in tokens])[ids])
 
 
 def read_strings(source: Source, *, binarize: bool = False) -> Tuple[List[List[str]], np.ndarray]:
@@ -320,7 +217,7 @@ def read_strings(source: Source, *, binarize: bool = False) -> Tuple[List[List[s
         ends = np.cumsum(lengths_a).tolist()
         starts = [0] + ends[:-1]
         return [flat[a:b] for a, b in zip(starts, ends)], _labels_of(label_tokens, label_ids)
-    labels: List = []
+    labels: List[Any] = []
     rows: List[List[str]] = []
     with _open_text(source) as (f, name):
         for lineno, line in _lines(f, name):
@@ -415,7 +312,7 @@ def _is_number(text: str) -> bool:
     return True
 
 
-def sniff_format(source: Union[str, os.PathLike], n_lines: int = 50) -> str:
+def sniff_format(source: Union[str, "os.PathLike[str]"], n_lines: int = 50) -> str:
     """'svmlight' when the first lines are all ``label id:value``, else 'strings'."""
     with _open_text(source) as (f, name):
         checked = 0
@@ -430,7 +327,8 @@ def sniff_format(source: Union[str, os.PathLike], n_lines: int = 50) -> str:
     return "svmlight"
 
 
-def read_data(source: Source, *, format: str = "auto", features: Optional[FeatureIndex] = None, binarize: bool = False):
+def read_data(source: Source, *, format: str = "auto", features: Optional[FeatureIndex] = None,
+              binarize: bool = False) -> Tuple[Any, np.ndarray]:
     """Read data for a model: ``(X, y)`` with X a binary CSR matrix.
 
     String data are mapped through ``features`` (unknown features are dropped);
@@ -465,7 +363,7 @@ def read_data(source: Source, *, format: str = "auto", features: Optional[Featur
     raise DataFormatError(f"unknown data format {format!r}; expected 'svmlight', 'strings' or 'auto'")
 
 
-def _numeric_strings(rows: List[List[str]], source) -> sp.csr_matrix:
+def _numeric_strings(rows: List[List[str]], source: Source) -> sp.csr_matrix:
     """Rows of digit strings as ids (a numeric model given string-format data)."""
     try:
         return rows_to_csr([[int(f) for f in r] for r in rows])
@@ -473,7 +371,7 @@ def _numeric_strings(rows: List[List[str]], source) -> sp.csr_matrix:
         raise DataFormatError(f"this model has numeric features but the data has non-numeric ones ({e})", str(source)) from None
 
 
-def write_svmlight(dest: Source, X, y: Sequence) -> None:
+def write_svmlight(dest: Source, X: Any, y: Sequence[Any]) -> None:
     """Write a binary matrix and labels in svmlight format (values written as 1).
 
     Parameters
@@ -494,7 +392,7 @@ def write_svmlight(dest: Source, X, y: Sequence) -> None:
             f.write(f"{escape_token(str(y[i]))} {feats}".rstrip() + "\n")
 
 
-def write_strings(dest: Source, features: Sequence[Sequence[str]], y: Sequence) -> None:
+def write_strings(dest: Source, features: Sequence[Sequence[str]], y: Sequence[Any]) -> None:
     """Write examples in the string format (``label feature feature ...``).
 
     Parameters
@@ -516,84 +414,3 @@ def write_strings(dest: Source, features: Sequence[Sequence[str]], y: Sequence) 
                 if not isinstance(feat, str):
                     raise DataFormatError(f"example {k}: feature {feat!r} is not a string")
             f.write(" ".join([escape_token(str(label)), *map(escape_token, feats)]) + "\n")
-
-
-def as_binary_csr(X, *, binarize: bool = False) -> sp.csr_matrix:
-    """A canonical binary CSR matrix (int32 indices, sorted, no duplicates or zeros).
-
-    Accepts any scipy sparse matrix or array (any index dtype) and dense 2-D
-    arrays. Values other than 0 and 1 raise unless ``binarize``.
-
-    Parameters
-    ----------
-    X : sparse matrix or array-like
-        The examples.
-    binarize : bool
-        Treat any non-zero value as 1 instead of raising.
-    """
-    if sp.issparse(X):
-        X = sp.csr_matrix(X, copy=True)
-    else:
-        arr = np.asarray(X)
-        if arr.ndim != 2:
-            raise DataFormatError(f"expected a 2-D matrix, got an array of shape {arr.shape}")
-        X = sp.csr_matrix(arr)
-    if X.shape[1] > np.iinfo(np.int32).max:
-        raise DataFormatError(f"{X.shape[1]} columns do not fit 32-bit feature ids")
-    X.sum_duplicates()
-    X.eliminate_zeros()
-    if X.data.size:
-        if not np.all(np.isfinite(X.data)):
-            raise DataFormatError("the matrix has non-finite values")
-        if not binarize:
-            bad = np.flatnonzero(X.data != 1)
-            if bad.size:
-                row = int(np.searchsorted(X.indptr, bad[0], side="right") - 1)
-                raise DataFormatError(
-                    f"row {row}, column {int(X.indices[bad[0]])} has value {X.data[bad[0]]!r}, but features must be "
-                    "binary (0 or 1); pass binarize=True to treat non-zero values as 1"
-                )
-    X.data = np.ones(X.indices.size, dtype=np.float64)
-    X.indices = X.indices.astype(np.int32, copy=False)
-    X.indptr = X.indptr.astype(np.int64, copy=False)
-    return X
-
-
-def as_rows(X, features: Optional[FeatureIndex] = None, *, binarize: bool = False, n_features: Optional[int] = None) -> Tuple[np.ndarray, np.ndarray]:
-    """(indptr int64, indices int32) of any supported input.
-
-    Accepts a scipy sparse matrix, a dense 2-D array (its width must be
-    ``n_features``), or a list of feature lists: strings go through
-    ``features``; integers are column ids.
-    """
-    if sp.issparse(X):
-        X = as_binary_csr(X, binarize=binarize)
-        return X.indptr, X.indices
-    if isinstance(X, np.ndarray):
-        if X.ndim != 2:
-            raise DataFormatError(f"expected a 2-D matrix or a list of feature lists, got an array of shape {X.shape}")
-        if n_features is not None and X.shape[1] != n_features:
-            raise DataFormatError(f"X has {X.shape[1]} columns, but the model expects {n_features}")
-        X = as_binary_csr(X, binarize=binarize)
-        return X.indptr, X.indices
-    if isinstance(X, (str, bytes)):
-        raise DataFormatError("expected a matrix or a list of feature lists, got a string")
-    rows = X if isinstance(X, list) else list(X)
-    if _row_kind(rows) == "str":
-        if features is None or features.is_numeric:
-            raise DataFormatError("string features need a model with named features (a FeatureIndex)")
-        M = features.transform(rows)
-    else:
-        M = rows_to_csr(rows)
-    return M.indptr.astype(np.int64, copy=False), M.indices.astype(np.int32, copy=False)
-
-
-def _row_kind(rows: list) -> str:
-    for r in rows:
-        if isinstance(r, (str, bytes)):
-            raise DataFormatError("each example must be a list of features, not a single string")
-        for f in r:
-            if isinstance(f, str):
-                return "str"
-            return "int"
-    return "int"

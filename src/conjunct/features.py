@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import itertools
-from typing import Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 import scipy.sparse as sp
 
 from ._errors import DataFormatError, ModelFormatError
+from .feature_checks import check_feature_index
 from .feature_spec import FeatureKeys
 from .persistence import Saveable, nested, prefixed
+from .validation import Meta, Where
 
 __all__ = ["FeatureIndex", "rows_to_csr", "rank_space", "store_features", "stored_features"]
 
@@ -46,7 +48,7 @@ def rows_to_csr(rows: Sequence[Sequence[int]], n_features: Optional[int] = None,
     return _csr_from_flat(_ids_array(rows), lengths, n_features, repeats=repeats)
 
 
-def _ids_array(rows) -> np.ndarray:
+def _ids_array(rows: Any) -> np.ndarray:
     items = list(itertools.chain.from_iterable(rows))
     flat = np.asarray(items)
     if flat.size == 0:
@@ -122,7 +124,8 @@ class FeatureIndex(Saveable):
         Size of a numeric index when ``counts`` is not given.
     """
 
-    def __init__(self, names: Optional[Iterable[str]] = None, counts=None, n_features: Optional[int] = None):
+    def __init__(self, names: Optional[Iterable[str]] = None, counts: Any = None,
+                 n_features: Optional[int] = None) -> None:
         if names is None:
             self._names: Optional[List[str]] = None
             self._ids: Optional[Dict[str, int]] = None
@@ -154,7 +157,7 @@ class FeatureIndex(Saveable):
         return index
 
     @classmethod
-    def numeric(cls, n_features: int, counts=None) -> "FeatureIndex":
+    def numeric(cls, n_features: int, counts: Any = None) -> "FeatureIndex":
         """A numeric index of ``n_features`` columns."""
         return cls(names=None, counts=counts, n_features=n_features)
 
@@ -175,7 +178,7 @@ class FeatureIndex(Saveable):
     def __contains__(self, name: str) -> bool:
         return self._ids is not None and name in self._ids
 
-    def __eq__(self, other) -> bool:
+    def __eq__(self, other: object) -> bool:
         return (
             isinstance(other, FeatureIndex)
             and self._names == other._names
@@ -212,6 +215,7 @@ class FeatureIndex(Saveable):
             raise TypeError("cannot add strings to a numeric feature index")
         fid = self._ids.get(name)
         if fid is None:
+            assert self._names is not None  # named: both or neither
             fid = len(self._names)
             self._ids[name] = fid
             self._names.append(name)
@@ -251,6 +255,7 @@ class FeatureIndex(Saveable):
                 new = [f for f in dict.fromkeys(flat) if f not in lookup]
                 if not all(isinstance(f, str) for f in new):
                     _raise_non_string(rows)
+                assert self._names is not None
                 first = len(self._names)
                 self._names.extend(new)
                 if new:
@@ -287,17 +292,21 @@ class FeatureIndex(Saveable):
 
     kind = "feature_index"
 
-    def to_container(self):
+    def to_container(self) -> Tuple[str, Dict[str, Any], Dict[str, np.ndarray]]:
         return (self.kind, *self.to_arrays())
 
     @classmethod
-    def from_container(cls, meta: dict, arrays: Dict[str, np.ndarray], name: str = "<model>") -> "FeatureIndex":
+    def check_sections(cls, meta: Meta, arrays: Dict[str, np.ndarray], where: Where) -> None:
+        check_feature_index(meta, arrays, where)
+
+    @classmethod
+    def from_container(cls, meta: Dict[str, Any], arrays: Dict[str, np.ndarray], name: str = "<model>") -> "FeatureIndex":
         try:
             return cls.from_arrays(meta, arrays)
         except (KeyError, ValueError, TypeError) as e:
             raise ModelFormatError(f"corrupt feature index ({e})", name) from None
 
-    def info(self) -> dict:
+    def info(self) -> Dict[str, Any]:
         """A summary of the index (number of features, whether numeric, counts)."""
         return {
             "kind": "feature index",
@@ -307,7 +316,7 @@ class FeatureIndex(Saveable):
             "most_frequent": [self.name(int(i)) for i in self.order()[:10]],
         }
 
-    def to_arrays(self) -> Tuple[dict, Dict[str, np.ndarray]]:
+    def to_arrays(self) -> Tuple[Dict[str, Any], Dict[str, np.ndarray]]:
         """(metadata, arrays) for the model file format."""
         arrays = {"counts": self.counts}
         if self._names is not None:
@@ -316,14 +325,14 @@ class FeatureIndex(Saveable):
             np.cumsum([len(e) for e in encoded], out=offsets[1:])
             arrays["names_blob"] = np.frombuffer(b"".join(encoded), dtype=np.uint8)
             arrays["names_offsets"] = offsets
-        meta = {"numeric": self._names is None, "n_features": len(self)}
+        meta: Dict[str, Any] = {"numeric": self._names is None, "n_features": len(self)}
         if self.keys is not None and len(self.keys) == len(self):
             meta["keys"], own = self.keys.to_arrays()
             arrays.update(prefixed(own, "keys"))
         return meta, arrays
 
     @classmethod
-    def from_arrays(cls, meta: dict, arrays: Dict[str, np.ndarray]) -> "FeatureIndex":
+    def from_arrays(cls, meta: Dict[str, Any], arrays: Mapping[str, np.ndarray]) -> "FeatureIndex":
         counts = np.asarray(arrays["counts"], dtype=np.int64)
         if meta.get("numeric"):
             return cls.numeric(len(counts), counts=counts)
@@ -340,7 +349,7 @@ class FeatureIndex(Saveable):
 
 def _feature_rows(feature_lists: Iterable[Iterable[str]]) -> List[Sequence[str]]:
     """The examples as a list of lists or tuples of features (other iterables copied)."""
-    rows = feature_lists if isinstance(feature_lists, list) else list(feature_lists)
+    rows: List[Any] = feature_lists if isinstance(feature_lists, list) else list(feature_lists)
     types = set(map(type, rows))
     if any(issubclass(t, (str, bytes)) for t in types):
         raise DataFormatError("each example must be a list of feature strings, not a single string")
@@ -349,7 +358,7 @@ def _feature_rows(feature_lists: Iterable[Iterable[str]]) -> List[Sequence[str]]
     return rows
 
 
-def _raise_non_string(rows: Sequence[Sequence]) -> None:
+def _raise_non_string(rows: Sequence[Sequence[Any]]) -> None:
     """Name the first feature that is not a string (the fast paths only know there is one)."""
     for k, feats in enumerate(rows):
         for f in feats:
@@ -358,7 +367,7 @@ def _raise_non_string(rows: Sequence[Sequence]) -> None:
     raise AssertionError("no feature is wrong")  # pragma: no cover - called only when one is
 
 
-def store_features(features: Optional[FeatureIndex], meta: dict, arrays: Dict[str, np.ndarray]) -> None:
+def store_features(features: Optional[FeatureIndex], meta: Dict[str, Any], arrays: Dict[str, np.ndarray]) -> None:
     """Put ``features`` (if any) into another object's file: its meta under
     ``"features"``, its arrays under ``features.`` names."""
     if features is not None:
@@ -366,7 +375,7 @@ def store_features(features: Optional[FeatureIndex], meta: dict, arrays: Dict[st
         arrays.update(prefixed(own, "features"))
 
 
-def stored_features(meta: dict, arrays: Dict[str, np.ndarray]) -> Optional[FeatureIndex]:
+def stored_features(meta: Dict[str, Any], arrays: Mapping[str, np.ndarray]) -> Optional[FeatureIndex]:
     """The feature index :func:`store_features` put into a file, or None."""
     if "features" not in meta:
         return None

@@ -24,14 +24,14 @@ Support vectors must be binary (0/1 values) unless ``binarize=True``.
 from __future__ import annotations
 
 import os
-from typing import Iterator, List, Optional, Tuple
+from typing import Optional
 
 import numpy as np
 import scipy.sparse as sp
 
-from ._atomic import atomic_file
 from ._errors import ModelFormatError
 from .features import FeatureIndex, rows_to_csr
+from ._model_text import TextLines, check_poly, feature_ids, to_float, to_int
 from .labels import ovo_pairs, parse_label
 from .linear import ConjunctiveLinearModel
 from .models import KernelModel
@@ -45,102 +45,10 @@ __all__ = [
     "from_tinysvm",
     "from_opal",
     "from_sklearn",
-    "to_libsvm",
     "MODEL_FORMATS",
 ]
 
 MODEL_FORMATS = ("libsvm", "svmlight", "tinysvm", "opal", "linear", "conjunct")
-
-
-class _Lines:
-    """Numbered lines of a text model file, '\\r' stripped."""
-
-    def __init__(self, path):
-        self.name = os.fspath(path)
-        try:
-            with open(self.name, "rb") as f:
-                raw = f.read()
-        except FileNotFoundError:
-            raise ModelFormatError("no such file", self.name) from None
-        if not raw.strip():
-            raise ModelFormatError("empty model file", self.name)
-        try:
-            text = raw.decode("utf-8")
-        except UnicodeDecodeError:
-            raise ModelFormatError("not a text model file (not UTF-8)", self.name) from None
-        self.lines = [ln.rstrip("\r") for ln in text.split("\n")]
-        if self.lines and self.lines[-1] == "":
-            self.lines.pop()
-        self.pos = 0
-
-    def error(self, problem: str, lineno: Optional[int] = None) -> ModelFormatError:
-        return ModelFormatError(problem, self.name, lineno if lineno is not None else self.pos)
-
-    def next(self, what: str) -> str:
-        if self.pos >= len(self.lines):
-            raise self.error(f"unexpected end of file; expected {what}", len(self.lines))
-        line = self.lines[self.pos]
-        self.pos += 1
-        return line
-
-    def rest(self) -> Iterator[Tuple[int, str]]:
-        while self.pos < len(self.lines):
-            line = self.lines[self.pos]
-            self.pos += 1
-            yield self.pos, line
-
-
-def _float(text: str, what: str, lines: _Lines, lineno: Optional[int] = None) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise lines.error(f"{what} {text!r} is not a number", lineno) from None
-    if not np.isfinite(value):
-        raise lines.error(f"{what} is not finite ({text})", lineno)
-    return value
-
-
-def _int(text: str, what: str, lines: _Lines, lineno: Optional[int] = None) -> int:
-    try:
-        return int(text)
-    except ValueError:
-        value = _float(text, what, lines, lineno)
-        if not value.is_integer():
-            raise lines.error(f"{what} {text!r} is not an integer", lineno) from None
-        return int(value)
-
-
-def _features(tokens: List[str], lines: _Lines, lineno: int, binarize: bool, allow_strings: bool = False) -> List:
-    """Active features of ``id:value`` tokens (values must be 0/1 unless binarize)."""
-    out = []
-    for tok in tokens:
-        fid, sep, value = tok.rpartition(":")
-        if not sep or not fid:
-            raise lines.error(f"feature {tok!r} is not of the form id:value", lineno)
-        v = _float(value, f"value of feature {fid}", lines, lineno)
-        if v == 0.0:
-            continue
-        if v != 1.0 and not binarize:
-            raise lines.error(
-                f"support vector feature {fid} has value {value}; conjunct handles binary features only "
-                "(pass binarize=True / --binarize to treat non-zero values as 1)",
-                lineno,
-            )
-        try:
-            f = int(fid)
-            if f < 0:
-                raise lines.error(f"feature id {fid} is negative", lineno)
-        except ValueError:
-            if not allow_strings:
-                raise lines.error(f"feature id {fid!r} is not an integer", lineno) from None
-            f = fid
-        out.append(f)
-    return out
-
-
-def _check_poly(kernel: str, lines: _Lines) -> None:
-    if kernel not in ("polynomial", "linear"):
-        raise lines.error(f"kernel {kernel!r} is not supported: conjunct imports polynomial (and linear) kernels only")
 
 
 # -- LIBSVM ----------------------------------------------------------------------------
@@ -154,7 +62,7 @@ def from_libsvm(path, *, binarize: bool = False) -> KernelModel:
     binarize : bool
         Treat any non-zero feature value in the file as 1 instead of raising.
     """
-    lines = _Lines(path)
+    lines = TextLines(path)
     header = {}
     while True:
         line = lines.next("the 'SV' line that ends the header")
@@ -174,20 +82,20 @@ def from_libsvm(path, *, binarize: bool = False) -> KernelModel:
     if svm_type not in ("c_svc", "nu_svc"):
         raise lines.error(f"svm_type {svm_type} is not supported (classification models only: c_svc, nu_svc)", 1)
     (kernel,), kline = get("kernel_type")
-    _check_poly(kernel, lines)
+    check_poly(kernel, lines)
     if kernel == "linear":
         degree, gamma, coef0 = 1, 1.0, 0.0
     else:
-        degree = _int(get("degree")[0][0], "degree", lines, get("degree")[1])
-        gamma = _float(get("gamma")[0][0], "gamma", lines, get("gamma")[1])
-        coef0 = _float(get("coef0")[0][0], "coef0", lines, get("coef0")[1])
-    n_class = _int(get("nr_class")[0][0], "nr_class", lines, get("nr_class")[1])
-    total_sv = _int(get("total_sv")[0][0], "total_sv", lines, get("total_sv")[1])
+        degree = to_int(get("degree")[0][0], "degree", lines, get("degree")[1])
+        gamma = to_float(get("gamma")[0][0], "gamma", lines, get("gamma")[1])
+        coef0 = to_float(get("coef0")[0][0], "coef0", lines, get("coef0")[1])
+    n_class = to_int(get("nr_class")[0][0], "nr_class", lines, get("nr_class")[1])
+    total_sv = to_int(get("total_sv")[0][0], "total_sv", lines, get("total_sv")[1])
     rho_values, rho_line = get("rho")
-    rho = [_float(v, "rho", lines, rho_line) for v in rho_values]
+    rho = [to_float(v, "rho", lines, rho_line) for v in rho_values]
     labels = [parse_label(v) for v in get("label")[0]]
     nr_sv_values, nr_line = get("nr_sv")
-    nr_sv = [_int(v, "nr_sv", lines, nr_line) for v in nr_sv_values]
+    nr_sv = [to_int(v, "nr_sv", lines, nr_line) for v in nr_sv_values]
     n_pairs = n_class * (n_class - 1) // 2
     if n_class < 2 or len(labels) != n_class or len(nr_sv) != n_class or len(rho) != n_pairs:
         raise lines.error(
@@ -204,8 +112,8 @@ def from_libsvm(path, *, binarize: bool = False) -> KernelModel:
         tokens = line.split()
         if len(tokens) < n_class - 1:
             raise lines.error(f"support vector line has {len(tokens)} fields; expected {n_class - 1} coefficients first", lineno)
-        coefs.append([_float(t, "coefficient", lines, lineno) for t in tokens[: n_class - 1]])
-        rows.append(_features(tokens[n_class - 1:], lines, lineno, binarize))
+        coefs.append([to_float(t, "coefficient", lines, lineno) for t in tokens[: n_class - 1]])
+        rows.append(feature_ids(tokens[n_class - 1:], lines, lineno, binarize))
     if len(rows) != total_sv:
         raise lines.error(f"found {len(rows)} support vectors but the header says total_sv {total_sv}", len(lines.lines))
     S = rows_to_csr(rows)
@@ -237,7 +145,7 @@ def _ovo_alpha(sv_coef: np.ndarray, sv_class: np.ndarray, n_class: int) -> np.nd
 
 # -- SVMlight and TinySVM -----------------------------------------------------------------
 def _svmlight_like(path, tool: str, binarize: bool) -> KernelModel:
-    lines = _Lines(path)
+    lines = TextLines(path)
     first = lines.next("the version line")
     expected = "SVM-light Version" if tool == "svmlight" else "TinySVM Version"
     if not first.startswith(expected):
@@ -250,19 +158,19 @@ def _svmlight_like(path, tool: str, binarize: bool) -> KernelModel:
             raise lines.error(f"expected {what}")
         return head[0]
 
-    kernel_type = _int(value("the kernel type"), "kernel type", lines)
+    kernel_type = to_int(value("the kernel type"), "kernel type", lines)
     if kernel_type not in (0, 1):
         raise lines.error(f"kernel type {kernel_type} is not supported: conjunct imports polynomial (1) and linear (0) kernels only")
-    degree = _int(value("kernel parameter -d"), "-d", lines)
+    degree = to_int(value("kernel parameter -d"), "-d", lines)
     value("kernel parameter -g")
-    s = _float(value("kernel parameter -s"), "-s", lines)
-    r = _float(value("kernel parameter -r"), "-r", lines)
+    s = to_float(value("kernel parameter -s"), "-s", lines)
+    r = to_float(value("kernel parameter -r"), "-r", lines)
     lines.next("kernel parameter -u")
     if tool == "svmlight":
         value("the highest feature index")
         value("the number of training documents")
-    sv_count = _int(value("the number of support vectors plus 1"), "number of support vectors", lines) - 1
-    b = _float(value("the threshold b"), "threshold b", lines)
+    sv_count = to_int(value("the number of support vectors plus 1"), "number of support vectors", lines) - 1
+    b = to_float(value("the threshold b"), "threshold b", lines)
     if kernel_type == 0:
         degree, s, r = 1, 1.0, 0.0
     alphas, rows = [], []
@@ -272,8 +180,8 @@ def _svmlight_like(path, tool: str, binarize: bool) -> KernelModel:
             continue
         if ":" in body[0]:
             raise lines.error("support vector line must start with alpha*y", lineno)
-        alphas.append(_float(body[0], "alpha*y", lines, lineno))
-        rows.append(_features(body[1:], lines, lineno, binarize))
+        alphas.append(to_float(body[0], "alpha*y", lines, lineno))
+        rows.append(feature_ids(body[1:], lines, lineno, binarize))
     if len(rows) != sv_count:
         raise lines.error(f"found {len(rows)} support vectors but the header says {sv_count}", len(lines.lines))
     return KernelModel(rows_to_csr(rows), alphas, -b, degree=degree, gamma=s, coef0=r, classes=[-1, 1],
@@ -320,7 +228,7 @@ def from_opal(path, *, binarize: bool = False) -> KernelModel:
     binarize : bool
         Treat any non-zero feature value in the file as 1 instead of raising.
     """
-    lines = _Lines(path)
+    lines = TextLines(path)
     first = lines.next("the opal header")
     if not first.startswith("opal"):
         raise lines.error("not an opal model file (the first line must start with 'opal')")
@@ -334,19 +242,19 @@ def from_opal(path, *, binarize: bool = False) -> KernelModel:
         fields = head.split()
         if comment.startswith("labels:"):
             labels = [parse_label(t) for t in comment[len("labels:"):].split()]
-            if not fields or _int(fields[0], "number of labels", lines) != len(labels):
+            if not fields or to_int(fields[0], "number of labels", lines) != len(labels):
                 raise lines.error("the number of labels does not match the label list")
         elif comment.startswith("kernel type"):
-            if _int(fields[0], "kernel type", lines) != 1:
+            if to_int(fields[0], "kernel type", lines) != 1:
                 raise lines.error("only opal kernel models (kernel type 1) can be imported; linear models are binary files")
         elif comment.startswith("kernel parameter -d"):
-            degree = _int(fields[0], "-d", lines)
+            degree = to_int(fields[0], "-d", lines)
         elif comment.startswith("kernel parameter -s"):
-            s = _float(fields[0], "-s", lines)
+            s = to_float(fields[0], "-s", lines)
         elif comment.startswith("kernel parameter -r"):
-            r = _float(fields[0], "-r", lines)
+            r = to_float(fields[0], "-r", lines)
         elif comment.startswith("threshold b"):
-            thresholds = [_float(t, "threshold", lines) for t in fields]
+            thresholds = [to_float(t, "threshold", lines) for t in fields]
     if degree is None:
         raise lines.error("the header has no '# kernel parameter -d' line")
     n_out = len(labels) if labels is not None else 1
@@ -359,8 +267,8 @@ def from_opal(path, *, binarize: bool = False) -> KernelModel:
         tokens = line.split()
         if len(tokens) < n_out:
             raise lines.error(f"support vector line has {len(tokens)} fields; expected {n_out} weights first", lineno)
-        alphas.append([_float(t, "weight", lines, lineno) for t in tokens[:n_out]])
-        rows.append(_features(tokens[n_out:], lines, lineno, binarize, allow_strings=True))
+        alphas.append([to_float(t, "weight", lines, lineno) for t in tokens[:n_out]])
+        rows.append(feature_ids(tokens[n_out:], lines, lineno, binarize, allow_strings=True))
     if not rows:
         raise lines.error("the model has no support vectors")
     features = None
@@ -409,7 +317,7 @@ def from_sklearn(estimator, *, binarize: bool = False, features: Optional[Featur
         raise ModelFormatError(f"kernel {kernel!r} is not supported: conjunct imports polynomial (and linear) kernels only", "<sklearn>")
     S = estimator.support_vectors_
     S = sp.csr_matrix(S) if not sp.issparse(S) else S.tocsr()
-    from .data import as_binary_csr
+    from .matrices import as_binary_csr
 
     S = as_binary_csr(S, binarize=binarize)
     classes = list(estimator.classes_)
@@ -494,72 +402,3 @@ def import_model(path, format: str = "auto", *, binarize: bool = False, mmap: bo
     if format not in readers:
         raise ModelFormatError(f"unknown model format {format!r}; expected one of {', '.join(MODEL_FORMATS)}", os.fspath(path))
     return readers[format](path, binarize=binarize)
-
-
-# -- export ---------------------------------------------------------------------------------------------
-def to_libsvm(model: KernelModel, path, *, id_offset: int = 0) -> None:
-    """Write a kernel model as a LIBSVM model file (c_svc, polynomial kernel).
-
-    Binary (``sign``) and one-vs-one models can be written; feature ids are the
-    model's columns plus ``id_offset`` (LIBSVM's Python interface numbers the
-    columns of a scipy matrix from 1, so pass ``id_offset=1`` to predict with it
-    on the same matrices). Support vectors are grouped by class as LIBSVM
-    expects; for one-vs-one models each vector must take part only in the pairs
-    of one class.
-
-    Parameters
-    ----------
-    model : KernelModel
-        The model to write.
-    path : str or os.PathLike
-        The LIBSVM model file to write.
-    id_offset : int
-        Added to every column id.
-    """
-    rule = model.rule
-    if rule.kind not in ("sign", "ovo"):
-        raise ModelFormatError(f"LIBSVM holds binary and one-vs-one models; this model's decision rule is {rule.kind!r}")
-    S = model.support_vectors
-    A = model.dual_coef
-    classes = list(rule.classes)
-    n = len(classes)
-    if rule.kind == "sign":
-        labels = [classes[1], classes[0]]  # LIBSVM: f > 0 -> label[0]
-        sv_class = np.where(A[:, 0] > 0, 0, 1)
-        order = np.argsort(sv_class, kind="stable")
-        coef = A[order, :1]
-        nr_sv = np.bincount(sv_class, minlength=2)
-        rho = [-model.intercept[0]]
-    else:
-        pairs = ovo_pairs(n)
-        # A vector of class c has coefficients only in the pairs that involve c.
-        sv_class = np.full(S.shape[0], -1)
-        for c in range(n):
-            involved = [p for p, (i, j) in enumerate(pairs) if c in (i, j)]
-            others = [p for p in range(len(pairs)) if p not in involved]
-            ok = np.all(A[:, others] == 0, axis=1) if others else np.ones(S.shape[0], dtype=bool)
-            sv_class[(sv_class < 0) & ok & np.any(A[:, involved] != 0, axis=1)] = c
-        if np.any(sv_class < 0):
-            raise ModelFormatError("a support vector takes part in pairs of more than one class; not a LIBSVM one-vs-one model")
-        order = np.argsort(sv_class, kind="stable")
-        labels = classes
-        coef = np.zeros((S.shape[0], n - 1))
-        for p, (i, j) in enumerate(pairs):
-            in_i, in_j = sv_class == i, sv_class == j
-            coef[in_i, j - 1] = A[in_i, p]
-            coef[in_j, i] = A[in_j, p]
-        coef = coef[order]
-        nr_sv = np.bincount(sv_class, minlength=n)
-        rho = list(-model.intercept)
-    fmt = lambda v: repr(float(v))
-    path = os.fspath(path)
-    with atomic_file(path, text=True) as f:
-        f.write("svm_type c_svc\nkernel_type polynomial\n")
-        f.write(f"degree {model.degree}\ngamma {fmt(model.gamma)}\ncoef0 {fmt(model.coef0)}\n")
-        f.write(f"nr_class {len(labels)}\ntotal_sv {S.shape[0]}\n")
-        f.write("rho " + " ".join(fmt(r) for r in rho) + "\n")
-        f.write("label " + " ".join(str(v) for v in labels) + "\n")
-        f.write("nr_sv " + " ".join(str(int(v)) for v in nr_sv) + "\nSV\n")
-        for row, i in enumerate(order):
-            feats = " ".join(f"{int(c) + id_offset}:1" for c in S.indices[S.indptr[i]:S.indptr[i + 1]])
-            f.write(" ".join(fmt(v) for v in coef[row]) + " " + feats + "\n")

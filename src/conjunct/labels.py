@@ -3,18 +3,20 @@
 from __future__ import annotations
 
 import itertools
-from typing import Iterable, List, Sequence
+import math
+from typing import Any, Dict, Iterable, List, Sequence, Tuple, Union
 
 import numpy as np
 
 from ._errors import ConjunctError
+from .validation import Meta, describe, is_int
 
-__all__ = ["DecisionRule", "parse_label", "ovo_pairs", "labels_array"]
+__all__ = ["DecisionRule", "parse_label", "ovo_pairs", "labels_array", "check_rule"]
 
 RULES = ("sign", "argmax", "ovo")
 
 
-def parse_label(token: str):
+def parse_label(token: str) -> Union[int, float, str]:
     """A label token as int when it is an integer ("+1", "-1", "3"), else float, else str."""
     try:
         return int(token)
@@ -27,7 +29,7 @@ def parse_label(token: str):
     return int(value) if value.is_integer() else value
 
 
-def labels_array(labels: Iterable) -> np.ndarray:
+def labels_array(labels: Iterable[Any]) -> np.ndarray:
     """Labels as a numpy array: int64 when all are integers, else float or str."""
     labels = list(labels)
     if labels and all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in labels):
@@ -37,7 +39,7 @@ def labels_array(labels: Iterable) -> np.ndarray:
     return np.asarray([str(v) for v in labels], dtype=object).astype(str)
 
 
-def ovo_pairs(n_classes: int) -> List[tuple]:
+def ovo_pairs(n_classes: int) -> List[Tuple[int, int]]:
     """One-vs-one output order (LIBSVM's): (0,1), (0,2), ..., (0,n-1), (1,2), ..."""
     return list(itertools.combinations(range(n_classes), 2))
 
@@ -60,7 +62,7 @@ class DecisionRule:
         The class labels, in output order.
     """
 
-    def __init__(self, kind: str, classes: Sequence):
+    def __init__(self, kind: str, classes: Sequence[Any]) -> None:
         if kind not in RULES:
             raise ConjunctError(f"unknown decision rule {kind!r}; expected one of {', '.join(RULES)}")
         self.kind = kind
@@ -81,29 +83,47 @@ class DecisionRule:
         """Index into ``classes`` of each row's decision; margins is (rows, K)."""
         margins = np.asarray(margins, dtype=np.float64).reshape(-1, self.n_outputs)
         if self.kind == "sign":
-            return (margins[:, 0] > 0).astype(np.int64)
+            return np.asarray(margins[:, 0] > 0, dtype=np.int64)
         if self.kind == "argmax":
-            return np.argmax(margins, axis=1)
+            return np.asarray(np.argmax(margins, axis=1), dtype=np.int64)
         votes = np.zeros((margins.shape[0], len(self.classes)), dtype=np.int64)
         for p, (i, j) in enumerate(ovo_pairs(len(self.classes))):
             positive = margins[:, p] > 0
             votes[:, i] += positive
             votes[:, j] += ~positive
-        return np.argmax(votes, axis=1)
+        return np.asarray(np.argmax(votes, axis=1), dtype=np.int64)
 
     def predict(self, margins: np.ndarray) -> np.ndarray:
         """The predicted label of each row of ``margins``."""
-        return self.classes[self.class_indices(margins)]
+        return np.asarray(self.classes[self.class_indices(margins)])
 
-    def to_meta(self) -> dict:
+    def to_meta(self) -> Dict[str, Any]:
         return {"kind": self.kind, "classes": self.classes.tolist()}
 
     @classmethod
-    def from_meta(cls, meta: dict) -> "DecisionRule":
+    def from_meta(cls, meta: Dict[str, Any]) -> "DecisionRule":
         return cls(meta["kind"], meta["classes"])
 
-    def __eq__(self, other) -> bool:
+    def __eq__(self, other: object) -> bool:
         return isinstance(other, DecisionRule) and self.kind == other.kind and np.array_equal(self.classes, other.classes)
 
     def __repr__(self) -> str:
         return f"DecisionRule({self.kind!r}, classes={self.classes.tolist()!r})"
+
+
+def check_rule(meta: Meta) -> Tuple[str, int, int]:
+    """(rule kind, number of classes, outputs K) of a decision rule entry in a
+    model file's header (``meta.rule``), checked."""
+    rule = meta.obj("rule")
+    kind = rule.str("kind", ("sign", "argmax", "ovo"))
+    classes = rule.list("classes")
+    for i, c in enumerate(classes):
+        ok = isinstance(c, str) or (is_int(c) and -(1 << 63) <= c < (1 << 63)) or (
+            isinstance(c, float) and math.isfinite(c))
+        if not ok:
+            meta.where.meta_fail(f"{rule.path}.classes[{i}]", f"expected a string or a number, got {describe(c)}")
+    n = len(classes)
+    if (kind == "sign" and n != 2) or n < 2:
+        meta.where.meta_fail(f"{rule.path}.classes", f"the {kind} rule needs {'exactly' if kind == 'sign' else 'at least'} "
+                                                     f"2 classes, got {n}")
+    return kind, n, {"sign": 1, "argmax": n, "ovo": n * (n - 1) // 2}[kind]

@@ -26,16 +26,17 @@ from __future__ import annotations
 
 import itertools
 import os
-from typing import List, Optional, Sequence
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
 import scipy.sparse as sp
 
 from ._errors import ConjunctError, ModelFormatError
-from .data import as_rows
 from .features import FeatureIndex, rows_to_csr
 from .labels import parse_label
-from .model_base import Model
+from .matrices import as_rows
+from .model_base import Model, check_model_width
+from .validation import MAX_DEGREE, Meta, Where, blocks, check_finite, csr, max_row_length, section
 
 __all__ = ["ConjunctiveLinearModel", "brute_force_margins"]
 
@@ -59,9 +60,12 @@ class ConjunctiveLinearModel(Model):
     default_method = "pke"
     _rows_attr, _weights_attr = "conjunctions", "weights"
     _rows_word, _weights_word, _sections_prefix = "conjunctions", "weights", "conj"
+    conjunctions: sp.csr_matrix
+    weights: np.ndarray
 
-    def __init__(self, conjunctions, weights, intercept=0.0, *, classes: Optional[Sequence] = None,
-                 decision: Optional[str] = None, features: Optional[FeatureIndex] = None, source: Optional[str] = None):
+    def __init__(self, conjunctions: Any, weights: Any, intercept: Any = 0.0, *, classes: Optional[Sequence[Any]] = None,
+                 decision: Optional[str] = None, features: Optional[FeatureIndex] = None,
+                 source: Optional[str] = None) -> None:
         if sp.issparse(conjunctions):
             C = sp.csr_matrix(conjunctions, copy=True)
             C.sum_duplicates()
@@ -80,7 +84,7 @@ class ConjunctiveLinearModel(Model):
             raise ConjunctError("an empty conjunction must be given as the intercept, not as a row")
         # Each conjunction once: duplicates would silently double a weight.
         C.sort_indices()
-        keys = {}
+        keys: Dict[bytes, int] = {}
         for i in range(C.shape[0]):
             key = C.indices[C.indptr[i]:C.indptr[i + 1]].tobytes()
             if key in keys:
@@ -98,11 +102,11 @@ class ConjunctiveLinearModel(Model):
     @property
     def n_conjunctions(self) -> int:
         """Number of conjunctions with a weight row."""
-        return self.conjunctions.shape[0]
+        return int(self.conjunctions.shape[0])
 
     # -- text format ---------------------------------------------------------------------
     @classmethod
-    def from_text(cls, path, *, numeric: Optional[bool] = None) -> "ConjunctiveLinearModel":
+    def from_text(cls, path: Union[str, "os.PathLike[str]"], *, numeric: Optional[bool] = None) -> "ConjunctiveLinearModel":
         """Read the text format (see the module docstring).
 
         Features are strings (a named feature index) unless ``numeric`` is true,
@@ -112,7 +116,7 @@ class ConjunctiveLinearModel(Model):
         classes, decision = None, None
         conj: List[List[str]] = []
         weights: List[List[float]] = []
-        intercept = None
+        intercept: Optional[List[float]] = None
         try:
             f = open(name, encoding="utf-8")
         except FileNotFoundError:
@@ -138,8 +142,9 @@ class ConjunctiveLinearModel(Model):
                     raise ModelFormatError(f"weights {weights_text!r} are not numbers", name, lineno) from None
                 if not w or not all(np.isfinite(w)):
                     raise ModelFormatError("missing or non-finite weights", name, lineno)
-                if weights and len(w) != len(weights[0]) or intercept is not None and len(w) != len(intercept):
-                    raise ModelFormatError(f"{len(w)} weights; earlier lines have {len((weights or [intercept])[0])}", name, lineno)
+                earlier = weights[0] if weights else intercept
+                if earlier is not None and len(w) != len(earlier):
+                    raise ModelFormatError(f"{len(w)} weights; earlier lines have {len(earlier)}", name, lineno)
                 feats = feats_text.split()
                 if not feats:
                     if intercept is not None:
@@ -152,7 +157,7 @@ class ConjunctiveLinearModel(Model):
                 weights.append(w)
         if not conj and intercept is None:
             raise ModelFormatError("no conjunctions", name)
-        K = len(weights[0]) if weights else len(intercept)
+        K = len(weights[0]) if weights else len(intercept or ())
         if numeric is None:
             numeric = all(t.isdigit() for c in conj for t in c)
         if numeric:
@@ -172,7 +177,7 @@ class ConjunctiveLinearModel(Model):
         except ConjunctError as e:
             raise ModelFormatError(str(e), name) from None
 
-    def to_text(self, path) -> None:
+    def to_text(self, path: Union[str, "os.PathLike[str]"]) -> None:
         """Write the text format."""
         C = self.conjunctions
         with open(os.fspath(path), "w", encoding="utf-8", newline="\n") as f:
@@ -189,18 +194,31 @@ class ConjunctiveLinearModel(Model):
                 f.write(" ".join(names) + "\t" + " ".join(f"{v:.17g}" for v in self.weights[i]) + "\n")
 
     # -- persistence -----------------------------------------------------------------------
-    def to_container(self):
+    def to_container(self) -> Tuple[str, Dict[str, Any], Dict[str, np.ndarray]]:
         return self._container({}, {})
 
     @classmethod
-    def from_container(cls, meta: dict, arrays, name: str = "<model>") -> "ConjunctiveLinearModel":
+    def check_sections(cls, meta: Meta, arrays: Mapping[str, np.ndarray], where: Where) -> None:
+        K, n_columns = check_model_width(meta, arrays, where)
+        ptr, _ = csr(arrays, where, "conj_indptr", "conj_indices", None, n_columns)
+        if ptr.size > 1 and min_row_length(ptr) == 0:
+            where.section_fail("conj_indptr", "an empty conjunction (the intercept is a section of its own)")
+        if max_row_length(ptr) > MAX_DEGREE:
+            where.section_fail("conj_indptr", f"a conjunction of more than {MAX_DEGREE} features")
+        n = ptr.size - 1
+        check_finite(section(arrays, where, "weights", "<f8", (n, K)), where, "weights")
+        check_finite(section(arrays, where, "intercept", "<f8", (K,)), where, "intercept")
+
+    @classmethod
+    def from_container(cls, meta: Dict[str, Any], arrays: Dict[str, np.ndarray],
+                       name: str = "<model>") -> "ConjunctiveLinearModel":
         try:
             parts = cls._parts(meta, arrays)
             return cls(parts.pop("rows"), parts.pop("weights"), **parts)
         except (KeyError, ValueError, TypeError) as e:
             raise cls._corrupt(e, name) from None
 
-    def info(self) -> dict:
+    def info(self) -> Dict[str, Any]:
         """A summary of the model (what ``conjunct info`` prints)."""
         sizes = np.bincount(np.diff(self.conjunctions.indptr), minlength=self.degree + 1)
         return self._info(kind="conjunctive linear model", conjunctions=self.n_conjunctions,
@@ -210,7 +228,7 @@ class ConjunctiveLinearModel(Model):
         return f"ConjunctiveLinearModel(n_conj={self.n_conjunctions}, K={self.n_outputs}, degree={self.degree}, decision={self.rule.kind!r})"
 
 
-def brute_force_margins(model: ConjunctiveLinearModel, X) -> np.ndarray:
+def brute_force_margins(model: ConjunctiveLinearModel, X: Any) -> np.ndarray:
     """Reference margins by enumerating every subset (size <= d) of every input.
 
     Exponential in d and slow; for tests and checks, not for production.
@@ -228,3 +246,8 @@ def brute_force_margins(model: ConjunctiveLinearModel, X) -> np.ndarray:
                 if i is not None:
                     out[r] += model.weights[i]
     return out
+
+
+def min_row_length(ptr: np.ndarray) -> int:
+    """The shortest row of a CSR matrix with at least one row (``ptr`` checked)."""
+    return min(int(np.min(ptr[s + 1:e] - ptr[s:e - 1])) for s, e in blocks(ptr.size - 1, 1))

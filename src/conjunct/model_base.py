@@ -12,17 +12,27 @@ agree on.
 
 from __future__ import annotations
 
-from typing import Dict, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Dict, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 import scipy.sparse as sp
 
 from ._errors import ConjunctError, ModelFormatError
+from .feature_checks import optional_features
 from .features import FeatureIndex, rank_space, store_features, stored_features
-from .labels import DecisionRule
+from .labels import DecisionRule, check_rule
 from .persistence import Saveable
+from .validation import MAX_COLUMNS, Meta, Where, check_budget
 
-__all__ = ["Model"]
+if TYPE_CHECKING:
+    from .classifiers import Classifier
+
+__all__ = ["Model", "check_model_width"]
+
+#: Bytes per input column that a model's compiled classifiers keep (column map
+#: 4, frequency counts 8): checked against the memory budget for models whose
+#: width is a number in the header rather than the size of a section.
+BYTES_PER_COLUMN = 12
 
 
 class Model(Saveable):
@@ -42,7 +52,7 @@ class Model(Saveable):
     _sections_prefix = ""          # file sections <prefix>_indptr, <prefix>_indices hold the rows
 
     # -- construction ---------------------------------------------------------------
-    def _init_parts(self, rows: sp.csr_matrix, weights, intercept, classes: Optional[Sequence],
+    def _init_parts(self, rows: sp.csr_matrix, weights: Any, intercept: Any, classes: Optional[Sequence[Any]],
                     decision: Optional[str], features: Optional[FeatureIndex], source: Optional[str]) -> None:
         """Validate and set the rows, weights, intercept, rule, features and source."""
         W = np.array(weights, dtype=np.float64)
@@ -76,11 +86,12 @@ class Model(Saveable):
         self.rule = rule
         self.features = features
         self.source = source
-        self._compiled: Dict[str, object] = {}
+        self._compiled: Dict[str, "Classifier"] = {}
 
     @property
     def _rows(self) -> sp.csr_matrix:
-        return getattr(self, self._rows_attr)
+        rows: sp.csr_matrix = getattr(self, self._rows_attr)
+        return rows
 
     # -- properties -------------------------------------------------------------
     @property
@@ -91,13 +102,13 @@ class Model(Saveable):
     @property
     def n_outputs(self) -> int:
         """K, the number of margins per input (1 for a binary model)."""
-        return getattr(self, self._weights_attr).shape[1]
+        return int(getattr(self, self._weights_attr).shape[1])
 
     @property
     def n_columns(self) -> int:
         """Number of input columns the model knows (feature ids beyond carry no weight)."""
         width = self._rows.shape[1]
-        return max(width, len(self.features)) if self.features is not None else width
+        return int(max(width, len(self.features)) if self.features is not None else width)
 
     def feature_counts(self) -> np.ndarray:
         """Per-column frequency used for ranking: training counts when the
@@ -109,7 +120,7 @@ class Model(Saveable):
             return counts
         return np.bincount(self._rows.indices, minlength=n).astype(np.int64)
 
-    def internal_space(self):
+    def internal_space(self) -> Tuple[np.ndarray, sp.csr_matrix]:
         """(col_map, rows CSR in internal ids): the features the rows use
         renumbered by frequency rank (:func:`~conjunct.features.rank_space`).
 
@@ -120,12 +131,13 @@ class Model(Saveable):
         return rank_space(self._rows, self.feature_counts(), self.n_columns)
 
     # -- classification -------------------------------------------------------------
-    def compile(self, method: Optional[str] = None, **params):
+    def compile(self, method: Optional[str] = None, **params: Any) -> "Classifier":
         """An immutable fast classifier for this model.
 
         Parameters
         ----------
-        method : {"pkb", "pki", "pke", "split", "fstrie"}, optional
+        method : str, optional
+            One of :data:`conjunct.classifiers.METHODS`.
             Default: ``"pki"`` for kernel models, ``"pke"`` for conjunctive
             linear models. ``"pkb"``: brute force over every support vector
             (the reference); ``"pki"``: inverted index over the support
@@ -135,8 +147,9 @@ class Model(Saveable):
             ``"split"``: kernel splitting (``common_features`` = top-N ranks,
             or ``min_support``); ``"fstrie"``: feature sequence trie
             (``events``, ``max_nodes`` or ``max_bytes``, ``base`` = "pke" |
-            "split" and its parameters). ``pkb``, ``pki`` and ``split`` need
-            a kernel model.
+            "split" and its parameters); ``"adaptive"``: an fstrie grown while
+            classifying (``cache_rows``, ``eviction``, ``warm_start``).
+            ``pkb``, ``pki`` and ``split`` need a kernel model.
         **params
             Method parameters.
         """
@@ -144,23 +157,23 @@ class Model(Saveable):
 
         return compile_model(self, method or self.default_method, **params)
 
-    def _default_classifier(self):
+    def _default_classifier(self) -> "Classifier":
         clf = self._compiled.get(self.default_method)
         if clf is None:
             clf = self._compiled[self.default_method] = self.compile()
         return clf
 
-    def decision_function(self, X, *, n_jobs: int = 1) -> np.ndarray:
+    def decision_function(self, X: Any, *, n_jobs: int = 1) -> np.ndarray:
         """Margins of X (shape (n,) for K = 1, else (n, K)), computed with the
         default method (compiled once and kept)."""
         return self._default_classifier().decision_function(X, n_jobs=n_jobs)
 
-    def predict(self, X, *, n_jobs: int = 1) -> np.ndarray:
+    def predict(self, X: Any, *, n_jobs: int = 1) -> np.ndarray:
         """Predicted labels of X (see :meth:`decision_function`)."""
         return self._default_classifier().predict(X, n_jobs=n_jobs)
 
     # -- persistence -------------------------------------------------------------------
-    def _container(self, meta: dict, arrays: dict):
+    def _container(self, meta: Dict[str, Any], arrays: Dict[str, np.ndarray]) -> Tuple[str, Dict[str, Any], Dict[str, np.ndarray]]:
         """(kind, meta, arrays) with the shared parts added to a subclass's own."""
         rows = self._rows
         prefix = self._sections_prefix
@@ -171,7 +184,7 @@ class Model(Saveable):
         return self.kind, meta, arrays
 
     @classmethod
-    def _parts(cls, meta: dict, arrays) -> dict:
+    def _parts(cls, meta: Dict[str, Any], arrays: Mapping[str, np.ndarray]) -> Dict[str, Any]:
         """The shared constructor arguments stored by :meth:`_container`."""
         indptr, indices = arrays[f"{cls._sections_prefix}_indptr"], arrays[f"{cls._sections_prefix}_indices"]
         rows = sp.csr_matrix((np.ones(len(indices)), indices, indptr), shape=(len(indptr) - 1, int(meta["n_columns"])))
@@ -183,7 +196,21 @@ class Model(Saveable):
     def _corrupt(cls, e: Exception, name: str) -> ModelFormatError:
         return ModelFormatError(f"corrupt {cls.kind.replace('_', ' ')} ({e})", name)
 
-    def _info(self, **specific) -> dict:
+    def _info(self, **specific: Any) -> Dict[str, Any]:
         """``info()``: the subclass's own entries between the kind and the shared ones."""
         return {**specific, "outputs": self.n_outputs, "decision": self.rule.kind, "classes": self.classes.tolist(),
                 "source": self.source}
+
+
+def check_model_width(meta: Meta, arrays: Mapping[str, np.ndarray], where: Where) -> Tuple[int, int]:
+    """(K, n_columns) of a model (kernel or linear): its rule, width, source and
+    feature index, and the per-column tables its width implies."""
+    _, _, K = check_rule(meta)
+    n_columns = meta.int("n_columns", 0, MAX_COLUMNS)
+    meta.str("source", optional=True, none=True)
+    named, n_names = optional_features(meta, arrays, where)
+    if named and n_names < n_columns:
+        where.meta_fail("n_columns", f"is {n_columns}, more than the {n_names} named features")
+    width = max(n_columns, n_names)
+    check_budget(width * BYTES_PER_COLUMN, f"the per-column tables of {width} columns", where, "n_columns")
+    return K, n_columns

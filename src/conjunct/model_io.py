@@ -33,7 +33,7 @@ import math
 import mmap as _mmap
 import os
 import struct
-from typing import BinaryIO, Dict, Tuple, Union
+from typing import Any, BinaryIO, Dict, List, NoReturn, Tuple, Union
 
 import numpy as np
 
@@ -48,7 +48,9 @@ _PREAMBLE = struct.Struct("<8sIIQQ32s")  # 64 bytes
 _ALIGN = 64
 _ALLOWED_DTYPES = {"<f8", "<f4", "<i8", "<i4", "<i2", "<u8", "<u4", "<u2", "|u1", "|i1", "|b1"}
 
-Path = Union[str, os.PathLike]
+Path = Union[str, "os.PathLike[str]"]
+Header = Dict[str, Any]
+Arrays = Dict[str, np.ndarray]
 
 
 def _le_array(name: str, a: np.ndarray) -> np.ndarray:
@@ -58,9 +60,9 @@ def _le_array(name: str, a: np.ndarray) -> np.ndarray:
     return a.astype(a.dtype.newbyteorder("<"), copy=False)
 
 
-def _layout(kind: str, meta: dict, arrays: Dict[str, np.ndarray]) -> Tuple[bytes, list]:
+def _layout(kind: str, meta: Header, arrays: Arrays) -> Tuple[bytes, List[Tuple[Header, np.ndarray]]]:
     arrays = {k: _le_array(k, v) for k, v in arrays.items()}
-    sections = []
+    sections: List[Header] = []
     # The header's size depends on the offsets, which depend on the header's size.
     header_guess = 0
     while True:
@@ -94,7 +96,7 @@ def staged(e: ModelFormatError, stage: str) -> ModelFormatError:
     return ModelFormatError(f"{stage}: {e.problem}", e.source, e.line)
 
 
-def _write(f: BinaryIO, kind: str, meta: dict, arrays: Dict[str, np.ndarray]) -> None:
+def _write(f: BinaryIO, kind: str, meta: Header, arrays: Dict[str, np.ndarray]) -> None:
     header, sections = _layout(kind, meta, arrays)
     total = _round_up(_PREAMBLE.size + len(header))
     if sections:
@@ -102,7 +104,7 @@ def _write(f: BinaryIO, kind: str, meta: dict, arrays: Dict[str, np.ndarray]) ->
         total = last["offset"] + a.nbytes
     digest = hashlib.blake2b(digest_size=32)
 
-    def emit(chunk: bytes) -> None:
+    def emit(chunk: Union[bytes, memoryview]) -> None:
         digest.update(chunk)
         f.write(chunk)
 
@@ -112,7 +114,7 @@ def _write(f: BinaryIO, kind: str, meta: dict, arrays: Dict[str, np.ndarray]) ->
     pos += len(header)
     for s, a in sections:
         emit(b"\0" * (s["offset"] - pos))
-        emit(a.tobytes() if a.nbytes < (1 << 26) else memoryview(a).cast("B"))
+        emit(a.tobytes() if a.nbytes < (1 << 26) else a.data.cast("B"))
         pos = s["offset"] + a.nbytes
     f.seek(0)
     f.write(_PREAMBLE.pack(MAGIC, FORMAT_VERSION, 0, len(header), total, digest.digest()))
@@ -120,7 +122,7 @@ def _write(f: BinaryIO, kind: str, meta: dict, arrays: Dict[str, np.ndarray]) ->
 
 
 # -- saving: temporary file + rename (shared with every file conjunct writes) -----------------------------------------
-def write_container(path: Path, kind: str, meta: dict, arrays: Dict[str, np.ndarray]) -> None:
+def write_container(path: Path, kind: str, meta: Header, arrays: Dict[str, np.ndarray]) -> None:
     """Write a model file atomically: a temporary file beside the target, then a rename.
 
     A failed save leaves the previous file (or none) and no temporary file; one
@@ -137,21 +139,21 @@ def write_container(path: Path, kind: str, meta: dict, arrays: Dict[str, np.ndar
             raise _named(e, os.fspath(path)) from e
 
 
-def dumps(kind: str, meta: dict, arrays: Dict[str, np.ndarray]) -> bytes:
+def dumps(kind: str, meta: Header, arrays: Dict[str, np.ndarray]) -> bytes:
     """The model file as bytes (used by pickle)."""
     buf = io.BytesIO()
     _write(buf, kind, meta, arrays)
     return buf.getvalue()
 
 
-def _parse(buf, name: str, verify: bool) -> Tuple[str, dict, Dict[str, np.ndarray]]:
+def _parse(buf: Any, name: str, verify: bool) -> Tuple[str, Header, Arrays]:
     try:
         return _parse_container(buf, name, verify)
     except ModelFormatError as e:
         raise staged(e, "reading the header") from None
 
 
-def _parse_container(buf, name: str, verify: bool) -> Tuple[str, dict, Dict[str, np.ndarray]]:
+def _parse_container(buf: Any, name: str, verify: bool) -> Tuple[str, Header, Arrays]:
     size = len(buf)
     if size < _PREAMBLE.size:
         if bytes(buf[:len(MAGIC)]) != MAGIC[: min(size, len(MAGIC))] or size == 0:
@@ -199,11 +201,11 @@ def _parse_container(buf, name: str, verify: bool) -> Tuple[str, dict, Dict[str,
     return kind, meta, arrays
 
 
-def _decode_header(raw: bytes, name: str) -> Tuple[str, dict, list]:
+def _decode_header(raw: bytes, name: str) -> Tuple[str, Header, List[Header]]:
     """(kind, meta, section records) of the JSON header, each record checked:
     a unique name, a known dtype, a non-negative shape whose size matches
     ``nbytes``, an aligned offset."""
-    def bad(problem: str):
+    def bad(problem: str) -> NoReturn:
         raise ModelFormatError(f"corrupt model file: {problem}", name)
 
     try:
@@ -243,11 +245,11 @@ def _decode_header(raw: bytes, name: str) -> Tuple[str, dict, list]:
     return kind, meta, sections
 
 
-def _is_count(v) -> bool:
+def _is_count(v: Any) -> bool:
     return isinstance(v, int) and not isinstance(v, bool) and v >= 0
 
 
-def read_container(path: Path, *, mmap: bool = False, verify: bool = True) -> Tuple[str, dict, Dict[str, np.ndarray]]:
+def read_container(path: Path, *, mmap: bool = False, verify: bool = True) -> Tuple[str, Header, Arrays]:
     """Read a model file: (kind, meta, arrays).
 
     With ``mmap=True`` the arrays are read-only views of a memory map of the file
@@ -261,6 +263,7 @@ def read_container(path: Path, *, mmap: bool = False, verify: bool = True) -> Tu
         raise ModelFormatError("no such file", name) from None
     except IsADirectoryError:
         raise ModelFormatError("is a directory, not a model file", name) from None
+    buf: Union[bytes, _mmap.mmap]
     with f:
         if mmap:
             if os.fstat(f.fileno()).st_size == 0:
@@ -271,12 +274,12 @@ def read_container(path: Path, *, mmap: bool = False, verify: bool = True) -> Tu
     return _parse(buf, name, verify)
 
 
-def loads(data: bytes, name: str = "<bytes>") -> Tuple[str, dict, Dict[str, np.ndarray]]:
+def loads(data: bytes, name: str = "<bytes>") -> Tuple[str, Header, Arrays]:
     """Parse model-file bytes."""
     return _parse(data, name, True)
 
 
-def read_header(path: Path) -> dict:
+def read_header(path: Path) -> Header:
     """The JSON header of a model file (without reading the sections)."""
     name = os.fspath(path)
     with open(name, "rb") as f:

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Dict, Optional, Sequence
+from typing import Any, Dict, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
+import scipy.sparse as sp
 
 from . import _core
 from ._errors import ConjunctError
-from .data import as_binary_csr
 from .features import FeatureIndex
-from .model_base import Model
+from .matrices import as_binary_csr
+from .model_base import Model, check_model_width
+from .validation import Meta, Where, check_finite, check_kernel_magnitude, csr, kernel, max_row_length, section
 
 __all__ = ["KernelModel", "PolyKernel"]
 
@@ -49,21 +51,23 @@ class KernelModel(Model):
     default_method = "pki"
     _rows_attr, _weights_attr = "support_vectors", "dual_coef"
     _rows_word, _weights_word, _sections_prefix = "support vectors", "dual_coef", "sv"
+    support_vectors: sp.csr_matrix
+    dual_coef: np.ndarray
 
     def __init__(
         self,
-        support_vectors,
-        dual_coef,
-        intercept=0.0,
+        support_vectors: Any,
+        dual_coef: Any,
+        intercept: Any = 0.0,
         *,
         degree: int = 2,
         gamma: float = 1.0,
         coef0: float = 1.0,
-        classes: Optional[Sequence] = None,
+        classes: Optional[Sequence[Any]] = None,
         decision: Optional[str] = None,
         features: Optional[FeatureIndex] = None,
         source: Optional[str] = None,
-    ):
+    ) -> None:
         if int(degree) != degree or degree < 1:
             raise ConjunctError(f"degree must be a positive integer, got {degree!r}")
         if not (np.isfinite(gamma) and np.isfinite(coef0)):
@@ -90,14 +94,26 @@ class KernelModel(Model):
     @property
     def n_support_vectors(self) -> int:
         """Number of support vectors."""
-        return self.support_vectors.shape[0]
+        return int(self.support_vectors.shape[0])
 
     # -- persistence -------------------------------------------------------------------
-    def to_container(self):
+    def to_container(self) -> Tuple[str, Dict[str, Any], Dict[str, np.ndarray]]:
         return self._container({"degree": self.degree, "gamma": self.gamma, "coef0": self.coef0}, {})
 
     @classmethod
-    def from_container(cls, meta: dict, arrays: Dict[str, np.ndarray], name: str = "<model>") -> "KernelModel":
+    def check_sections(cls, meta: Meta, arrays: Mapping[str, np.ndarray], where: Where) -> None:
+        poly = kernel(meta)
+        K, n_columns = check_model_width(meta, arrays, where)
+        ptr, _ = csr(arrays, where, "sv_indptr", "sv_indices", None, n_columns)
+        n_sv = ptr.size - 1
+        alpha = section(arrays, where, "dual_coef", "<f8", (n_sv, K))
+        check_finite(alpha, where, "dual_coef")
+        check_finite(section(arrays, where, "intercept", "<f8", (K,)), where, "intercept")
+        if n_sv:
+            check_kernel_magnitude(poly, max_row_length(ptr), (alpha,), where, "dual_coef")
+
+    @classmethod
+    def from_container(cls, meta: Dict[str, Any], arrays: Dict[str, np.ndarray], name: str = "<model>") -> "KernelModel":
         try:
             parts = cls._parts(meta, arrays)
             return cls(parts.pop("rows"), parts.pop("weights"), degree=meta["degree"], gamma=meta["gamma"],
@@ -105,7 +121,7 @@ class KernelModel(Model):
         except (KeyError, ValueError, TypeError) as e:
             raise cls._corrupt(e, name) from None
 
-    def info(self) -> dict:
+    def info(self) -> Dict[str, Any]:
         """A summary of the model."""
         S = self.support_vectors
         return self._info(

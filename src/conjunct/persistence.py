@@ -13,18 +13,18 @@ from __future__ import annotations
 
 import importlib
 import os
-from typing import Dict, Tuple, Union
+from typing import Any, Dict, Iterator, Mapping, Tuple, Union
 
 import numpy as np
 
 from . import model_io
 from ._errors import ModelFormatError
-from .validation import validate
+from .validation import Meta, Where, validate
 
 __all__ = ["Saveable", "Registry", "KINDS", "load", "save", "build", "from_bytes", "pack", "unpack"]
 
 Arrays = Dict[str, np.ndarray]
-Container = Tuple[str, dict, Arrays]
+Container = Tuple[str, Dict[str, Any], Arrays]
 
 
 class Registry:
@@ -32,7 +32,7 @@ class Registry:
     imported; ``modules`` says where each known name is defined, so a lookup
     imports that module on first use."""
 
-    def __init__(self, what: str, modules: Dict[str, str]):
+    def __init__(self, what: str, modules: Dict[str, str]) -> None:
         self.what = what
         self.modules = dict(modules)
         self._classes: Dict[str, type] = {}
@@ -43,7 +43,7 @@ class Registry:
             raise TypeError(f"{self.what} {name!r} is already registered by {old.__qualname__}")
         self._classes[name] = cls
 
-    def get(self, name, source: str = "<model>") -> type:
+    def get(self, name: object, source: str = "<model>") -> Any:
         """The class registered as ``name``; ModelFormatError naming ``source`` if none is."""
         if name not in self._classes and isinstance(name, str) and name in self.modules:
             importlib.import_module(self.modules[name])
@@ -52,13 +52,13 @@ class Registry:
             raise ModelFormatError(f"unknown {self.what} {name!r} (written by a newer conjunct?)", source)
         return cls
 
-    def __getitem__(self, name: str) -> type:
+    def __getitem__(self, name: str) -> Any:
         return self.get(name)
 
-    def __contains__(self, name) -> bool:
+    def __contains__(self, name: object) -> bool:
         return name in self._classes or name in self.modules
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[str]:
         """The known names."""
         return iter(sorted(set(self._classes) | set(self.modules)))
 
@@ -86,7 +86,7 @@ class Saveable:
 
     kind: str = ""
 
-    def __init_subclass__(cls, **kwargs):
+    def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         if cls.__dict__.get("kind"):
             KINDS.register(cls.kind, cls)
@@ -95,19 +95,26 @@ class Saveable:
         raise NotImplementedError
 
     @classmethod
-    def from_container(cls, meta: dict, arrays: Arrays, name: str = "<model>"):
+    def from_container(cls, meta: Dict[str, Any], arrays: Arrays, name: str = "<model>") -> Any:
         raise NotImplementedError
 
-    def save(self, path: Union[str, os.PathLike]) -> None:
+    @classmethod
+    def check_sections(cls, meta: Meta, arrays: Arrays, where: Where) -> None:
+        """Check the header entry and sections of a file object of this kind
+        (with the tools of :mod:`conjunct.validation`) before ``from_container``
+        sees them; :class:`~conjunct._errors.ModelFormatError` on a problem."""
+        raise NotImplementedError(f"{cls.__qualname__} does not check its sections")
+
+    def save(self, path: Union[str, "os.PathLike[str]"]) -> None:
         """Write this object to ``path`` (atomically) in conjunct's model file format;
         :func:`conjunct.load` reads it back."""
         model_io.write_container(path, *self.to_container())
 
-    def __reduce__(self):
+    def __reduce__(self) -> Tuple[Any, Tuple[bytes]]:
         return (from_bytes, (model_io.dumps(*self.to_container()),))
 
 
-def build(kind: str, meta: dict, arrays: Arrays, name: str = "<model>"):
+def build(kind: str, meta: Dict[str, Any], arrays: Arrays, name: str = "<model>") -> Any:
     """The object a container holds: the class registered for ``kind`` builds
     it from ``meta`` and ``arrays`` (``name`` is the source, for errors)."""
     try:
@@ -124,7 +131,7 @@ def build(kind: str, meta: dict, arrays: Arrays, name: str = "<model>"):
         raise model_io.staged(e, f"building the {kind.replace('_', ' ')}") from None
 
 
-def load(path: Union[str, os.PathLike], *, mmap: bool = False, verify: bool = True):
+def load(path: Union[str, "os.PathLike[str]"], *, mmap: bool = False, verify: bool = True) -> Any:
     """Load an object (model, classifier, pipeline, tagger, feature index) from a
     conjunct model file.
 
@@ -151,7 +158,7 @@ def load(path: Union[str, os.PathLike], *, mmap: bool = False, verify: bool = Tr
     return build(kind, meta, arrays, os.fspath(path))
 
 
-def save(obj, path: Union[str, os.PathLike]) -> None:
+def save(obj: object, path: Union[str, "os.PathLike[str]"]) -> None:
     """Save a model or compiled classifier (atomically).
 
     Parameters
@@ -166,20 +173,20 @@ def save(obj, path: Union[str, os.PathLike]) -> None:
     obj.save(path)
 
 
-def from_bytes(data: bytes):
+def from_bytes(data: bytes) -> Any:
     """Rebuild an object from model-file bytes (the pickle path)."""
     kind, meta, arrays = model_io.loads(data)
     return build(kind, meta, arrays, "<pickle>")
 
 
-def pack(obj: Saveable, prefix: str):
+def pack(obj: Saveable, prefix: str) -> Tuple[Dict[str, Any], Arrays]:
     """(meta entry, arrays) of ``obj`` for storing it inside another object's file:
     its arrays get ``prefix.`` names and the entry records its kind and meta."""
     kind, meta, arrays = obj.to_container()
     return {"kind": kind, "meta": meta}, prefixed(arrays, prefix)
 
 
-def unpack(entry: dict, arrays: Arrays, prefix: str, name: str = "<model>"):
+def unpack(entry: Dict[str, Any], arrays: Arrays, prefix: str, name: str = "<model>") -> Any:
     """The object :func:`pack` stored under ``prefix``."""
     try:
         kind, meta = entry["kind"], entry["meta"]
@@ -188,7 +195,7 @@ def unpack(entry: dict, arrays: Arrays, prefix: str, name: str = "<model>"):
     return build(kind, meta, nested(arrays, prefix), name)
 
 
-def nested(arrays: Arrays, prefix: str) -> Arrays:
+def nested(arrays: Mapping[str, np.ndarray], prefix: str) -> Arrays:
     """The arrays stored under ``prefix.`` with that prefix removed."""
     cut = len(prefix) + 1
     return {k[cut:]: v for k, v in arrays.items() if k.startswith(prefix + ".")}

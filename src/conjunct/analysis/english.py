@@ -65,6 +65,7 @@ class EnglishTextPipeline(TextPipeline):
     lang = "en"
     STAGES = ("tokenizer", "tagger", "parser", "chunker")
     OPTIONAL = ("tokenizer", "chunker")
+    STAGE_TASKS = {"tokenizer": "en-tokenize", "tagger": None, "parser": "ud-english", "chunker": "conll2000-chunk"}
 
     def __init__(self, tagger=None, parser=None, chunker=None, tokenizer=None, *, folds: int = 5, random_state: int = 0,
                  verbose: int = 0):

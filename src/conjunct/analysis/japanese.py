@@ -81,6 +81,7 @@ class JapaneseTextPipeline(TextPipeline):
 
     lang = "ja"
     STAGES = ("segmenter", "tagger", "bunsetsu", "parser")
+    STAGE_TASKS = {"segmenter": "ja-segment", "tagger": None, "bunsetsu": "conll2000-chunk", "parser": "bunsetsu"}
 
     def __init__(self, segmenter=None, tagger=None, bunsetsu=None, parser=None, *, folds: int = 5,
                  random_state: int = 0, verbose: int = 0):

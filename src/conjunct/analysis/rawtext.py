@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Iterable, Iterator, List, Optional
 
 from .._errors import DataFormatError
-from ..data import _numbered, _open_text
+from .._textin import numbered, open_text
 
 __all__ = ["Paragraph", "read_paragraphs", "analyze_paragraphs", "sentence_text", "input_kind", "analyze_file"]
 
@@ -47,8 +47,8 @@ def read_paragraphs(source, *, lines=None) -> Iterator[Paragraph]:
         non-whitespace character.
     """
     if lines is None:
-        with _open_text(source) as (f, name):
-            yield from _paragraphs(_numbered(f, name), name)
+        with open_text(source) as (f, name):
+            yield from _paragraphs(numbered(f, name), name)
     else:
         yield from _paragraphs(lines, getattr(source, "name", str(source)))
 
@@ -153,8 +153,8 @@ def analyze_file(pipeline, source, *, batch_size: int = 1000, tokenized: bool = 
         yield from analyze_stream(pipeline, read_text(source, raw=pipeline.lang == "ja", format="conllu", **limit),
                                   batch_size=batch_size)
         return
-    with _open_text(source) as (f, name):
-        lines = _numbered(f, name)
+    with open_text(source) as (f, name):
+        lines = numbered(f, name)
         seen = []
         for item in lines:
             seen.append(item)

@@ -18,6 +18,7 @@ from .._errors import ConjunctError, ModelFormatError
 from .._params import Params
 from ..budget import check_memory
 from ..persistence import Registry, Saveable, pack, unpack
+from ..validation import Arrays, Meta, Where
 
 __all__ = ["TextPipeline", "LANGUAGES", "clone_stage"]
 
@@ -46,6 +47,8 @@ class TextPipeline(Saveable, Params):
     lang: str = ""
     STAGES: Tuple[str, ...] = ()
     OPTIONAL: Tuple[str, ...] = ()
+    #: Per stage, the task of its task pipeline (None: a tagger), as files hold them.
+    STAGE_TASKS: Dict[str, Optional[str]] = {}
     #: Peak bytes the analysis holds per token (per character of raw text), an upper
     #: estimate of what the small models of the test suite take (2-3.5 KiB).
     BYTES_PER_TOKEN = 4096
@@ -104,6 +107,10 @@ class TextPipeline(Saveable, Params):
         return self.kind, meta, arrays
 
     @classmethod
+    def check_sections(cls, meta: Meta, arrays: Arrays, where: Where) -> None:
+        _text_pipeline(meta, arrays, where, LANGUAGES)
+
+    @classmethod
     def from_container(cls, meta: dict, arrays, name: str = "<model>") -> "TextPipeline":
         lang_cls = LANGUAGES.get(meta.get("lang"), name)
         try:
@@ -137,3 +144,40 @@ def check_stage(stage, name: str, types: tuple, task: Optional[str] = None) -> N
                             f"not a {type(stage).__name__}")
     if task is not None and getattr(stage, "task", None) != task:
         raise ConjunctError(f"the {name} stage must be a {task} pipeline, not {getattr(stage, 'task', None)!r}")
+
+
+_TAGGER_KINDS = ("perceptron_tagger", "hmm_tagger")
+_TEXT_PARAMS = ("folds", "random_state", "verbose")
+
+
+def _text_pipeline(meta: Meta, arrays: Arrays, where: Where, languages: Registry) -> None:
+    lang = meta.str("lang", sorted(languages))
+    lang_cls = languages.get(lang, where.name)
+    params = meta.obj("params")
+    params.only(_TEXT_PARAMS)
+    params.int("folds", 2, 1 << 20)
+    params.int("random_state", -(1 << 63), (1 << 63) - 1, optional=True, none=True)
+    params.raw("verbose", optional=True)
+    stages = meta.obj("stages")
+    # Per stage: its kinds, its task (for a task pipeline) and whether it may be absent.
+    spec = {name: (_TAGGER_KINDS if task is None else ("task_pipeline",), task, name in lang_cls.OPTIONAL)
+            for name, task in lang_cls.STAGE_TASKS.items()}
+    # A file written before the tokenizer existed has no entry for it.
+    required = sorted(n for n in spec if not (n == "tokenizer" and n not in stages.d))
+    if sorted(stages.d) != required:
+        where.meta_fail("stages", f"has {sorted(stages.d)}, a {lang} text pipeline needs {sorted(spec)}")
+    for name, (kinds, task, optional) in spec.items():
+        if optional and (name not in stages.d or stages.raw(name) is None):
+            continue
+        entry = stages.obj(name)
+        entry.str("kind", kinds)
+        inner = entry.obj("meta")
+        if task is not None:
+            inner.str("task", (task,))
+        else:
+            labels = inner.list("labels")
+            if not all(isinstance(y, str) and "|" in y for y in labels):
+                where.meta_fail(f"{inner.path}.labels", "a text pipeline's tagger has joint UPOS|XPOS labels")
+        prefix = f"stage.{name}."
+        if not any(k.startswith(prefix) for k in arrays):
+            where.meta_fail(f"stages.{name}", f"no sections under {prefix!r}")

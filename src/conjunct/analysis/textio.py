@@ -13,7 +13,7 @@ from typing import Iterable, Iterator, List, Tuple, Union
 
 from .._errors import ConjunctError, DataFormatError
 from ..corpora import capped_blocks, conllu_sentence
-from ..data import _numbered, _open_text
+from .._textin import numbered, open_text
 
 __all__ = ["read_text", "analyze_stream", "Sentence", "FORMATS", "MAX_SENTENCE_LENGTH"]
 
@@ -98,8 +98,8 @@ def read_text(source, *, raw: bool = False, format: str = "auto",
     max_length = _length_limit(max_length)
     hint = (f": more than a sentence of {max_length:,} tokens can hold ({_BYTES_PER_TOKEN} bytes per token); raise "
             "the limit with --max-sentence-length")
-    with _open_text(source, max_line_bytes=_BYTES_PER_TOKEN * max_length, line_hint=hint) as (f, name):
-        lines = _numbered(f, name)
+    with open_text(source, max_line_bytes=_BYTES_PER_TOKEN * max_length, line_hint=hint) as (f, name):
+        lines = numbered(f, name)
         first = next(((n, line) for n, line in lines if line.strip()), None)
         if first is None:
             raise DataFormatError("no sentences (the input is empty)", name)

@@ -2,4 +2,4 @@
 each with ``register(subparsers)`` and ``run(args)``."""
 
 # Order of appearance in ``conjunct --help``.
-COMMANDS = ["convert", "compile", "predict", "info", "train", "tag", "parse", "chunk", "segment", "analyze", "plot", "demo"]
+COMMANDS = ["convert", "compile", "predict", "info", "train", "tag", "parse", "chunk", "segment", "analyze", "demo"]

@@ -18,10 +18,11 @@ import sys
 import time
 from typing import Callable, Iterable, Iterator, Optional, Sequence
 
+from .. import _core
 from .._errors import ConjunctError, DataFormatError
 from ..progress import batches, status
 
-METHODS = ["pkb", "pki", "pke", "split", "fstrie", "adaptive"]
+METHODS = list(_core.METHODS)
 
 def at_least(low: int) -> Callable[[str], int]:
     """An argparse type: an integer >= ``low`` (the error names the bound)."""
@@ -209,14 +210,14 @@ def sentences_of(source: str, first: int, layout: Optional[str] = None, lines: O
 def _line_of_sentence(path: str, n: int, token: Optional[int], layout: str) -> Optional[int]:
     """The line of sentence ``n`` (its ``token``-th token when given) of a
     file, read again (only on the way to an error); None if it cannot be found."""
-    from ..data import _numbered, _open_text, _sentence_blocks
+    from .._textin import numbered, open_text, sentence_blocks
 
     try:
-        with _open_text(path) as (f, name):
+        with open_text(path) as (f, name):
             if layout == "text":
-                return next(itertools.islice((k for k, line in _numbered(f, name) if line.strip()), n - 1, None), None)
+                return next(itertools.islice((k for k, line in numbered(f, name) if line.strip()), n - 1, None), None)
             count = 0
-            for block in _sentence_blocks(f, name):
+            for block in sentence_blocks(f, name):
                 if layout == "conllu":
                     from ..corpora import conllu_sentence
 

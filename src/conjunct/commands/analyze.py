@@ -108,11 +108,11 @@ def _unit(path: str, fmt: str = "auto") -> str:
     """Where a piece of ``path`` may end on a cluster: CoNLL-U sentences end at
     blank lines, plain text has one sentence per line."""
     from ..analysis.textio import _is_conllu
-    from ..data import _open_text
+    from .._textin import open_text
 
     if fmt != "auto":
         return "block" if fmt == "conllu" else "line"
-    with _open_text(path) as (f, _):
+    with open_text(path) as (f, _):
         first = next((line for line in f if line.strip()), "")
     return "block" if _is_conllu(first) else "line"
 

@@ -65,7 +65,8 @@ def run(args) -> int:
 
 def _batches(path: str, size: int, fmt: str, features, binarize: bool) -> Iterator[Tuple[object, np.ndarray]]:
     """(X, y) of every ``size`` lines of a data file, read as they come; errors name the file's own line."""
-    from ..data import _numbered, _open_text, read_data
+    from .._textin import numbered, open_text
+    from ..data import read_data
 
     def parse(text: str, first: int):
         stream = io.StringIO(text)
@@ -78,10 +79,10 @@ def _batches(path: str, size: int, fmt: str, features, binarize: bool) -> Iterat
             raise DataFormatError(e.problem, name, e.line + first - 1) from None
 
     examples = 0
-    with _open_text(path) as (f, name), bar(desc="classifying", unit=" lines") as shown:
+    with open_text(path) as (f, name), bar(desc="classifying", unit=" lines") as shown:
         lines: List[str] = []
         first = 1
-        for lineno, line in _numbered(f, name):
+        for lineno, line in numbered(f, name):
             lines.append(line)
             if len(lines) == size:
                 text, lines = "".join(lines), []

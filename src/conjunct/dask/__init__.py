@@ -15,9 +15,10 @@ functions do, and say how to install it when it is missing.
 """
 
 from ._cluster import connect, n_workers
+from ._pieces import split_ranges
 from ._shared import ModelChangedError, model_digest, shared_model
 from .collections import predict
-from .files import map_files, run_action, split_ranges
+from .files import map_files, run_action
 from .mixing import MIXES, mix_states, train_tagger
 from .mixing_kernel import mix_supports, train_classifier
 from .training import train

@@ -18,8 +18,8 @@ a notebook can draw one without any benchmark file:
   speed-up over PKE against cache rows and along the stream (Yoshinaga &
   Kitsuregawa 2014).
 
-:func:`figure_from_results` reads the JSON that ``benchmarks/*.py`` write
-(and that ``conjunct plot`` draws). Every method keeps one colour, marker and
+``benchmarks/plot_results.py`` reads the JSON the benchmark scripts write and
+draws it through these functions. Every method keeps one colour, marker and
 line style in every figure (:func:`method_style`): PKE is the same blue
 wherever it appears, peers are dashed.
 
@@ -30,10 +30,8 @@ Figures are drawn off screen with the Agg canvas; pyplot is never imported.
 from ._style import INSTALL_HINT, Point, Series, method_style
 from .figures import (adaptive_cache, classification_time_vs_size, decoding_speed, epoch_records, fitted_exponent,
                       learning_curve, save_figure, training_time)
-from .results import FIGURES, figure_from_results, read_results, results_kind
 
 __all__ = [
-    "FIGURES",
     "INSTALL_HINT",
     "Point",
     "Series",
@@ -41,12 +39,9 @@ __all__ = [
     "classification_time_vs_size",
     "decoding_speed",
     "epoch_records",
-    "figure_from_results",
     "fitted_exponent",
     "learning_curve",
     "method_style",
-    "read_results",
-    "results_kind",
     "save_figure",
     "training_time",
 ]

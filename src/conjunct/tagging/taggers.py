@@ -14,6 +14,7 @@ from .._params import Params
 from ..persistence import Saveable
 from ..progress import Slices, bar, say
 from .chain import LinearChainModel, check_decoder
+from .checks import check_tagger
 from ..tokens import as_sentences, tags_of
 from .features import FEATURE_VERSION, EncodingCache, Featurizer, _encode_strings
 
@@ -156,6 +157,10 @@ class _ChainTagger(Saveable, Params):
         if getattr(self, "tag_field_", None):
             meta["tag_field"] = self.tag_field_
         return self.kind, meta, arrays
+
+    @classmethod
+    def check_sections(cls, meta, arrays, where) -> None:
+        check_tagger(meta, arrays, where, cls.kind)
 
     @classmethod
     def from_container(cls, meta: dict, arrays, name: str = "<model>"):

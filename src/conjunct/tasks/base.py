@@ -21,6 +21,7 @@ from .._errors import ConjunctError, ModelFormatError
 from .._params import Params
 from ..persistence import Registry, Saveable, pack, unpack
 from ..progress import bar, batches, each, status
+from .checks import check_pipeline
 
 __all__ = ["TaskPipeline", "TASKS", "register_task", "oracle_sentences"]
 
@@ -58,8 +59,8 @@ class TaskPipeline(Saveable, Params):
     degree, C, n_iter, margin, common_features, random_state, verbose
         Passed to :class:`conjunct.training.PAClassifier` (PA-I, averaged).
     method : str
-        The classification method the pipeline runs with ("pkb", "pki", "pke",
-        "split", "fstrie").
+        The classification method the pipeline runs with (one of
+        :data:`conjunct.classifiers.METHODS`).
     method_params : dict, optional
         Its parameters (``events`` default to the vectors the pipeline produces
         on its training text).
@@ -77,6 +78,16 @@ class TaskPipeline(Saveable, Params):
     # Algorithm 1 keeps the prefixes that save the most anyway
     # (Yoshinaga & Kitsuregawa 2009 Fig. 3).
     FSTRIE_MAX_BYTES = 64 << 20
+    # What a file's components must be for this task's runner (checked at load, tasks/checks.py):
+    RULES: Optional[Tuple[str, ...]] = None  # the decision rules it handles (None: any)
+    NEEDED_CLASS: Dict[Optional[str], str] = {}  # component (None: every one) -> a class it needs
+    MAX_CLASSES: Dict[str, int] = {}  # component -> the most classes its table holds
+    CONFIG_RANGES: Dict[str, Tuple[int, int]] = {}  # integer fields of its config -> [lo, hi]
+    CONFIG_REQUIRED: Optional[str] = None  # what a file's config must hold (None: it may have none)
+
+    @classmethod
+    def check_config(cls, config) -> None:
+        """Check the task's own fields of a file's ``config`` (a ``validation.Meta``)."""
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -302,6 +313,10 @@ class TaskPipeline(Saveable, Params):
             arrays.update(model_arrays)
             arrays.update(clf_arrays)
         return self.kind, meta, arrays
+
+    @classmethod
+    def check_sections(cls, meta, arrays, where) -> None:
+        check_pipeline(meta, arrays, where, TASKS)
 
     @classmethod
     def from_container(cls, meta: dict, arrays, name: str = "<model>") -> "TaskPipeline":

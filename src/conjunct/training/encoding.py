@@ -9,7 +9,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._errors import DataFormatError
-from ..data import _row_kind, as_binary_csr
+from ..matrices import _row_kind, as_binary_csr
 from ..features import FeatureIndex, rows_to_csr
 from ..labels import labels_array
 

@@ -12,7 +12,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._errors import DataFormatError
-from ..data import as_binary_csr
+from ..matrices import as_binary_csr
 from ..labels import labels_array
 
 __all__ = ["matrix_or_rows", "check_labels", "check_sample_weight", "DataConversionWarning"]

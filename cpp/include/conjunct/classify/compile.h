@@ -21,6 +21,7 @@
 #pragma once
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "conjunct/classify/alpha.h"
 #include "conjunct/classify/classifier.h"
@@ -36,6 +37,8 @@ struct Compiled {
 
 Compiled compile_classifier(const std::string& method, const Sections& inputs, const Meta& model, const Meta& options);
 std::unique_ptr<Classifier> open_classifier(const std::string& method, const Meta& meta, const Sections& arrays);
+// The methods' names, in the order they are documented: the one list Python reads (_core.METHODS).
+std::vector<std::string> classification_methods();
 
 // ---- shared by the methods' compile_* / open_* functions -------------------------------
 

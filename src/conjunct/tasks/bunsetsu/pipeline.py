@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from typing import Iterable, List, Sequence
 
+from ...validation import MISSING as _MISSING
+from ...validation import Meta as _Meta
+from ...validation import describe as _describe
 from ..base import TaskPipeline
 from .metrics import dependency_accuracy
-from .features import DEFAULT_GROUPS, check_groups
+from .features import DEFAULT_GROUPS, FEATURE_GROUPS, check_groups
 from .oracle import training_examples
 from .runner import BunsetsuParser
 from .sentence import BunsetsuSentence
@@ -39,6 +42,12 @@ class BunsetsuDependencyParser(TaskPipeline):
     SCORE_KEY = "dependency_accuracy"  # what score() returns (cross_val_score, GridSearchCV)
     COMPONENT = "depends"
     COMPONENTS = (COMPONENT,)
+    RULES = ("sign",)
+    CONFIG_REQUIRED = "its feature groups"
+
+    @classmethod
+    def check_config(cls, config) -> None:
+        _bunsetsu_groups(config)
 
     def __init__(self, *, degree: int = 3, groups: Iterable[str] = DEFAULT_GROUPS, **params):
         super().__init__(degree=degree, **params)
@@ -65,3 +74,17 @@ class BunsetsuDependencyParser(TaskPipeline):
         """Dependency and sentence accuracy."""
         dep, sent = dependency_accuracy(data, output)
         return {"dependency_accuracy": dep, "sentence_accuracy": sent}
+
+
+def _bunsetsu_groups(config: _Meta) -> None:
+    """The bunsetsu parser's feature groups: the templates its C++ extractor
+    builds (files from before the groups existed used other templates)."""
+    groups = config.raw("groups", optional=True)
+    if groups is _MISSING:
+        config.where.meta_fail(config._p("groups"), "missing: the model was saved with the bunsetsu feature templates of an "
+                               "older conjunct, which this version does not build; retrain it")
+    if (not isinstance(groups, list) or not all(isinstance(g, str) for g in groups) or "core" not in groups
+            or len(set(groups)) != len(groups)
+            or any(g not in FEATURE_GROUPS for g in groups)):
+        config.where.meta_fail(config._p("groups"), f"expected distinct names of {list(FEATURE_GROUPS)} including 'core', "
+                               f"got {_describe(groups)}")

@@ -41,6 +41,7 @@ class Chunker(TaskPipeline):
     SCORE_KEY = "f1"  # what score() returns (cross_val_score, GridSearchCV)
     COMPONENT = "chunk"
     COMPONENTS = (COMPONENT,)
+    CONFIG_RANGES = {"window": (0, 32)}
 
     def __init__(self, *, degree: int = 2, window: int = 2, **params):
         super().__init__(degree=degree, **params)

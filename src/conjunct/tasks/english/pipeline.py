@@ -7,7 +7,7 @@ from typing import List, Sequence, Tuple
 from ..base import TaskPipeline
 from ...progress import status
 from .metrics import attachment_scores
-from .features import feature_set
+from .features import FEATURE_SETS, feature_set
 from .oracle import exploration_examples, training_examples
 from ..._errors import DataFormatError
 from ...tokens import sentence_columns
@@ -49,6 +49,12 @@ class EnglishDependencyParser(TaskPipeline):
     task = "ud-english"
     SCORE_KEY = "las"  # what score() returns (cross_val_score, GridSearchCV)
     COMPONENTS = ("transition", "label")
+    RULES = ("sign", "argmax")
+    MAX_CLASSES = {"transition": 8}  # the arc-eager loop's table of transitions
+
+    @classmethod
+    def check_config(cls, config) -> None:
+        config.str("features", tuple(FEATURE_SETS), optional=True)
 
     def __init__(self, *, degree: int = 2, features: str = "malt", explore: bool = False, **params):
         # d = 2 by default: d = 3 adds 0.3 UAS on EWT and parses 8x slower.

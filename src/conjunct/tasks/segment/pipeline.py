@@ -38,6 +38,9 @@ class WordSegmenter(TaskPipeline):
     SCORE_KEY = "f1"  # what score() returns (cross_val_score, GridSearchCV)
     COMPONENT = "boundary"
     COMPONENTS = (COMPONENT,)
+    RULES = ("sign",)
+    NEEDED_CLASS = {None: "1"}  # "a word ends here"
+    CONFIG_RANGES = {"ngram": (1, 3)}
     batch_size = 4096  # sentences per classifier call
 
     def __init__(self, *, degree: int = 2, ngram: int = 3, **params):

@@ -44,6 +44,9 @@ class EnglishTokenizer(TaskPipeline):
     task = "en-tokenize"
     SCORE_KEY = "words_f1"
     COMPONENTS = ("boundary", "sentence")
+    RULES = ("sign", "argmax", "ovo")
+    NEEDED_CLASS = {"sentence": "1"}  # "a sentence ends here"
+    CONFIG_RANGES = {"ngram": (1, 3)}
     batch_size = 1000  # texts per batch of decisions
 
     def __init__(self, *, degree: int = 2, ngram: int = 3, **params):

@@ -1,16 +1,28 @@
-"""Benchmark results JSON -> figures: the readers behind ``conjunct plot``."""
+"""Draw a benchmark's results JSON (or an estimator's saved ``history_``) as a figure.
+
+    python benchmarks/plot_results.py benchmarks/results/decode.json [-o OUT.png] [--figure NAME] [--dpi N]
+
+The readers of the results files the benchmark scripts write: they know each
+script's JSON and hand plain data to :mod:`conjunct.plot`, which draws every
+figure (the library itself never reads these files). ``_common.write_figures``
+draws through them too. Needs matplotlib (``pip install ".[plot]"``).
+"""
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import re
-from typing import Any, Callable, Dict, List, Mapping, Optional, Union
+import sys
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Union
 
-from .._errors import ConjunctError
-from ._style import Point, _canonical, _si
-from .figures import (_CURVE_QUANTITIES, adaptive_cache, classification_time_vs_size, decoding_speed, epoch_records,
-                      learning_curve, training_time)
+from conjunct._errors import ConjunctError
+from conjunct.plot._style import Point, _canonical, _si
+from conjunct.plot.figures import (_CURVE_QUANTITIES, adaptive_cache, classification_time_vs_size, decoding_speed,
+                                   epoch_records, learning_curve, save_figure, training_time)
+
+SCRIPT = "benchmarks/plot_results.py"
 
 # -- benchmark results -> figures --------------------------------------------------------------------------
 class _Results:
@@ -55,7 +67,7 @@ class _Results:
         # the file as named when that is a path within the project, else its name alone
         shown = self.source if not os.path.isabs(self.source) and not self.source.startswith("..") else \
             os.path.basename(self.source)
-        parts.append(f"figure: conjunct plot {shown}" + (f" --figure {self.figure}" if self.figure else ""))
+        parts.append(f"figure: python {SCRIPT} {shown}" + (f" --figure {self.figure}" if self.figure else ""))
         return " · ".join(parts)
 
 
@@ -451,7 +463,7 @@ def figure_from_results(data: Any, *, source: str = "<results>", figure: Optiona
         top = sorted(data)[:12] if isinstance(data, dict) else type(data).__name__
         by = f" (written by {_script(data)})" if isinstance(data, dict) and _script(data) else ""
         known = "; ".join(f"{k}: {v}" for k, v in _KIND_HELP.items())
-        raise ConjunctError(f"{source}: not a results file conjunct plot knows{by} (top level: {top}). It reads {known}")
+        raise ConjunctError(f"{source}: not a results file {SCRIPT} knows{by} (top level: {top}). It reads {known}")
     figures = FIGURES[kind]
     if figure is not None and figure not in figures:
         raise ConjunctError(f"{source}: {kind} results have the figures {list(figures)}, not {figure!r}")
@@ -463,3 +475,38 @@ def figure_from_results(data: Any, *, source: str = "<results>", figure: Optiona
             raise
         # a check of the figure itself (a bad value the reader passed on): still say which file
         raise ConjunctError(f"{source}: {e}") from e
+
+
+def _positive_int(text: str) -> int:
+    value = int(text)
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"must be positive, got {value}")
+    return value
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("results", help="a results JSON file (or a JSON list of an estimator's history_)")
+    ap.add_argument("-o", "--output", help="image to write; the format follows the extension "
+                                           "(default: the results file with .png)")
+    ap.add_argument("--figure", help="which figure when the results hold several (train: examples, N; default the first)")
+    ap.add_argument("--dpi", type=_positive_int, default=130, help="resolution of raster images (default 130)")
+    args = ap.parse_args(argv)
+    try:
+        data = read_results(args.results)
+        fig = figure_from_results(data, source=args.results, figure=args.figure)
+        out = args.output or os.path.splitext(args.results)[0] + ".png"
+        if os.path.exists(out) and os.path.samefile(out, args.results):
+            raise ConjunctError(f"-o {out} would destroy the results file {args.results}")
+        print(save_figure(fig, out, dpi=args.dpi))
+    except ConjunctError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    except OSError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
