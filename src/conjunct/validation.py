@@ -878,9 +878,9 @@ def _tagger(meta: _Meta, arrays: Arrays, where: _Where, kind: str) -> None:
         where.meta_fail("labels", "expected distinct non-empty label strings")
     L = len(labels)
     if kind == "perceptron_tagger":  # its feature keys are checked next to the tagger that writes them
-        from .tagging.taggers import check_perceptron_features
+        from .tagging.features import check_sections
 
-        n_features = check_perceptron_features(meta, arrays, where)
+        n_features = check_sections(meta, arrays, where, _section, _feature_keys)
     else:
         blob = _section(arrays, where, "names_blob", "|u1", (None,))
         offsets = _section(arrays, where, "names_offsets", "<i8", (None,))

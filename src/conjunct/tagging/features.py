@@ -251,3 +251,20 @@ class TokenFeatures:
     def encode(self, sentences: Sequence[Sequence[str]], source: str = "<input>") -> Tuple[np.ndarray, np.ndarray]:
         """Every token's feature ids (CSR indptr, ids); features the model lacks are left out."""
         return self.core.extract(*token_buffers(sentences, source))
+
+
+def check_sections(meta, arrays, where, section, feature_keys) -> int:
+    """Checks a perceptron tagger's feature sections in its model file (here,
+    next to the code that writes them; ``section`` and ``feature_keys`` are
+    the shared checks of :mod:`conjunct.validation`, passed in so that this
+    module does not import it); returns the number of features. Files of
+    earlier feature versions (feature strings) are refused with the advice to retrain."""
+    version = meta.raw("feature_version", optional=True)
+    if version != FEATURE_VERSION or isinstance(version, bool):
+        said = repr(version) if isinstance(version, (int, float, str)) and not isinstance(version, bool) else "1"
+        where.meta_fail("feature_version", f"saved with feature version {said} (feature strings); this version of "
+                                           f"conjunct reads feature version {FEATURE_VERSION} (template keys) only: "
+                                           f"retrain it (conjunct tag train)")
+    n = section(arrays, where.sub("keys"), "template", "<i4", (None,)).size
+    feature_keys(meta.obj("keys"), arrays, where.sub("keys"), n)
+    return n

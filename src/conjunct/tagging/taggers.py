@@ -20,7 +20,7 @@ from .chain import LinearChainModel, check_decoder
 from .features import FEATURE_VERSION, Featurizer, TokenFeatures, token_buffers
 from .hmm import HMMTagger
 
-__all__ = ["PerceptronTagger", "HMMTagger", "TaggedBatch", "check_perceptron_features"]
+__all__ = ["PerceptronTagger", "HMMTagger", "TaggedBatch"]
 
 
 class PerceptronTagger(_ChainTagger):
@@ -195,19 +195,3 @@ class PerceptronTagger(_ChainTagger):
             raise ValueError("the feature keys' template spec is not that of the tagger's templates")
         self._names = None
 
-
-def check_perceptron_features(meta, arrays, where) -> int:
-    """Checks a perceptron tagger's feature sections (validated here, next to
-    the code that writes them, with the shared checks of :mod:`conjunct.validation`);
-    returns the number of features. Files of earlier feature versions (feature
-    strings) are refused with the advice to retrain."""
-    from .. import validation as v
-
-    version = meta.raw("feature_version", optional=True)
-    if version != FEATURE_VERSION:
-        where.meta_fail("feature_version", f"saved with feature version {1 if version is v._MISSING else version!r} "
-                                           f"(feature strings); this version of conjunct reads feature version "
-                                           f"{FEATURE_VERSION} (template keys) only: retrain it (conjunct tag train)")
-    n = v._section(arrays, where.sub("keys"), "template", "<i4", (None,)).size
-    v._feature_keys(meta.obj("keys"), arrays, where.sub("keys"), n)
-    return n
