@@ -87,13 +87,13 @@ void TokenFeatures::extract(const TokenBatch& b, std::vector<int64_t>& indptr, s
       type_codes.push_back(tables_->vocab(a).find(value));
     }
   }
-  indptr.assign(1, 0);
-  indptr.reserve(b.n_tokens + 1);
-  ids.clear();
-  ids.reserve(b.n_tokens * T);
+  // Every token's keys first (-1: a value the model lacks), then one pass of
+  // look-ups whose table slots are prefetched in blocks (find_many).
   const FeatureKeys& keys = tables_->keys();
+  std::vector<int64_t> key(b.n_tokens * T);
   int32_t codes[FeatureSpec::kMaxParts];
   each_token(b, [&](int64_t first, int64_t end, int64_t i) {
+    int64_t* row = key.data() + static_cast<size_t>(i) * T;
     for (size_t t = 0; t < T; ++t) {
       const auto& parts = compiled_.templates[t];
       bool known = true;
@@ -103,12 +103,20 @@ void TokenFeatures::extract(const TokenBatch& b, std::vector<int64_t>& indptr, s
         codes[k] = j < first ? before_[a] : j >= end ? after_[a] : type_codes[static_cast<size_t>(tok_type[j]) * A + a];
         known = codes[k] >= 0;
       }
-      if (!known) continue;
-      const int32_t f = keys.find(keys.key(t, codes));
-      if (f >= 0) ids.push_back(f);
+      row[t] = known ? keys.key(t, codes) : -1;
     }
-    indptr.push_back(static_cast<int64_t>(ids.size()));
   });
+  std::vector<int32_t> found(key.size());
+  keys.find_many(key.data(), key.size(), found.data());
+  indptr.resize(b.n_tokens + 1);
+  indptr[0] = 0;
+  ids.clear();
+  ids.reserve(key.size());
+  for (size_t i = 0; i < b.n_tokens; ++i) {
+    for (size_t t = 0; t < T; ++t)
+      if (key[i * T + t] >= 0 && found[i * T + t] >= 0) ids.push_back(found[i * T + t]);
+    indptr[i + 1] = static_cast<int64_t>(ids.size());
+  }
 }
 
 size_t TokenFeatureBuilder::KeyHash::operator()(const std::array<int32_t, 4>& k) const {

@@ -132,8 +132,8 @@ class _ChainTagger(Saveable, Params):
         sentences = as_sentences(sentences)
         ptr = _sent_ptr(sentences)
         paths, scores, iterations = self._tag(sentences, decoder, beam_width, n_jobs)
-        labels = self.labels_
-        tags = [[labels[y] for y in paths[ptr[i]:ptr[i + 1]].tolist()] for i in range(len(sentences))]
+        flat = np.asarray(self.labels_, dtype=object)[paths].tolist()
+        tags = [flat[b:e] for b, e in zip(ptr[:-1].tolist(), ptr[1:].tolist())]
         return TaggedBatch(tags, scores, iterations)
 
     def predict(self, sentences: Sequence[Sequence], *, decoder: Optional[str] = None,

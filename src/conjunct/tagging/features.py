@@ -30,6 +30,7 @@ equal it feature for feature.
 
 from __future__ import annotations
 
+import itertools
 import re
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
@@ -156,12 +157,12 @@ def token_buffers(sentences: Sequence[Sequence[str]], source: str = "<input>"
     """(UTF-8 text, token byte offsets, sentence pointers) of sentences of word
     tokens, checked: ``DataFormatError`` naming a sentence that is a string or
     a token that is not a non-empty string."""
-    sent_ptr = np.zeros(len(sentences) + 1, dtype=np.int64)
     for k, sent in enumerate(sentences):
         if isinstance(sent, str):
             raise DataFormatError(f"sentence {k + 1}: expected a list of tokens, got a string", source)
-        sent_ptr[k + 1] = sent_ptr[k] + len(sent)
-    words = [w for sent in sentences for w in sent]
+    sent_ptr = np.zeros(len(sentences) + 1, dtype=np.int64)
+    np.cumsum(np.fromiter(map(len, sentences), dtype=np.int64, count=len(sentences)), out=sent_ptr[1:])
+    words = list(itertools.chain.from_iterable(sentences))
     try:
         joined = "".join(words)
     except TypeError:

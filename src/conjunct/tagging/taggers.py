@@ -11,7 +11,6 @@ from typing import Optional, Sequence
 import numpy as np
 
 from .._errors import ConjunctError, ModelFormatError
-from .._jobs import resolve_n_jobs
 from ..feature_spec import FeatureKeys
 from ..persistence import nested
 from ..progress import Slices, bar, say
@@ -87,11 +86,12 @@ class PerceptronTagger(_ChainTagger):
         return self._features.encode(sentences, source)
 
     def _tag(self, sentences, decoder: str, beam_width: int, n_jobs: int):
-        return self.model_._core.tag(self._features.core, *token_buffers(sentences), decoder,
-                                     beam_width=int(beam_width), n_threads=resolve_n_jobs(n_jobs))
+        return self.model_.tag(self._features.core, *token_buffers(sentences), decoder, beam_width=beam_width,
+                               n_jobs=n_jobs)
 
     @property
     def feature_names_(self):
+        """Feature names by id, generated from the template spec (on first use)."""
         self._check_fitted()
         if getattr(self, "_names", None) is None:
             self._names = self.feature_keys_.names()
