@@ -92,7 +92,8 @@ class PerceptronTagger(_ChainTagger):
     @property
     def feature_names_(self):
         """Feature names by id, generated from the template spec (on first use)."""
-        self._check_fitted()
+        if not hasattr(self, "feature_keys_"):  # set with the training arrays, before the model
+            self._check_fitted()
         if getattr(self, "_names", None) is None:
             self._names = self.feature_keys_.names()
         return self._names
