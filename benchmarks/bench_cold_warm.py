@@ -5,7 +5,8 @@ caches are warm (the later passes).
 For the bunsetsu parser, the English arc-eager parser, the chunker and the
 word segmenter, one model each (d = 2, PA-I, the first --train-sentences
 training sentences, --n-iter epochs, the pipeline's default method, fstrie)
-is trained and saved; then each round runs every pipeline in a fresh process
+is trained and saved, and for the tagger an averaged perceptron (UPOS of
+EWT, default templates, --n-iter epochs); then each round runs every pipeline in a fresh process
 (rounds interleaved, order rotating) that loads its model (not timed) and
 makes --passes passes over never-used copies of the test sentences. Cold is
 the median over rounds of pass 0, warm the median of the later passes.
@@ -27,7 +28,7 @@ from pathlib import Path
 
 from _common import SHARED_DATA, markdown_table, require_shared_data, write_results
 
-PIPELINES = ("bunsetsu", "english", "chunk", "segment")
+PIPELINES = ("bunsetsu", "english", "chunk", "segment", "tagger")
 
 
 def load_data(name: str, n_train, n_test):
@@ -51,6 +52,14 @@ def load_data(name: str, n_train, n_test):
         train = read_conll2000(SHARED_DATA / "conll2000" / "train.txt")
         test = read_conll2000(SHARED_DATA / "conll2000" / "test.txt")
         cls = Chunker
+    elif name == "tagger":
+        from conjunct.tagging import PerceptronTagger
+        from conjunct.tagging.io import read_tagged
+
+        base = SHARED_DATA / "ud_english_ewt"
+        train = list(zip(*read_tagged(base / "en_ewt-ud-train.conllu", tag_field="upos")))
+        test = read_tagged(base / "en_ewt-ud-test.conllu", tag_field="upos")[0]
+        cls = PerceptronTagger
     else:
         from conjunct.tasks.segment import WordSegmenter, read_segmented_conllu
 
@@ -70,7 +79,7 @@ def worker(name: str, model: str, passes: int, n_test) -> None:
     import conjunct
 
     pipeline = conjunct.load(model)
-    process = getattr(pipeline, "segment" if name == "segment" else "chunk" if name == "chunk" else "parse")
+    process = getattr(pipeline, {"segment": "segment", "chunk": "chunk", "tagger": "predict"}.get(name, "parse"))
     _, _, test = load_data(name, 1, n_test)
     blob = pickle.dumps(test, protocol=pickle.HIGHEST_PROTOCOL)
     for k in range(passes):
@@ -102,7 +111,10 @@ def main() -> None:
     for name in args.pipelines:
         cls, train, test = load_data(name, args.train_sentences, args.test_sentences)
         print(f"training {name} on {len(train)} sentences", file=sys.stderr, flush=True)
-        pipeline = cls(degree=2, n_iter=args.n_iter).fit(train)
+        if name == "tagger":  # (words, tags) pairs
+            pipeline = cls(n_iter=args.n_iter).fit([w for w, _ in train], [t for _, t in train])
+        else:
+            pipeline = cls(degree=2, n_iter=args.n_iter).fit(train)
         models[name] = str(work / f"{name}.cjt")
         pipeline.save(models[name])
         sizes[name] = len(test)

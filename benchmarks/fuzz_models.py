@@ -199,6 +199,12 @@ def build_samples(*, quick: bool = False, shared_data: Optional[Path] = None) ->
     tags = [["D", "N", "V"], ["D", "N", "V", "R"], ["N", "V"], ["D", "N", "V", "R"]]
     probe_sents = sents + [["unseen", "words", "here"], []]
     objects.append(("perceptron_tagger", PerceptronTagger(n_iter=3).fit(sents, tags), {"kind": "tagger", "sentences": probe_sents}))
+    # Every token attribute, offsets and a three-part conjunction: the feature keys' vocabularies and codes.
+    every = ["bias", "w", "lw", "p1", "s6", "shape", "len", "hyphen", "digit", "upper", "title", "allcaps", "w-1",
+             "shape+2", "w-1|w", "s3|w-1|title"]
+    odd = [["The", "Dog-1", "RUNS"], ["a|b", "\\", "<s>", "Ωμέγα"], ["3.14", "x"], ["ΣΑΣ", "İ"]]
+    objects.append(("perceptron_tagger_every_attribute", PerceptronTagger(n_iter=2, templates=every).fit(
+        odd, [["D", "N", "V"], ["X", "X", "X", "N"], ["C", "N"], ["N", "N"]]), {"kind": "tagger", "sentences": odd + probe_sents}))
     # Ten sentences or more: the smoothing is chosen on held-out ones (the file keeps the table).
     objects.append(("hmm_tagger", HMMTagger().fit(sents * 3, tags * 3), {"kind": "tagger", "sentences": probe_sents}))
 

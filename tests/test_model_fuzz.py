@@ -111,7 +111,9 @@ def test_pipeline_settings_and_components_are_checked(samples, name, edit, match
 
 
 @pytest.mark.parametrize("name,edit,match", [
-    ("perceptron_tagger", lambda m: m.update(feature_version=3), "feature_version"),
+    ("perceptron_tagger", lambda m: m.update(feature_version=4), "feature_version"),
+    ("perceptron_tagger", lambda m: m.update(feature_version=2), "feature_version.*retrain it"),
+    ("perceptron_tagger", lambda m: m["keys"]["templates"].pop(), "keys"),
     ("perceptron_tagger", lambda m: m.update(feature_version="2"), "feature_version"),
     ("hmm_tagger", lambda m: m.pop("smoothing"), "'smoothing': missing"),
     ("hmm_tagger", lambda m: m.update(smoothing=[1.0, 0.0]), "'smoothing'"),

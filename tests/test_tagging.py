@@ -11,6 +11,7 @@ from conjunct import ConjunctError, DataFormatError, ModelFormatError
 from conjunct.cli import main
 from conjunct.corpora import read_conllu
 from conjunct.tagging import DECODERS, EXACT_DECODERS, Featurizer, HMMTagger, PerceptronTagger, word_shape
+from conjunct.tagging.features import TokenFeatures
 
 
 def toy_corpus(n=300, seed=0):
@@ -35,47 +36,48 @@ def test_word_shape_and_templates():
     assert word_shape("McDonald's") == "XxXx'x"
     assert word_shape("1,234.5") == "d,d.d"
     feats = Featurizer(["w", "s2", "w-1", "w-1|w", "shape|w+1"]).strings(["The", "Dogs"])
-    assert feats[0] == ["w=The", "s2=he", "w-1=<s>", "w-1|w=<s>|The", "shape|w+1=Xx|dogs"]
-    assert feats[1][-1] == "shape|w+1=Xx|</s>"
+    assert feats[0] == ["w=The", "s2=he", "w-1=<s>", "w-1,w=<s>|The", "shape,w+1=Xx|dogs"]
+    assert feats[1][-1] == "shape,w+1=Xx|</s>"
     with pytest.raises(ValueError, match="unknown feature template part 'w-3'"):
         Featurizer(["w", "w-3"])
     with pytest.raises(ValueError, match="unknown feature template part 'x'"):
         Featurizer(["w|x"])
     # A flag alone has no feature where it is off (conjoined, it has both values).
     assert Featurizer(["hyphen", "digit|w", "len"]).strings(["a-b", "c"]) == [
-        ["hyphen=1", "digit|w=0|a-b", "len=3"], ["digit|w=0|c", "len=1"]]
-    feat, vocab, names = Featurizer(["hyphen", "w"]), {}, []
-    feat.encode([["a-b", "c"]], vocab, names)
-    assert names == ["hyphen=1", "w=a-b", "w=c"]
+        ["hyphen=1", "digit,w=0|a-b", "len=3"], ["digit,w=0|c", "len=1"]]
+    keys, _, _ = Featurizer(["hyphen", "w"]).build([["a-b", "c"]])
+    assert keys.names() == ["hyphen=1", "w=a-b", "w=c"]
     assert Featurizer(["shape-1", "s2+1|title"]).strings(["The", "dogs"]) == [
-        ["shape-1=<s>", "s2+1|title=gs|1"], ["shape-1=Xx", "s2+1|title=</s>|0"]]
+        ["shape-1=<s>", "s2+1,title=gs|1"], ["shape-1=Xx", "s2+1,title=</s>|0"]]
+    with pytest.raises(ValueError, match="at most 3 parts"):
+        Featurizer(["w|w-1|w+1|s2"])
 
 
 def test_feature_strings_are_unambiguous():
     # Issue 16: values joined by '|' must not run into each other, nor a word into a boundary marker.
     feat = Featurizer(["w|w+1", "w-1", "s2"])
     a, b = feat.strings(["a|b", "c"]), feat.strings(["a", "b|c"])
-    assert a[0][0] == r"w|w+1=a\|b|c" and b[0][0] == r"w|w+1=a|b\|c"
+    assert a[0][0] == r"w,w+1=a\|b|c" and b[0][0] == r"w,w+1=a|b\|c"
     assert feat.strings(["<s>", "x"])[1][1] == r"w-1=\<s>" != feat.strings(["x"])[0][1] == "w-1=<s>"
     assert feat.strings(["a\\|"])[0][2] == r"s2=\\\|"
     every = {f for words in (["a|b", "c"], ["a", "b|c"], ["a\\", "|c"], ["a\\|", "c"]) for f in feat.strings(words)[0]}
-    assert len([f for f in every if f.startswith("w|w+1=")]) == 4
+    assert len([f for f in every if f.startswith("w,w+1=")]) == 4
 
 
-def test_vectorised_encoding_matches_feature_strings():
+def test_engine_ids_match_feature_strings():
     sents = [["The", "old", "man", "the", "boats", "."], ["Run", "!"], [], ["the", "the", "the"]]
     templates = ["bias", "w", "lw", "p2", "s3", "shape", "w-2", "w-1", "w+1", "w+2", "w-1|w", "w|w+1", "s3|w-1|shape"]
     feat = Featurizer(templates)
-    vocab, names = {}, []
-    indptr, ids = feat.encode(sents, vocab, names)
+    keys, indptr, ids = feat.build(sents)
+    names = keys.names()
     expected = [f for s in sents for f in feat.strings(s)]
     assert len(indptr) == len(expected) + 1
     for i, fs in enumerate(expected):
         assert [names[j] for j in ids[indptr[i]:indptr[i + 1]]] == fs
-    # Without `names`, unseen features are dropped and seen ones keep their ids.
-    indptr2, ids2 = feat.encode([["The", "zebra"]], vocab)
+    # At run time, features the model lacks are left out and the others keep their ids.
+    indptr2, ids2 = TokenFeatures(keys).encode([["The", "zebra"]])
     got = [[names[j] for j in ids2[indptr2[i]:indptr2[i + 1]]] for i in range(2)]
-    assert got == [[f for f in fs if f in vocab] for fs in feat.strings(["The", "zebra"])]
+    assert got == [[f for f in fs if f in set(names)] for fs in feat.strings(["The", "zebra"])]
 
 
 @pytest.mark.parametrize("cls", [PerceptronTagger, HMMTagger])
@@ -115,12 +117,11 @@ def test_training_with_any_decoder_and_progress(capsys):
     assert "epoch 3/3" in err and "search steps/sentence (staggered-column)" in err
 
 
-def test_feature_list_input():
+def test_feature_list_input_is_refused():
     X, Y = toy_corpus(100)
     F = [[[f"w={w}", f"prev={s[i - 1] if i else '<s>'}"] for i, w in enumerate(s)] for s in X]
-    tagger = PerceptronTagger(n_iter=5).fit(F, Y)
-    assert tagger.score(F, Y) > 0.95
-    assert tagger.feature_names_[0] == "w=" + X[0][0]
+    with pytest.raises(DataFormatError, match="sentence 1, token 1: .*word tokens.*feature lists"):
+        PerceptronTagger(n_iter=5).fit(F, Y)
     with pytest.raises(DataFormatError, match="HMM needs word tokens"):
         HMMTagger().fit(F, Y)
 
@@ -153,7 +154,7 @@ def test_validation_errors():
 
 
 def test_hmm_smoothing_chosen_on_held_out_sentences():
-    from conjunct.tagging.taggers import EMISSION_GRID, TRANSITION_GRID
+    from conjunct.tagging.hmm import EMISSION_GRID, TRANSITION_GRID
     X, Y = toy_corpus(200)
     hmm = HMMTagger().fit(X, Y)
     scores = hmm.smoothing_scores_
@@ -199,24 +200,24 @@ def test_save_load_pickle(cls, tmp_path):
         conjunct.load(path)
 
 
-def test_taggers_of_feature_version_1_are_refused_with_advice(tmp_path):
+def test_taggers_of_earlier_feature_versions_are_refused_with_advice(tmp_path):
     X = [["a|b", "c", "<s>"], ["a", "b|c"]] * 10
     Y = [["A", "B", "C"], ["A", "B"]] * 10
     tagger = PerceptronTagger(n_iter=2).fit(X, Y)
-    assert tagger.feature_version_ == 2 and "w|w+1=a\\|b|c" in tagger._vocab
+    assert tagger.feature_version_ == 3 and "w,w+1=a\\|b|c" in tagger.feature_names_
     kind, meta, arrays = tagger.to_container()
-    del meta["feature_version"]  # what version-1 files hold
-    with pytest.raises(ModelFormatError, match="feature version 1.*retrain"):
-        PerceptronTagger.from_container(meta, arrays)
-    with pytest.raises(ModelFormatError, match="feature version 7.*retrain"):
-        PerceptronTagger.from_container({**meta, "feature_version": 7}, arrays)
-    # conjunct.load says so too, naming the file (its checks run before the tagger is built)
     from conjunct import model_io
 
-    path = tmp_path / "old.cjt"
-    model_io.write_container(path, kind, meta, arrays)
-    with pytest.raises(ModelFormatError, match="old.cjt.*feature_version.*retrain the tagger"):
-        conjunct.load(path)
+    # Version 1 (no feature_version) and 2 stored feature strings, not keys.
+    old = {k: v for k, v in meta.items() if k not in ("feature_version", "keys")}
+    strings = {k: v for k, v in arrays.items() if not k.startswith("keys.")}
+    strings["names_blob"] = np.frombuffer(b"w=a", np.uint8)
+    strings["names_offsets"] = np.array([0, 3], np.int64)
+    for version, header in ((1, old), (2, {**old, "feature_version": 2}), (7, {**meta, "feature_version": 7})):
+        path = tmp_path / f"old{version}.cjt"
+        model_io.write_container(path, kind, header, strings if version < 7 else arrays)
+        with pytest.raises(ModelFormatError, match=f"old{version}.cjt.*feature_version.*version {version}.*retrain it"):
+            conjunct.load(path)
 
 
 def test_read_conllu(tmp_path):

@@ -8,6 +8,7 @@
 #include "common.h"
 #include "conjunct/decode/decoder.h"
 #include "conjunct/decode/perceptron.h"
+#include "featurize.h"
 
 namespace conjunct::py {
 
@@ -106,6 +107,30 @@ nb::tuple decode_batch(const PyChainModel& m, const Array1<int64_t>& indptr, con
     nb::gil_scoped_release release;
     decode_batch(m.model, tokens, span_of(sent_ptr), how, beam_width, paths.data(), scores.data(), iterations.data(),
                  n_threads);
+  }
+  return nb::make_tuple(owned(std::move(paths), n_tok), owned(std::move(scores), n_sent),
+                        owned(std::move(iterations), n_sent));
+}
+
+// Features and decoding of a token batch in one call, without the GIL.
+nb::tuple tag_batch(const PyChainModel& m, const TokenFeatures& features, const Array1<uint8_t>& text,
+                    const Array1<int64_t>& offsets, const Array1<int64_t>& sent_ptr, const std::string& method,
+                    size_t beam_width, int n_threads) {
+  const Method how = method_of(method);
+  const TokenBatch batch = token_batch(text, offsets, sent_ptr);
+  if (features.tables().size() != m.model.weights.n_features())
+    throw nb::value_error("the feature tables and the weights have different numbers of features");
+  const size_t n_sent = batch.n_sentences, n_tok = batch.n_tokens;
+  std::vector<int32_t> paths(n_tok), iterations(n_sent);
+  std::vector<double> scores(n_sent);
+  {
+    nb::gil_scoped_release release;
+    std::vector<int64_t> indptr;
+    std::vector<int32_t> ids;
+    features.extract(batch, indptr, ids);
+    const CsrView tokens{Span<int64_t>(indptr.data(), indptr.size()), Span<int32_t>(ids.data(), ids.size())};
+    decode_batch(m.model, tokens, Span<int64_t>(sent_ptr.data(), sent_ptr.size()), how, beam_width, paths.data(),
+                 scores.data(), iterations.data(), n_threads);
   }
   return nb::make_tuple(owned(std::move(paths), n_tok), owned(std::move(scores), n_sent),
                         owned(std::move(iterations), n_sent));
@@ -243,6 +268,10 @@ void bind_decode(nb::module_& m) {
       .def("decode_batch", &decode_batch, nb::arg("indptr"), nb::arg("ids"), nb::arg("sent_ptr"), nb::arg("method"),
            nb::kw_only(), nb::arg("beam_width") = 4, nb::arg("n_threads") = 1,
            "Decode sentences of feature-id tokens: (paths, scores, iterations).")
+      .def("tag", &tag_batch, nb::arg("features"), nb::arg("text"), nb::arg("offsets"), nb::arg("sent_ptr"),
+           nb::arg("method"), nb::kw_only(), nb::arg("beam_width") = 4, nb::arg("n_threads") = 1,
+           "Tag sentences of tokens text[offsets[i]:offsets[i + 1]] (UTF-8): features and decoding in one call\n"
+           "without the GIL; (paths, scores, iterations).")
       .def("decode_emissions", &decode_emissions, nb::arg("emissions"), nb::arg("method"), nb::kw_only(),
            nb::arg("beam_width") = 4,
            "Decode one (n_tokens, n_labels) emission table (start/end included): (path, score, iterations).")

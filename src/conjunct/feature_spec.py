@@ -226,6 +226,9 @@ class FeatureKeys:
         """(meta, arrays) for the model file: the spec, every vocabulary in one
         blob (attribute a's values are ``values_offsets[vocab_ptr[a]:vocab_ptr[a + 1] + 1]``),
         each feature's template and codes."""
+        stored = getattr(self, "_stored", None)
+        if stored is not None:  # read from a file: its arrays, not encoded again
+            return self.spec.to_meta(), dict(stored)
         flat = [v for vocab in self.vocabs for v in vocab]
         blob, offsets = _strings(flat)
         vocab_ptr = np.zeros(len(self.vocabs) + 1, dtype=np.int64)
@@ -241,7 +244,12 @@ class FeatureKeys:
         ptr = np.asarray(arrays["vocab_ptr"], dtype=np.int64).tolist()
         vocabs = [[blob[offsets[k]:offsets[k + 1]].decode("utf-8", "surrogatepass") for k in range(ptr[a], ptr[a + 1])]
                   for a in range(len(ptr) - 1)]
-        return cls(spec, vocabs, arrays["template"], arrays["codes"])
+        keys = cls(spec, vocabs, arrays["template"], arrays["codes"])
+        keys._stored = {"values_blob": np.frombuffer(blob, dtype=np.uint8),
+                        "values_offsets": np.asarray(arrays["values_offsets"], dtype=np.int64),
+                        "vocab_ptr": np.asarray(arrays["vocab_ptr"], dtype=np.int64),
+                        "template": keys.template_of, "codes": keys.codes}
+        return keys
 
     def tables(self):
         """The C++ engine's tables (built once, then shared)."""

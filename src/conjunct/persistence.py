@@ -71,7 +71,7 @@ KINDS = Registry("model kind", {
     "classifier": "conjunct.classifiers",
     "task_pipeline": "conjunct.tasks.base",
     "perceptron_tagger": "conjunct.tagging.taggers",
-    "hmm_tagger": "conjunct.tagging.taggers",
+    "hmm_tagger": "conjunct.tagging.hmm",
     "text_pipeline": "conjunct.analysis.stages",
 })
 

@@ -9,9 +9,7 @@ One sentence may be:
   dicts: the words are the ``form`` of the syntactic words (multi-word token
   ranges such as ``2-3`` and empty nodes such as ``8.1`` are left out, as
   CoNLL-U evaluation does);
-- a spaCy ``Doc`` or ``Span``: the ``text`` of its tokens;
-- for :class:`~conjunct.PerceptronTagger`, per-token feature lists (lists of
-  strings), passed through.
+- a spaCy ``Doc`` or ``Span``: the ``text`` of its tokens.
 
 Anything else raises a :class:`~conjunct.DataFormatError` naming the sentence
 and saying what it got and what is expected. Neither conllu nor spaCy is
@@ -28,8 +26,7 @@ from ._textin import check_no_surrogates, has_surrogate
 __all__ = ["sentence_words", "sentence_tags", "sentence_columns", "as_sentences", "tags_of", "EXPECTED"]
 
 #: What a sentence may be (for error messages).
-EXPECTED = ("a list of tokens (strings), (word, tag) pairs, a conllu TokenList, a spaCy Doc or Span, "
-            "or (PerceptronTagger) per-token lists of feature strings")
+EXPECTED = "a list of tokens (strings), (word, tag) pairs, a conllu TokenList, a spaCy Doc or Span"
 
 
 def _is_spacy(sentence) -> bool:

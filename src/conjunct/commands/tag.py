@@ -68,7 +68,7 @@ def register(sub) -> None:
 
 
 def _load_tagger(args):
-    from ..tagging.taggers import _ChainTagger
+    from ..tagging.base import _ChainTagger
 
     tagger = load_object(args)
     if not isinstance(tagger, _ChainTagger):

@@ -12,7 +12,7 @@ Linear-chain taggers (averaged perceptron, HMM) whose decoding runs in C++:
 """
 
 from .chain import DECODERS, EXACT_DECODERS, ChainDecoder, Decoded, LinearChainModel
-from .features import DEFAULT_TEMPLATES, EncodingCache, Featurizer, word_shape
+from .features import DEFAULT_TEMPLATES, Featurizer, word_shape
 from .taggers import HMMTagger, PerceptronTagger, TaggedBatch
 
 __all__ = [
@@ -21,7 +21,6 @@ __all__ = [
     "EXACT_DECODERS",
     "ChainDecoder",
     "Decoded",
-    "EncodingCache",
     "Featurizer",
     "HMMTagger",
     "LinearChainModel",

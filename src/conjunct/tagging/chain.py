@@ -182,6 +182,14 @@ class LinearChainModel:
         return self._core.decode_batch(indptr, ids, sent_ptr, decoder, beam_width=int(beam_width),
                                        n_threads=resolve_n_jobs(n_jobs))
 
+    def tag(self, features, text, offsets, sent_ptr, decoder: str, *, beam_width: int = 4, n_jobs: int = 1):
+        """(paths, scores, iterations) of sentences of tokens ``text[offsets[i]:offsets[i + 1]]``
+        (UTF-8): ``features`` (a ``_core.TokenFeatures`` over this model's feature ids) and
+        decoding in one C++ call."""
+        check_decoder(decoder, beam_width)
+        return self._core.tag(features, text, offsets, sent_ptr, decoder, beam_width=int(beam_width),
+                              n_threads=resolve_n_jobs(n_jobs))
+
     def emissions(self, indptr, ids) -> np.ndarray:
         """The emission table of one sentence (start and end scores folded in)."""
         return self._core.emissions(indptr, ids)

@@ -43,9 +43,6 @@ def _tagger(meta: _Meta, arrays: Arrays, where: _Where, kind: str) -> None:
         params.int("random_state", -(1 << 63), (1 << 63) - 1, optional=True, none=True)
         params.raw("verbose", optional=True)
         meta.list("train_log", optional=True)
-        if meta.int("feature_version", 1, 2, optional=True) != 2:  # absent in version 1
-            where.meta_fail("feature_version", "saved with feature version 1 (unescaped feature strings), which this "
-                                               "version of conjunct no longer reads: retrain the tagger (conjunct tag train)")
         allowed = {"decoder", "beam_width", "n_iter", "templates", "average", "shuffle", "random_state", "verbose"}
     else:
         _hmm_smoothing(meta, params, where)
@@ -56,11 +53,17 @@ def _tagger(meta: _Meta, arrays: Arrays, where: _Where, kind: str) -> None:
     if not labels or not all(isinstance(y, str) and y for y in labels) or len(set(labels)) != len(labels):
         where.meta_fail("labels", "expected distinct non-empty label strings")
     L = len(labels)
-    blob = _section(arrays, where, "names_blob", "|u1", (None,))
-    offsets = _section(arrays, where, "names_offsets", "<i8", (None,))
-    _check_pointers(offsets, blob.size, where, "names_offsets")
-    _check_strings(blob, offsets, where, "names_blob", "names_offsets")
-    n_features = offsets.size - 1
+    if kind == "perceptron_tagger":  # feature keys, checked next to the tagger's feature engine
+        from ..feature_checks import _feature_keys
+        from .features import check_sections
+
+        n_features = check_sections(meta, arrays, where, _section, _feature_keys)
+    else:
+        blob = _section(arrays, where, "names_blob", "|u1", (None,))
+        offsets = _section(arrays, where, "names_offsets", "<i8", (None,))
+        _check_pointers(offsets, blob.size, where, "names_offsets")
+        _check_strings(blob, offsets, where, "names_blob", "names_offsets")
+        n_features = offsets.size - 1
     ptr = _section(arrays, where, "w_indptr", "<i8", (n_features + 1,))
     labs = _section(arrays, where, "w_labels", "<i4", (None,))
     _check_pointers(ptr, labs.size, where, "w_indptr")

@@ -1,0 +1,181 @@
+#include "conjunct/tagging/token_features.h"
+
+#include <stdexcept>
+#include <string_view>
+
+namespace conjunct {
+
+namespace {
+
+bool is_flag(TokenAttribute a) { return a >= TokenAttribute::kHyphen && a <= TokenAttribute::kAllCaps; }
+
+// A position's token offset: "0", "-2", "+1", ...
+int32_t offset_of(const std::string& position) {
+  const std::string where = "tagger feature position '" + position + "'";
+  if (position == "0") return 0;
+  if (position.size() < 2 || (position[0] != '-' && position[0] != '+'))
+    throw std::invalid_argument(where + ": expected a token offset such as -1, 0, +2");
+  int32_t v = 0;
+  for (size_t i = 1; i < position.size(); ++i) {
+    if (position[i] < '0' || position[i] > '9' || v > TokenTemplates::kMaxOffset)
+      throw std::invalid_argument(where + ": expected a token offset such as -1, 0, +2");
+    v = v * 10 + (position[i] - '0');
+  }
+  if (v == 0 || v > TokenTemplates::kMaxOffset)
+    throw std::invalid_argument(where + ": offsets run from -" + std::to_string(TokenTemplates::kMaxOffset) + " to +" +
+                                std::to_string(TokenTemplates::kMaxOffset));
+  return position[0] == '-' ? -v : v;
+}
+
+// The sentence of each token is found from sent_ptr as the rows advance.
+template <class Emit>
+void each_token(const TokenBatch& b, Emit&& emit) {
+  for (size_t s = 0; s < b.n_sentences; ++s)
+    for (int64_t i = b.sent_ptr[s]; i < b.sent_ptr[s + 1]; ++i) emit(b.sent_ptr[s], b.sent_ptr[s + 1], i);
+}
+
+std::string_view token(const TokenBatch& b, size_t i) {
+  return std::string_view(b.text + b.offsets[i], static_cast<size_t>(b.offsets[i + 1] - b.offsets[i]));
+}
+
+}  // namespace
+
+TokenTemplates::TokenTemplates(const FeatureSpec& spec) {
+  for (size_t a = 0; a < spec.n_attributes(); ++a) {
+    const int32_t t = token_attribute_of(spec.attribute(a));
+    if (t < 0) throw std::invalid_argument("tagger feature attribute '" + spec.attribute(a) + "' is not a token attribute");
+    attributes.push_back(static_cast<TokenAttribute>(t));
+  }
+  std::vector<int32_t> offsets;
+  for (size_t p = 0; p < spec.n_positions(); ++p) offsets.push_back(offset_of(spec.position(p)));
+  for (size_t t = 0; t < spec.n_templates(); ++t) {
+    const FeatureTemplate& tp = spec.templ(t);
+    std::vector<Part> parts;
+    for (const SpecPart& p : tp.parts) {
+      if (p.attribute == SpecPart::kFlag || p.has_fallback)
+        throw std::invalid_argument("tagger feature template '" + tp.name + "': every part is a token attribute at an offset");
+      parts.push_back({p.attribute, offsets[static_cast<size_t>(p.position)]});
+    }
+    silent_off.push_back(parts.size() == 1 && parts[0].offset == 0 && is_flag(attributes[parts[0].attribute]));
+    templates.push_back(std::move(parts));
+  }
+}
+
+TokenFeatures::TokenFeatures(std::shared_ptr<const FeatureTables> tables)
+    : tables_(std::move(tables)), compiled_(tables_->spec()) {
+  for (size_t a = 0; a < compiled_.attributes.size(); ++a) {
+    before_.push_back(tables_->vocab(a).find(kBeforeSentence));
+    after_.push_back(tables_->vocab(a).find(kAfterSentence));
+  }
+}
+
+void TokenFeatures::extract(const TokenBatch& b, std::vector<int64_t>& indptr, std::vector<int32_t>& ids) const {
+  const size_t A = compiled_.attributes.size(), T = compiled_.templates.size();
+  // Each distinct word once: its attributes' codes (-1: a value the model never saw).
+  std::unordered_map<std::string_view, int32_t> type_of;
+  std::vector<int32_t> tok_type(b.n_tokens), type_codes;
+  WordAttributes word;
+  std::string value;
+  for (size_t i = 0; i < b.n_tokens; ++i) {
+    const std::string_view w = token(b, i);
+    auto [it, fresh] = type_of.emplace(w, static_cast<int32_t>(type_of.size()));
+    tok_type[i] = it->second;
+    if (!fresh) continue;
+    word.reset(w);
+    for (size_t a = 0; a < A; ++a) {
+      word.value(compiled_.attributes[a], value);
+      type_codes.push_back(tables_->vocab(a).find(value));
+    }
+  }
+  // Every token's keys first (-1: a value the model lacks), then one pass of
+  // look-ups whose table slots are prefetched in blocks (find_many).
+  const FeatureKeys& keys = tables_->keys();
+  std::vector<int64_t> key(b.n_tokens * T);
+  int32_t codes[FeatureSpec::kMaxParts];
+  each_token(b, [&](int64_t first, int64_t end, int64_t i) {
+    int64_t* row = key.data() + static_cast<size_t>(i) * T;
+    for (size_t t = 0; t < T; ++t) {
+      const auto& parts = compiled_.templates[t];
+      bool known = true;
+      for (size_t k = 0; k < parts.size() && known; ++k) {
+        const int64_t j = i + parts[k].offset;
+        const size_t a = static_cast<size_t>(parts[k].attribute);
+        codes[k] = j < first ? before_[a] : j >= end ? after_[a] : type_codes[static_cast<size_t>(tok_type[j]) * A + a];
+        known = codes[k] >= 0;
+      }
+      row[t] = known ? keys.key(t, codes) : -1;
+    }
+  });
+  std::vector<int32_t> found(key.size());
+  keys.find_many(key.data(), key.size(), found.data());
+  indptr.resize(b.n_tokens + 1);
+  indptr[0] = 0;
+  ids.clear();
+  ids.reserve(key.size());
+  for (size_t i = 0; i < b.n_tokens; ++i) {
+    for (size_t t = 0; t < T; ++t)
+      if (key[i * T + t] >= 0 && found[i * T + t] >= 0) ids.push_back(found[i * T + t]);
+    indptr[i + 1] = static_cast<int64_t>(ids.size());
+  }
+}
+
+size_t TokenFeatureBuilder::KeyHash::operator()(const std::array<int32_t, 4>& k) const {
+  uint64_t h = 0x9E3779B97F4A7C15ull;
+  for (int32_t v : k) h = (h ^ static_cast<uint32_t>(v)) * 0xBF58476D1CE4E5B9ull, h ^= h >> 31;
+  return static_cast<size_t>(h);
+}
+
+TokenFeatureBuilder::TokenFeatureBuilder(FeatureSpec spec)
+    : spec_(std::move(spec)), compiled_(spec_), values_(spec_.n_attributes()), index_(spec_.n_attributes()) {}
+
+int32_t TokenFeatureBuilder::intern(size_t a, const std::string& value) {
+  auto [it, fresh] = index_[a].emplace(value, static_cast<int32_t>(values_[a].size()));
+  if (fresh) values_[a].push_back(value);
+  return it->second;
+}
+
+void TokenFeatureBuilder::add(const TokenBatch& b, std::vector<int64_t>& indptr, std::vector<int32_t>& ids) {
+  const size_t A = compiled_.attributes.size(), T = compiled_.templates.size();
+  std::vector<Type*> tok_type(b.n_tokens);
+  WordAttributes word;
+  for (size_t i = 0; i < b.n_tokens; ++i) {
+    const std::string_view w = token(b, i);
+    auto [it, fresh] = types_.try_emplace(std::string(w));
+    tok_type[i] = &it->second;
+    if (!fresh) continue;
+    word.reset(w);
+    it->second.values.resize(A);
+    it->second.codes.assign(A, -1);
+    for (size_t a = 0; a < A; ++a) word.value(compiled_.attributes[a], it->second.values[a]);
+  }
+  const std::string before(kBeforeSentence), after(kAfterSentence);
+  indptr.assign(1, 0);
+  ids.clear();
+  each_token(b, [&](int64_t first, int64_t end, int64_t i) {
+    for (size_t t = 0; t < T; ++t) {
+      const auto& parts = compiled_.templates[t];
+      if (compiled_.silent_off[t] && tok_type[i]->values[parts[0].attribute] == "0") continue;
+      std::array<int32_t, 4> key{static_cast<int32_t>(t), -1, -1, -1};
+      for (size_t k = 0; k < parts.size(); ++k) {
+        const int64_t j = i + parts[k].offset;
+        const size_t a = static_cast<size_t>(parts[k].attribute);
+        if (j < first || j >= end) {
+          key[k + 1] = intern(a, j < first ? before : after);
+        } else {
+          Type& ty = *tok_type[j];
+          if (ty.codes[a] < 0) ty.codes[a] = intern(a, ty.values[a]);
+          key[k + 1] = ty.codes[a];
+        }
+      }
+      auto [it, fresh] = features_.emplace(key, static_cast<int32_t>(template_of_.size()));
+      if (fresh) {
+        template_of_.push_back(static_cast<int32_t>(t));
+        codes_.insert(codes_.end(), key.begin() + 1, key.end());
+      }
+      ids.push_back(it->second);
+    }
+    indptr.push_back(static_cast<int64_t>(ids.size()));
+  });
+}
+
+}  // namespace conjunct
