@@ -16,6 +16,19 @@ namespace {
 // terminating never changes a decision.
 constexpr double kBoundSlack = 1e-12;
 
+// Set bits of w: the instruction where the build targets it, else inline
+// bit arithmetic rather than a library call per word.
+inline int32_t popcount(uint64_t w) {
+#ifdef __POPCNT__
+  return popcount(w);
+#else
+  w -= (w >> 1) & 0x5555555555555555ull;
+  w = (w & 0x3333333333333333ull) + ((w >> 2) & 0x3333333333333333ull);
+  w = (w + (w >> 4)) & 0x0F0F0F0F0F0F0F0Full;
+  return static_cast<int32_t>((w * 0x0101010101010101ull) >> 56);
+#endif
+}
+
 }  // namespace
 
 KernelSlicing::KernelSlicing(const PolyKernel& kernel, const SupportSet& S, const SlicingOptions& options)
@@ -64,7 +77,7 @@ void KernelSlicing::grow_tables(size_t n) {
   }
 }
 
-int32_t KernelSlicing::overlap(int32_t sv, uint32_t pos) {
+int32_t KernelSlicing::overlap(int32_t sv, uint32_t pos, int32_t f) {
   // |s ∩ x_{j-1}| = how many of the features of s before position pos (all
   // more frequent than f_j) occur in x. Among the kBitRanks most frequent,
   // popcounts of the two bit sets count them; past those, the scan of each
@@ -72,12 +85,10 @@ int32_t KernelSlicing::overlap(int32_t sv, uint32_t pos) {
   // so visiting its features in frequency order scans it once per margin
   // computation.
   const uint64_t* b = sv_bits_.data() + static_cast<size_t>(sv) * kBitWords;
-  const int32_t* s = S_.features() + S_.ptr()[sv];
-  const int32_t f = s[pos];
   if (f < kBitRanks) {
     const int32_t w = f >> 6;
-    int32_t count = __builtin_popcountll(b[w] & x_bits_[w] & ((uint64_t{1} << (f & 63)) - 1));
-    for (int32_t k = 0; k < w; ++k) count += __builtin_popcountll(b[k] & x_bits_[k]);
+    int32_t count = popcount(b[w] & x_bits_[w] & ((uint64_t{1} << (f & 63)) - 1));
+    for (int32_t k = 0; k < w; ++k) count += popcount(b[k] & x_bits_[k]);
     return count;
   }
   Overlap& c = cache_[static_cast<size_t>(sv)];
@@ -85,11 +96,12 @@ int32_t KernelSlicing::overlap(int32_t sv, uint32_t pos) {
     // Start the scan past the bit-set features (every one of them precedes f).
     c.stamp = stamp_, c.scan = 0, c.count = 0;
     for (size_t k = 0; k < kBitWords; ++k) {
-      c.scan += static_cast<uint32_t>(__builtin_popcountll(b[k]));
-      c.count += __builtin_popcountll(b[k] & x_bits_[k]);
+      c.scan += static_cast<uint32_t>(popcount(b[k]));
+      c.count += popcount(b[k] & x_bits_[k]);
     }
   }
   if (c.scan != pos) {
+    const int32_t* s = S_.features() + S_.ptr()[sv];
     int32_t count = c.count;
     uint32_t i = c.scan;
     while (i < pos) count += mark_[static_cast<size_t>(s[i++])];
@@ -142,23 +154,26 @@ void KernelSlicing::compute(Span<int32_t> x, size_t j, const Step& st, double* p
       if (end - q > kAhead) {
         const int32_t sv = S_.event(q[kAhead].event).sv;
         __builtin_prefetch(sv_bits_.data() + static_cast<size_t>(sv) * kBitWords);
-        __builtin_prefetch(&cache_[static_cast<size_t>(sv)]);
-        __builtin_prefetch(S_.features() + S_.ptr()[sv]);
+        if (x[j] >= kBitRanks) {  // the scan past the bit sets
+          __builtin_prefetch(&cache_[static_cast<size_t>(sv)]);
+          __builtin_prefetch(S_.features() + S_.ptr()[sv]);
+        }
       }
     };
+    const int32_t f = x[j];
     if (K == 1) {
       double m = part[0];
       for (; p != end; ++p) {
         ahead(p);
         const Update& u = S_.event(p->event);
-        m += u.tau * inc_[static_cast<size_t>(overlap(u.sv, p->pos))];
+        m += u.tau * inc_[static_cast<size_t>(overlap(u.sv, p->pos, f))];
       }
       part[0] = m;
     } else {
       for (; p != end; ++p) {
         ahead(p);
         const Update& u = S_.event(p->event);
-        const double v = u.tau * inc_[static_cast<size_t>(overlap(u.sv, p->pos))];
+        const double v = u.tau * inc_[static_cast<size_t>(overlap(u.sv, p->pos, f))];
         part[u.pos] += v;
         if (u.neg >= 0) part[u.neg] -= v;
       }

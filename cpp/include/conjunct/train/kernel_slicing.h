@@ -76,7 +76,8 @@ class KernelSlicing final : public MarginEngine {
   };
 
   void grow_tables(size_t n);
-  int32_t overlap(int32_t sv, uint32_t pos);
+  // |s ∩ x_{j-1}| for the support vector sv whose feature at position pos is f = x_j.
+  int32_t overlap(int32_t sv, uint32_t pos, int32_t f);
   Step plan(Span<int32_t> x, size_t j, uint32_t node) const;
   void compute(Span<int32_t> x, size_t j, const Step& st, double* part);
   void bound_step(Span<int32_t> x, size_t j, const Step& st, double* low, double* up, double* mag) const;
