@@ -259,3 +259,65 @@ def test_feature_keys_the_cxx_tables_refuse_name_the_section():
     clf.features.keys = FeatureKeys(keys.spec, vocabs, keys.template_of, keys.codes)
     with pytest.raises(ModelFormatError, match="section features.keys: attribute 'form': a value appears twice"):
         BunsetsuParser(clf)
+
+
+@pytest.fixture(scope="module")
+def gsd_train_head(shared_data):
+    """The first 800 GSD train sentences (some not head-final and projective)."""
+    return load_gsd_bunsetsu(shared_data / "ud_japanese_gsd", "train")[:800]
+
+
+@pytest.mark.realdata
+@pytest.mark.parametrize("groups", GROUP_SETS)
+def test_engine_training_rows_equal_python_reference(gsd_train_head, groups):
+    """The engine's training rows (one C++ call) index the same features as the
+    strings of the reference path: same names in the same order (first
+    occurrence), same counts and keys, every decision's features and label,
+    and the same sentences skipped (not head-final and projective)."""
+    from conjunct.feature_spec import FeatureKeys
+    from conjunct.features import FeatureIndex
+    from conjunct.tasks.bunsetsu import FEATURE_GROUPS, training_rows
+    from conjunct.tasks.bunsetsu.features import spec_for
+
+    groups = FEATURE_GROUPS if groups is None else groups
+    train = gsd_train_head
+    feats, labels, skipped = training_examples(train, groups)
+    assert skipped > 0  # the slice holds trees the oracle cannot build
+    rows, cxx_labels, cxx_skipped = training_rows(train, groups)
+    index = FeatureIndex.from_data(feats)
+    assert (cxx_skipped, cxx_labels.tolist()) == (skipped, labels)
+    assert rows.index.names == index.names
+    assert rows.index.counts.tolist() == index.counts.tolist()
+    keys, expected = rows.index.keys, FeatureKeys.from_names(spec_for(groups), index.names)
+    assert keys.vocabs == expected.vocabs
+    assert np.array_equal(keys.template_of, expected.template_of) and np.array_equal(keys.codes, expected.codes)
+    M = rows.matrix
+    assert M.shape == (len(feats), len(index)) and M.has_sorted_indices
+    for r, f in enumerate(feats):
+        assert M.indices[M.indptr[r]:M.indptr[r + 1]].tolist() == sorted(map(index.get, f)), r
+
+
+@pytest.mark.realdata
+@pytest.mark.parametrize("degree", [2, 3])
+def test_engine_trained_model_equals_string_trained(gsd_train_head, degree):
+    """Training on the engine's rows gives exactly the model training on the
+    reference path's strings gives: support vectors, weights, bias, feature
+    names and counts; the pipeline's fit uses the engine's rows."""
+    from conjunct.tasks.bunsetsu import BunsetsuDependencyParser, training_rows
+    from conjunct.training import PAClassifier
+
+    train = gsd_train_head[:400]
+    feats, labels, _ = training_examples(train)
+    rows, cxx_labels, _ = training_rows(train)
+    models = []
+    for X, y in ((feats, labels), (rows, cxx_labels)):
+        models.append(PAClassifier(degree=degree, n_iter=3, random_state=0).fit(X, y).model_)
+    a, b = models
+    assert a.n_support_vectors > 100
+    assert (a.support_vectors != b.support_vectors).nnz == 0 and a.support_vectors.shape == b.support_vectors.shape
+    assert np.array_equal(a.dual_coef, b.dual_coef) and np.array_equal(a.intercept, b.intercept)
+    assert a.features.names == b.features.names and np.array_equal(a.features.counts, b.features.counts)
+    pipeline = BunsetsuDependencyParser(degree=degree, n_iter=3, random_state=0, method="pkb").fit(train)
+    c = pipeline.model_
+    assert (c.support_vectors != a.support_vectors).nnz == 0 and np.array_equal(c.dual_coef, a.dual_coef)
+    assert c.features.names == a.features.names and c.features.keys is not None

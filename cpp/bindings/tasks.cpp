@@ -3,12 +3,14 @@
 #include <nanobind/stl/shared_ptr.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/tuple.h>
+#include <nanobind/stl/vector.h>
 
 #include <memory>
 #include <stdexcept>
 #include <string>
 
 #include "common.h"
+#include "conjunct/tasks/bunsetsu_training.h"
 #include "conjunct/tasks/sassano.h"
 
 namespace conjunct::py {
@@ -212,6 +214,34 @@ void bind_tasks(nb::module_& m) {
           },
           nb::arg("sentences"), nb::arg("gold"),
           "The decisions Sassano's algorithm asks on gold heads: (heads, decisions, 0, seconds, (indptr, ids), labels, offsets).");
+  m.def(
+      "bunsetsu_training_examples",
+      [](const FeatureTables& templates, nb::handle sentences, const Array1<int32_t>& gold) {
+        const TokenInput in = from_sentences(sentences);
+        if (gold.size() != in.n_bunsetsu()) throw nb::value_error("one gold head per bunsetsu is needed");
+        BunsetsuExamples ex;
+        std::string error;
+        {
+          nb::gil_scoped_release release;
+          try {
+            ex = bunsetsu_examples(templates.spec(), in.tokens(), in.sentence_ptr.data(), in.sentence_ptr.size() - 1,
+                                   gold.data());
+          } catch (const std::invalid_argument& e) {
+            error = e.what();
+          }
+        }
+        if (!error.empty()) throw nb::value_error(error.c_str());
+        const size_t n = ex.template_of.size();
+        nb::ndarray<nb::numpy, int32_t> codes = to_numpy(std::move(ex.codes));
+        return nb::make_tuple(to_numpy(std::move(ex.indptr)), to_numpy(std::move(ex.indices)),
+                              to_numpy(std::move(ex.labels)), to_numpy(std::move(ex.counts)),
+                              to_numpy(std::move(ex.template_of)), codes, ex.vocabs, ex.names, ex.skipped, n);
+      },
+      nb::arg("templates"), nb::arg("sentences"), nb::arg("gold"),
+      "The training decisions of Sassano's algorithm on the gold heads of BunsetsuSentence objects under the\n"
+      "templates' spec (their vocabularies and keys are not read): (indptr, feature ids in first-occurrence\n"
+      "order, labels +1/-1, per-feature counts, template of each feature, its codes (flat, 3 per feature),\n"
+      "vocabularies in first-use order, feature names, skipped sentences, number of features).");
 }
 
 }  // namespace conjunct::py

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <stdexcept>
 #include <string>
+#include <unordered_map>
 
 namespace conjunct {
 
@@ -78,6 +79,17 @@ constexpr const char* kAttrNames[F::kFlagAttr] = {"form", "pos", "subpos", "full
 constexpr const char* kClosedValues[3][4] = {{"none", "f", "h", nullptr},
                                              {"open", "close", "none", "even"},
                                              {"1", "2-5", "6+", nullptr}};
+
+// Token m's value of each token attribute; has[k] false: none (a finer POS
+// level equal to the coarser one would only repeat it).
+void token_values(const BunsetsuTokens& t, int64_t m, sv* v, bool* has) {
+  const sv form = t.form(m), xpos = t.xpos(m), p1 = pos1(xpos), p2 = pos2(xpos);
+  v[F::kForm] = form, v[F::kPos] = p1, v[F::kSubpos] = p2, v[F::kFullpos] = xpos, v[F::kXpos] = xpos;
+  v[F::kInfl] = inflection(form, t.lemma(m));
+  for (int k = 0; k < F::kTokenAttrs; ++k) has[k] = true;
+  has[F::kSubpos] = p2 != p1;
+  has[F::kFullpos] = xpos != p2;
+}
 
 int ending(const F::Sentence::Parts& p) { return p.tail < 0 ? 0 : (p.tail == p.func ? 1 : 2); }
 int balance(int32_t opens, int32_t closes) { return opens > closes ? 0 : (opens < closes ? 1 : (opens == 0 ? 2 : 3)); }
@@ -213,18 +225,19 @@ void BunsetsuFeaturizer::emit(Sentence& s, const Compiled& c, size_t k, size_t i
     for (int32_t code : codes[0]) keys.push_back(fk.key(c.t, &code));
     return;
   }
-  // A conjunction: every combination of its parts' values.
+  // A conjunction: every combination of its parts' values, the last part
+  // fastest (the reference path's order, which training's first-seen ids follow).
   size_t at[FeatureSpec::kMaxParts] = {0, 0, 0};
   while (true) {
     for (size_t p = 0; p < c.n_parts; ++p) tuple[p] = codes[p][at[p]];
     keys.push_back(fk.key(c.t, tuple));
-    size_t p = 0;
-    while (p < c.n_parts && ++at[p] == codes[p].size()) at[p++] = 0;
-    if (p == c.n_parts) return;
+    size_t p = c.n_parts;
+    while (p > 0 && ++at[p - 1] == codes[p - 1].size()) at[--p] = 0;
+    if (p == 0) return;
   }
 }
 
-void BunsetsuFeaturizer::prepare(const BunsetsuTokens& t, int64_t b, int64_t e, Sentence& s) const {
+void BunsetsuFeaturizer::prepare_keys(const BunsetsuTokens& t, int64_t b, int64_t e, Sentence& s) const {
   const size_t n = static_cast<size_t>(e - b);
   s.tokens = &t;
   s.parts.resize(n);
@@ -234,19 +247,13 @@ void BunsetsuFeaturizer::prepare(const BunsetsuTokens& t, int64_t b, int64_t e, 
   s.tok_codes.assign(static_cast<size_t>(t1 - t0) * kTokenAttrs, -1);
   s.tok_class.resize(static_cast<size_t>(t1 - t0));
   for (int64_t m = t0; m < t1; ++m) {
-    const sv form = t.form(m), xpos = t.xpos(m), p1 = pos1(xpos), p2 = pos2(xpos);
     int32_t* c = s.tok_codes.data() + static_cast<size_t>(m - t0) * kTokenAttrs;
-    auto code = [&](int attr, sv value) {
-      if (token_vocab_[attr] >= 0) c[attr] = tables_->vocab(token_vocab_[attr]).find(value);
-    };
-    code(kForm, form);
-    code(kPos, p1);
-    // A finer POS level equal to the coarser one would only repeat it.
-    if (p2 != p1) code(kSubpos, p2);
-    if (xpos != p2) code(kFullpos, xpos);
-    code(kXpos, xpos);
-    if (token_vocab_[kInfl] >= 0) code(kInfl, inflection(form, t.lemma(m)));
-    s.tok_class[m - t0] = token_class(xpos);
+    sv values[kTokenAttrs];
+    bool has[kTokenAttrs];
+    token_values(t, m, values, has);
+    for (int k = 0; k < kTokenAttrs; ++k)
+      if (token_vocab_[k] >= 0 && has[k]) c[k] = tables_->vocab(token_vocab_[k]).find(values[k]);
+    s.tok_class[m - t0] = token_class(t.xpos(m));
   }
   for (size_t k = 0; k < n; ++k) {
     Sentence::Parts& p = s.parts[k];
@@ -279,6 +286,10 @@ void BunsetsuFeaturizer::prepare(const BunsetsuTokens& t, int64_t b, int64_t e, 
       for (const Compiled& c : slots_[slot]) emit(s, c, k, k, k, s.keys);
       s.ends.push_back(static_cast<int64_t>(s.keys.size()));
     }
+}
+
+void BunsetsuFeaturizer::prepare(const BunsetsuTokens& t, int64_t b, int64_t e, Sentence& s) const {
+  prepare_keys(t, b, e, s);
   s.ids.resize(s.keys.size());
   tables_->keys().find_many(s.keys.data(), s.keys.size(), s.ids.data());
   int64_t w = 0, r = 0;
@@ -311,6 +322,59 @@ void BunsetsuFeaturizer::pair(Sentence& s, size_t i, size_t j, const int32_t* he
   }
   std::sort(x.begin(), x.end());
   x.erase(std::unique(x.begin(), x.end()), x.end());
+}
+
+void BunsetsuFeaturizer::pair_keys(Sentence& s, size_t i, size_t j, const int32_t* heads,
+                                   std::vector<int64_t>& out) const {
+  const int64_t* keys = s.keys.data();
+  auto add = [&](size_t k, int list) {
+    out.insert(out.end(), keys + s.ends[4 * k + list], keys + s.ends[4 * k + list + 1]);
+  };
+  out.clear();
+  add(i, 0);
+  add(j, 1);
+  for (size_t k = i + 1; k < j; ++k) {
+    add(k, 2);
+    if (heads[k] == static_cast<int32_t>(j)) add(k, 3);
+  }
+  for (const Compiled& c : slots_[kPair]) emit(s, c, i, i, j, out);
+}
+
+std::vector<AttributeVocab> BunsetsuFeaturizer::training_vocabs(const FeatureSpec& spec, const BunsetsuTokens& t,
+                                                                 int64_t n_tokens) {
+  const size_t n_attr = spec.n_attributes();
+  std::vector<std::unordered_map<sv, int32_t>> seen(n_attr);
+  std::vector<std::vector<sv>> values(n_attr);
+  auto add = [&](size_t a, sv v) {
+    if (seen[a].emplace(v, static_cast<int32_t>(values[a].size())).second) values[a].push_back(v);
+  };
+  std::vector<int> kind(n_attr, -1);
+  for (size_t a = 0; a < n_attr; ++a) {
+    for (int k = 0; k < kFlagAttr; ++k)
+      if (spec.attribute(a) == kAttrNames[k]) kind[a] = k;
+    if (kind[a] < 0) throw std::invalid_argument("bunsetsu features: unknown attribute '" + spec.attribute(a) + "'");
+    if (kind[a] >= kEnding)
+      for (const char* v : kClosedValues[kind[a] - kEnding])
+        if (v != nullptr) add(a, v);
+  }
+  for (size_t tp = 0; tp < spec.n_templates(); ++tp)
+    for (const SpecPart& p : spec.templ(tp).parts)
+      if (p.has_fallback && p.attribute != SpecPart::kFlag) add(static_cast<size_t>(p.attribute), p.fallback);
+  for (int64_t m = 0; m < n_tokens; ++m) {
+    sv v[kTokenAttrs];
+    bool has[kTokenAttrs];
+    token_values(t, m, v, has);
+    for (size_t a = 0; a < n_attr; ++a)
+      if (kind[a] < kTokenAttrs && has[kind[a]]) add(a, v[kind[a]]);
+  }
+  std::vector<AttributeVocab> out;
+  for (size_t a = 0; a < n_attr; ++a) {
+    std::string blob;
+    std::vector<int64_t> offsets{0};
+    for (const sv v : values[a]) blob.append(v), offsets.push_back(static_cast<int64_t>(blob.size()));
+    out.emplace_back(blob.data(), blob.size(), offsets.data(), values[a].size());
+  }
+  return out;
 }
 
 }  // namespace conjunct

@@ -16,6 +16,19 @@ namespace {
 // terminating never changes a decision.
 constexpr double kBoundSlack = 1e-12;
 
+// Set bits of w: the instruction where the build targets it, else inline
+// bit arithmetic rather than a library call per word.
+inline int32_t popcount(uint64_t w) {
+#ifdef __POPCNT__
+  return popcount(w);
+#else
+  w -= (w >> 1) & 0x5555555555555555ull;
+  w = (w & 0x3333333333333333ull) + ((w >> 2) & 0x3333333333333333ull);
+  w = (w + (w >> 4)) & 0x0F0F0F0F0F0F0F0Full;
+  return static_cast<int32_t>((w * 0x0101010101010101ull) >> 56);
+#endif
+}
+
 }  // namespace
 
 KernelSlicing::KernelSlicing(const PolyKernel& kernel, const SupportSet& S, const SlicingOptions& options)
@@ -64,13 +77,29 @@ void KernelSlicing::grow_tables(size_t n) {
   }
 }
 
-int32_t KernelSlicing::overlap(int32_t sv, uint32_t pos) {
+int32_t KernelSlicing::overlap(int32_t sv, uint32_t pos, int32_t f) {
   // |s ∩ x_{j-1}| = how many of the features of s before position pos (all
-  // more frequent than f_j) occur in x. The scan of each support vector is
-  // cached and moved from where the last query left it, so visiting its
-  // features in frequency order scans it once per margin computation.
+  // more frequent than f_j) occur in x. Among the kBitRanks most frequent,
+  // popcounts of the two bit sets count them; past those, the scan of each
+  // support vector is cached and moved from where the last query left it,
+  // so visiting its features in frequency order scans it once per margin
+  // computation.
+  const uint64_t* b = sv_bits_.data() + static_cast<size_t>(sv) * kBitWords;
+  if (f < kBitRanks) {
+    const int32_t w = f >> 6;
+    int32_t count = popcount(b[w] & x_bits_[w] & ((uint64_t{1} << (f & 63)) - 1));
+    for (int32_t k = 0; k < w; ++k) count += popcount(b[k] & x_bits_[k]);
+    return count;
+  }
   Overlap& c = cache_[static_cast<size_t>(sv)];
-  if (c.stamp != stamp_) c.stamp = stamp_, c.scan = 0, c.count = 0;
+  if (c.stamp != stamp_) {
+    // Start the scan past the bit-set features (every one of them precedes f).
+    c.stamp = stamp_, c.scan = 0, c.count = 0;
+    for (size_t k = 0; k < kBitWords; ++k) {
+      c.scan += static_cast<uint32_t>(popcount(b[k]));
+      c.count += popcount(b[k] & x_bits_[k]);
+    }
+  }
   if (c.scan != pos) {
     const int32_t* s = S_.features() + S_.ptr()[sv];
     int32_t count = c.count;
@@ -124,23 +153,27 @@ void KernelSlicing::compute(Span<int32_t> x, size_t j, const Step& st, double* p
       if (end - q > 2 * kAhead) __builtin_prefetch(&S_.event(q[2 * kAhead].event));
       if (end - q > kAhead) {
         const int32_t sv = S_.event(q[kAhead].event).sv;
-        __builtin_prefetch(&cache_[static_cast<size_t>(sv)]);
-        __builtin_prefetch(S_.features() + S_.ptr()[sv]);
+        __builtin_prefetch(sv_bits_.data() + static_cast<size_t>(sv) * kBitWords);
+        if (x[j] >= kBitRanks) {  // the scan past the bit sets
+          __builtin_prefetch(&cache_[static_cast<size_t>(sv)]);
+          __builtin_prefetch(S_.features() + S_.ptr()[sv]);
+        }
       }
     };
+    const int32_t f = x[j];
     if (K == 1) {
       double m = part[0];
       for (; p != end; ++p) {
         ahead(p);
         const Update& u = S_.event(p->event);
-        m += u.tau * inc_[static_cast<size_t>(overlap(u.sv, p->pos))];
+        m += u.tau * inc_[static_cast<size_t>(overlap(u.sv, p->pos, f))];
       }
       part[0] = m;
     } else {
       for (; p != end; ++p) {
         ahead(p);
         const Update& u = S_.event(p->event);
-        const double v = u.tau * inc_[static_cast<size_t>(overlap(u.sv, p->pos))];
+        const double v = u.tau * inc_[static_cast<size_t>(overlap(u.sv, p->pos, f))];
         part[u.pos] += v;
         if (u.neg >= 0) part[u.neg] -= v;
       }
@@ -244,7 +277,10 @@ bool KernelSlicing::margins(Span<int32_t> x, const MarginGoal& goal, double* out
     for (Overlap& c : cache_) c.stamp = 0;
     stamp_ = 1;
   }
-  for (int32_t f : x) mark_[static_cast<size_t>(f)] = 1;
+  for (int32_t f : x) {
+    mark_[static_cast<size_t>(f)] = 1;
+    if (f < kBitRanks) x_bits_[f >> 6] |= uint64_t{1} << (f & 63);
+  }
   const double k0 = kernel_.value(0);
   const double* sum = S_.alpha_sum();
   for (size_t o = 0; o < K; ++o) acc_[o] = k0 * sum[o];  // m^0 (Eq. 3)
@@ -324,6 +360,7 @@ bool KernelSlicing::margins(Span<int32_t> x, const MarginGoal& goal, double* out
     }
   }
   for (int32_t f : x) mark_[static_cast<size_t>(f)] = 0;
+  std::fill(x_bits_, x_bits_ + kBitWords, 0);
   if (stopped) {
     ++counters_.terminated;
     return false;
@@ -335,6 +372,15 @@ bool KernelSlicing::margins(Span<int32_t> x, const MarginGoal& goal, double* out
 void KernelSlicing::on_update(const SupportSet& S, size_t e, bool) {
   const Update& u = S.event(e);
   const Span<int32_t> s = S.sv(static_cast<size_t>(u.sv));
+  if (sv_bits_.size() < S.n_sv() * kBitWords) {
+    const size_t first = sv_bits_.size() / kBitWords;
+    sv_bits_.resize(S.n_sv() * kBitWords, 0);
+    for (size_t v = first; v < S.n_sv(); ++v)
+      for (const int32_t f : S.sv(v)) {
+        if (f >= kBitRanks) break;
+        sv_bits_[v * kBitWords + static_cast<size_t>(f >> 6)] |= uint64_t{1} << (f & 63);
+      }
+  }
   if (e > UINT32_MAX) throw std::length_error("kernel slicing counts at most 2^32 updates");
   for (size_t p = 0; p < s.size; ++p) {
     const size_t f = static_cast<size_t>(s[p]);
@@ -378,7 +424,7 @@ void KernelSlicing::stats(MarginStats& s) const {
   for (const auto& p : postings_) bytes += static_cast<int64_t>(p.capacity() * sizeof(Posting));
   s.postings_bytes = bytes;
   s.bounds_bytes = static_cast<int64_t>(stats_.capacity() * sizeof(double) + cache_.capacity() * sizeof(Overlap) +
-                                        mark_.capacity());
+                                        mark_.capacity() + sv_bits_.capacity() * sizeof(uint64_t));
 }
 
 }  // namespace conjunct

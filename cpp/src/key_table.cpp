@@ -31,7 +31,8 @@ FeatureKeys::FeatureKeys(const FeatureSpec& spec, const std::vector<size_t>& voc
     for (size_t p = 0; p < l.n_parts; ++p) {
       l.shift[p] = shift;
       const int32_t a = tp.parts[p].attribute;
-      shift += a == SpecPart::kFlag ? 0 : bits_for(vocab_sizes[a]);
+      l.bits[p] = a == SpecPart::kFlag ? 0 : bits_for(vocab_sizes[a]);
+      shift += l.bits[p];
     }
     if (shift > kCodeBits)
       throw std::invalid_argument("feature template '" + tp.name + "': its parts' vocabularies need " +

@@ -94,13 +94,13 @@ void WeightTrie::dense_descend(const int32_t* s, size_t limit_pos, int depth, co
 }
 
 template <class Fn>
-void WeightTrie::for_each_subset(Span<int32_t> s, Fn&& fn) {
+void WeightTrie::for_each_subset(Span<int32_t> s, Fn&& fn, bool skip_dense) {
   // s ascending: its features below the limit are a prefix, and below D a shorter one.
   const size_t n = static_cast<size_t>(std::lower_bound(s.begin(), s.end(), limit_) - s.begin());
   const size_t n_dense = static_cast<size_t>(std::lower_bound(s.begin(), s.begin() + n, dense_) - s.begin());
   if (n_dense) grow_dense(s[n_dense - 1] + 1);
   uint64_t index[kMaxDenseDegree + 1];
-  for (size_t j = 0; j < n_dense; ++j) {
+  for (size_t j = skip_dense ? n_dense : 0; j < n_dense; ++j) {
     for (int r = 1; r <= degree_; ++r) index[r] = C(s[j], r);
     fn(dense_row(1, index[1]), 1);
     if (degree_ > 1) dense_descend(s.data, j, 1, index, fn);
@@ -112,12 +112,45 @@ void WeightTrie::for_each_subset(Span<int32_t> s, Fn&& fn) {
   }
 }
 
+bool WeightTrie::add_dense_unrolled(Span<int32_t> s, double tau) {
+  if (K_ != 1 || degree_ > 3) return false;
+  const size_t n = static_cast<size_t>(std::lower_bound(s.begin(), s.end(), std::min(limit_, dense_)) - s.begin());
+  if (n == 0) return true;
+  grow_dense(s[n - 1] + 1);
+  // Each conjunction's weight gets the value the generic walk adds to it
+  // (coef_[size] * tau, once), so the weights are the same.
+  const double v1 = coef_[1] * tau, v2 = degree_ > 1 ? coef_[2] * tau : 0.0, v3 = degree_ > 2 ? coef_[3] * tau : 0.0;
+  double* w1 = dense_w_[1].data();
+  for (size_t j = 0; j < n; ++j) {
+    const int32_t f = s[j];
+    w1[f] += v1;
+    if (degree_ == 1) continue;
+    double* t2 = dense_w_[2].data() + C(f, 2);
+    if (degree_ == 2) {
+      for (size_t a = 0; a < j; ++a) t2[s[a]] += v2;
+      continue;
+    }
+    double* t3 = dense_w_[3].data() + C(f, 3);
+    for (size_t a = 0; a < j; ++a) {
+      const int32_t y = s[a];
+      t2[y] += v2;
+      double* run = t3 + C(y, 2);
+      for (size_t b = 0; b < a; ++b) run[s[b]] += v3;
+    }
+  }
+  return true;
+}
+
 void WeightTrie::add(Span<int32_t> s, int32_t pos, int32_t neg, double tau) {
-  for_each_subset(s, [&](double* w, int depth) {
-    const double v = coef_[depth] * tau;
-    w[pos] += v;
-    if (neg >= 0) w[neg] -= v;
-  });
+  const bool unrolled = pos == 0 && neg < 0 && add_dense_unrolled(s, tau);
+  for_each_subset(
+      s,
+      [&](double* w, int depth) {
+        const double v = coef_[depth] * tau;
+        w[pos] += v;
+        if (neg >= 0) w[neg] -= v;
+      },
+      unrolled);
 }
 
 void WeightTrie::add_dense(Span<int32_t> s, const double* row) {

@@ -12,6 +12,7 @@ from .._errors import DataFormatError
 from ..matrices import _row_kind, as_binary_csr
 from ..features import FeatureIndex, rows_to_csr
 from ..labels import labels_array
+from .inputs import IndexedRows
 
 __all__ = ["FeatureEncoder", "encode_labels"]
 
@@ -40,6 +41,11 @@ class FeatureEncoder:
 
     def columns_of(self, X, *, learn: bool) -> sp.csr_matrix:
         """Binary CSR (column ids) of X; with ``learn``, new features are added and counted."""
+        if isinstance(X, IndexedRows):
+            if not learn or self.index is not None:
+                raise DataFormatError("rows indexed by a task's feature engine can only start a training (fit)")
+            self.index = X.index
+            return X.matrix
         if sp.issparse(X) or isinstance(X, np.ndarray):
             # Columns are column ids (the feature index's ids for string features).
             M = as_binary_csr(X)

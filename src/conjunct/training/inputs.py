@@ -15,15 +15,48 @@ from .._errors import DataFormatError
 from ..matrices import as_binary_csr
 from ..labels import labels_array
 
-__all__ = ["matrix_or_rows", "check_labels", "check_sample_weight", "DataConversionWarning"]
+__all__ = ["matrix_or_rows", "check_labels", "check_sample_weight", "DataConversionWarning", "IndexedRows"]
 
-try:  # pragma: no cover - scikit-learn is optional
-    from sklearn.exceptions import DataConversionWarning
-except ImportError:  # pragma: no cover
-    class DataConversionWarning(UserWarning):  # type: ignore[no-redef]
-        """A column-vector y was raveled."""
 
-Input = Union[sp.csr_matrix, list]
+class _DataConversionWarning(UserWarning):
+    """A column-vector y was raveled."""
+
+
+def _conversion_warning() -> type:
+    # scikit-learn's class when it is installed (its conformance checks look
+    # for it), imported only here: importing scikit-learn with every training
+    # costs about 100 MB of memory and a second.
+    try:
+        from sklearn.exceptions import DataConversionWarning
+    except ImportError:  # pragma: no cover - scikit-learn is optional
+        return _DataConversionWarning
+    return DataConversionWarning
+
+
+def __getattr__(name: str):
+    if name == "DataConversionWarning":
+        return _conversion_warning()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+class IndexedRows:
+    """Training rows a task's feature engine has already turned into ids: a
+    binary CSR matrix whose column k is feature k of ``index``, a named
+    :class:`~conjunct.features.FeatureIndex` holding the rows' counts. Given
+    to an estimator's ``fit``, it trains the model the same rows as feature
+    strings would, without a string per feature."""
+
+    def __init__(self, matrix: sp.csr_matrix, index):
+        if index.is_numeric or matrix.shape[1] != len(index):
+            raise DataFormatError("indexed rows need a named feature index with one entry per column")
+        self.matrix = matrix
+        self.index = index
+
+    def __len__(self) -> int:
+        return self.matrix.shape[0]
+
+
+Input = Union[sp.csr_matrix, list, IndexedRows]
 
 
 def _is_dataframe(X) -> bool:
@@ -52,6 +85,10 @@ def matrix_or_rows(X, *, binarize: bool, fitting: bool) -> Tuple[Input, Optional
     ids are feature lists. ``fitting``: at least one example and one column.
     """
     names = None
+    if isinstance(X, IndexedRows):
+        if fitting and X.matrix.shape[0] < 1:
+            raise DataFormatError("Found 0 sample(s) (an empty list of examples) while a minimum of 1 is required.")
+        return X, None, False
     if _is_dataframe(X):
         columns = list(X.columns)
         if columns and all(isinstance(c, str) for c in columns):
@@ -111,7 +148,7 @@ def check_labels(y, n_rows: Optional[int], estimator: str) -> np.ndarray:
     y = np.asarray(y)
     if y.ndim == 2 and y.shape[1] == 1:
         warnings.warn("A column-vector y was passed when a 1d array was expected; it was raveled",
-                      DataConversionWarning, stacklevel=4)
+                      _conversion_warning(), stacklevel=4)
         y = y.ravel()
     if y.ndim != 1:
         raise DataFormatError(f"y should be a 1d array, got an array of shape {y.shape} instead")

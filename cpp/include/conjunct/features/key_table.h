@@ -33,6 +33,14 @@ class FeatureKeys {
     for (size_t p = 0; p < l.n_parts; ++p) k |= static_cast<int64_t>(codes[p]) << l.shift[p];
     return k;
   }
+  // The template and parts' codes of a key made by key() (-1 past the template's parts).
+  size_t decode(int64_t key, int32_t* codes) const {
+    const size_t t = static_cast<size_t>(key >> kCodeBits);
+    const Layout& l = layout_[t];
+    for (size_t p = 0; p < FeatureSpec::kMaxParts; ++p)
+      codes[p] = p < l.n_parts ? static_cast<int32_t>((key >> l.shift[p]) & ((int64_t{1} << l.bits[p]) - 1)) : -1;
+    return t;
+  }
   // The feature id of key, or -1 when the model has no such feature.
   int32_t find(int64_t key) const {
     const int32_t v = map_.find(key);
@@ -47,6 +55,7 @@ class FeatureKeys {
   struct Layout {
     size_t n_parts = 0;
     int shift[FeatureSpec::kMaxParts] = {0, 0, 0};
+    int bits[FeatureSpec::kMaxParts] = {0, 0, 0};
   };
   std::vector<Layout> layout_;
   KeyMap map_;

@@ -63,11 +63,26 @@ class BunsetsuFeaturizer {
 
   // Fill s with bunsetsu [b, e) of the tokens.
   void prepare(const BunsetsuTokens& tokens, int64_t b, int64_t e, Sentence& s) const;
+  // Training, before the model has features: prepare's work up to the keys
+  // (s.keys, each bunsetsu's four lists ending at s.ends), no ids.
+  void prepare_keys(const BunsetsuTokens& tokens, int64_t b, int64_t e, Sentence& s) const;
+  // Training: the keys of the pair (i, j) after prepare_keys, in the
+  // reference path's order (the modifier's, the head candidate's, each
+  // bunsetsu between's and, if it depends on j, its siblings' keys, then the
+  // pair's), repeats kept.
+  void pair_keys(Sentence& s, size_t i, size_t j, const int32_t* heads, std::vector<int64_t>& out) const;
   // The sorted, distinct feature ids of the pair (i, j), i < j, given the
   // heads of the bunsetsu between them (heads[k] for i < k < j).
   void pair(Sentence& s, size_t i, size_t j, const int32_t* heads, std::vector<int32_t>& x) const;
 
   const FeatureTables& tables() const { return *tables_; }
+
+  // Training: one vocabulary per attribute of spec holding every value the
+  // first n_tokens tokens give it (closed sets and fallback values too), so
+  // that every feature of the training data has a key. Throws
+  // std::invalid_argument naming an attribute this task does not know.
+  static std::vector<AttributeVocab> training_vocabs(const FeatureSpec& spec, const BunsetsuTokens& tokens,
+                                                     int64_t n_tokens);
 
   // Token attributes, unit attributes and roles the spec's names compile to.
   enum TokenAttr { kForm, kPos, kSubpos, kFullpos, kXpos, kInfl, kTokenAttrs };

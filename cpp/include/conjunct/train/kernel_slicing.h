@@ -76,7 +76,8 @@ class KernelSlicing final : public MarginEngine {
   };
 
   void grow_tables(size_t n);
-  int32_t overlap(int32_t sv, uint32_t pos);
+  // |s ∩ x_{j-1}| for the support vector sv whose feature at position pos is f = x_j.
+  int32_t overlap(int32_t sv, uint32_t pos, int32_t f);
   Step plan(Span<int32_t> x, size_t j, uint32_t node) const;
   void compute(Span<int32_t> x, size_t j, const Step& st, double* part);
   void bound_step(Span<int32_t> x, size_t j, const Step& st, double* low, double* up, double* mag) const;
@@ -107,6 +108,13 @@ class KernelSlicing final : public MarginEngine {
   // Scratch space of one margin computation.
   std::vector<uint8_t> mark_;
   std::vector<Overlap> cache_;
+  // The kBitRanks most frequent features as bits, per support vector and of
+  // x: the overlap among them is a few popcounts (as opal's), with no scan
+  // of the support vector, in whatever order the partial margins come.
+  static constexpr int32_t kBitRanks = 256;
+  static constexpr size_t kBitWords = kBitRanks / 64;
+  std::vector<uint64_t> sv_bits_;
+  uint64_t x_bits_[kBitWords] = {0, 0, 0, 0};
   uint32_t stamp_ = 0;
   std::vector<double> acc_, part_, abs_;
   std::vector<double> upper_, lower_, slack_;  // bounds of the partial margins not yet computed, per output

@@ -79,7 +79,10 @@ class WeightTrie {
 
  private:
   template <class Fn>
-  void for_each_subset(Span<int32_t> s, Fn&& fn);
+  void for_each_subset(Span<int32_t> s, Fn&& fn, bool skip_dense = false);
+  // add's dense conjunctions for one output at d <= 3, unrolled (the update
+  // loop of training at d = 2 and 3); false when the case does not apply.
+  bool add_dense_unrolled(Span<int32_t> s, double tau);
   template <class Fn>
   void descend(const int32_t* s, size_t limit_pos, uint32_t node, int depth, Fn& fn);
   template <class Fn>

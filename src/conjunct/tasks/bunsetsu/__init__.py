@@ -29,7 +29,7 @@ training examples), ``runner`` (the C++ decision loop), ``metrics`` and
 
 from .features import DEFAULT_GROUPS, FEATURE_GROUPS, SentenceFeatures, pair_features
 from .metrics import dependency_accuracy
-from .oracle import is_head_final_projective, sassano_oracle, sassano_parse, training_examples
+from .oracle import is_head_final_projective, sassano_oracle, sassano_parse, training_examples, training_rows
 from .pipeline import BunsetsuDependencyParser
 from .reader import iter_bunsetsu_conllu, load_gsd_bunsetsu, read_cabocha_heads, read_ud_tokens, segmentation_agreement
 from .runner import BunsetsuParser
@@ -58,4 +58,5 @@ __all__ = [
     "DEFAULT_GROUPS",
     "dependency_accuracy",
     "training_examples",
+    "training_rows",
 ]

@@ -10,7 +10,7 @@ from ...validation import describe as _describe
 from ..base import TaskPipeline
 from .metrics import dependency_accuracy
 from .features import DEFAULT_GROUPS, FEATURE_GROUPS, check_groups
-from .oracle import training_examples
+from .oracle import training_rows
 from .runner import BunsetsuParser
 from .sentence import BunsetsuSentence
 
@@ -54,9 +54,10 @@ class BunsetsuDependencyParser(TaskPipeline):
         self.groups = groups
 
     def training_examples(self, data):
-        feats, labels, skipped = training_examples(data, check_groups(self.groups))
+        # Built by the C++ feature engine; training_examples (strings) is the reference it equals.
+        rows, labels, skipped = training_rows(data, check_groups(self.groups))
         self.skipped_sentences_ = skipped
-        return {self.COMPONENT: (feats, labels)}
+        return {self.COMPONENT: (rows, labels)}
 
     def to_container(self):
         # The runner derives the feature keys from the trained features (once): the file stores them.
