@@ -28,9 +28,15 @@ estimators share: epochs, progress, pickling of the C++ trainer),
 (:class:`L1LogLinearClassifier`) and ``expand`` (:func:`expand`).
 """
 
-from .base import NotFittedError
+from .base import not_fitted_error
 from .expand import expand
 from .l1 import L1LogLinearClassifier
 from .pa import LEARNERS, MARGINS, PAClassifier, default_common_features
 
 __all__ = ["PAClassifier", "L1LogLinearClassifier", "NotFittedError", "expand", "LEARNERS", "MARGINS", "default_common_features"]
+
+
+def __getattr__(name: str):
+    if name == "NotFittedError":  # built on first use: it may import scikit-learn
+        return not_fitted_error()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

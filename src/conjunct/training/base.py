@@ -18,30 +18,36 @@ from ..progress import Slices, bar, say
 from .encoding import FeatureEncoder
 from .inputs import check_labels, check_sample_weight, matrix_or_rows
 
-__all__ = ["OnlineEstimator", "NotFittedError"]
+__all__ = ["OnlineEstimator", "NotFittedError", "not_fitted_error"]
 
 # Rounds between progress reports when verbose >= 2 or a callback is given.
 _PROGRESS_EVERY = 20000
 
-try:  # pragma: no cover - exercised when scikit-learn is installed (the test extra)
-    from sklearn.base import BaseEstimator as _Base
-    from sklearn.base import ClassifierMixin as _ClassifierMixin
-except ImportError:  # pragma: no cover - exercised without scikit-learn
-    _Base = Params  # type: ignore[misc,assignment]
-
-    class _ClassifierMixin:  # type: ignore[no-redef]
-        _estimator_type = "classifier"
-
-try:  # pragma: no cover - scikit-learn's own class, so its checks recognise it
-    from sklearn.exceptions import NotFittedError as _NotFittedBase
-except ImportError:  # pragma: no cover
-    class _NotFittedBase(ValueError, AttributeError):  # type: ignore[no-redef]
-        pass
+_NOT_FITTED: Optional[type] = None
 
 
-class NotFittedError(ConjunctError, _NotFittedBase):
-    """A prediction method was called before ``fit`` (a ``ValueError`` and an
-    ``AttributeError``, and scikit-learn's ``NotFittedError`` when it is installed)."""
+def not_fitted_error() -> type:
+    """conjunct's ``NotFittedError``: a ``ConjunctError``, a ``ValueError`` and an
+    ``AttributeError``, and scikit-learn's ``NotFittedError`` when it is installed.
+    Built on first use: importing scikit-learn costs about a second and 100 MB,
+    which training (a bunsetsu parser in a few seconds) should not pay unasked."""
+    global _NOT_FITTED
+    if _NOT_FITTED is None:
+        try:
+            from sklearn.exceptions import NotFittedError as base
+        except ImportError:  # pragma: no cover - scikit-learn is optional
+            base = type("NotFittedError", (ValueError, AttributeError), {})
+        _NOT_FITTED = type("NotFittedError", (ConjunctError, base), {
+            "__module__": "conjunct.training",
+            "__doc__": "A prediction method was called before ``fit`` (a ``ValueError`` and an ``AttributeError``, "
+                       "and scikit-learn's ``NotFittedError`` when it is installed)."})
+    return _NOT_FITTED
+
+
+def __getattr__(name: str):
+    if name == "NotFittedError":
+        return not_fitted_error()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _two_classes(y: np.ndarray, sample_weight) -> None:
@@ -56,8 +62,11 @@ def _two_classes(y: np.ndarray, sample_weight) -> None:
                                   "training needs at least two classes")
 
 
-class OnlineEstimator(_ClassifierMixin, _Base):
-    """Shared epochs, progress, prediction and pickling of the two estimators."""
+class OnlineEstimator(Params):
+    """Shared epochs, progress, prediction and pickling of the two estimators
+    (scikit-learn's estimator protocol without importing scikit-learn)."""
+
+    _estimator_type = "classifier"  # scikit-learn < 1.6 reads it
 
     # -- progress ---------------------------------------------------------------------------------
     def _report(self, info: dict) -> bool:
@@ -200,15 +209,15 @@ class OnlineEstimator(_ClassifierMixin, _Base):
     # -- prediction -----------------------------------------------------------------------------------
     def _check_fitted(self):
         if not hasattr(self, "model_"):
-            raise NotFittedError(f"This {type(self).__name__} instance is not fitted yet; call fit or partial_fit first")
+            raise not_fitted_error()(f"This {type(self).__name__} instance is not fitted yet; call fit or partial_fit first")
 
     def __sklearn_tags__(self):
         # scikit-learn >= 1.6 asks the estimator what input it takes.
-        tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = True
-        tags.classifier_tags.multi_class = True
-        tags.non_deterministic = False
-        return tags
+        from sklearn.utils import ClassifierTags, InputTags, Tags, TargetTags
+
+        return Tags(estimator_type="classifier", target_tags=TargetTags(required=True),
+                    classifier_tags=ClassifierTags(multi_class=True), input_tags=InputTags(sparse=True),
+                    non_deterministic=False)
 
     def _more_tags(self) -> dict:  # scikit-learn < 1.6
         return {"X_types": ["2darray", "sparse"], "binary_only": False}

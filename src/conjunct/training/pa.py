@@ -13,7 +13,7 @@ from .. import _core
 from .._errors import ConjunctError
 from ..linear import ConjunctiveLinearModel
 from ..models import KernelModel
-from .base import NotFittedError, OnlineEstimator
+from .base import OnlineEstimator, not_fitted_error
 from ..validation import MAX_DEGREE
 from .calibration import fit_sigmoids, held_out_margins, sigmoid_proba
 from .checks import check_int, check_kernel_range, check_positive
@@ -356,7 +356,7 @@ class PAClassifier(OnlineEstimator):
     def _predict_proba(self, X) -> np.ndarray:
         margins = self.decision_function(X)
         if not hasattr(self, "calibration_"):
-            raise NotFittedError("predict_proba needs a fit() with probability=True (partial_fit fits no calibration)")
+            raise not_fitted_error()("predict_proba needs a fit() with probability=True (partial_fit fits no calibration)")
         return sigmoid_proba(margins, self.calibration_)
 
     def to_linear(self) -> ConjunctiveLinearModel:
