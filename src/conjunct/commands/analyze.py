@@ -79,6 +79,9 @@ def register(sub) -> None:
     option(tr, "degree", default=None, help="the parser's polynomial kernel degree (default: 2 en, 3 ja)")
     option(tr, "iterations", help="training epochs of every stage (default 10)")
     tr.add_argument("--max-sentences", type=int, default=None, help="train on the first N sentences only")
+    tr.add_argument("--keep-models", action="store_true",
+                    help="store the kernel models beside the compiled classifiers (needed only to recompile "
+                         "with another method; several times the file size)")
     option(tr, "seed")
     option(tr, "quiet")
     option(tr, "verbose", help="training progress on standard error")
@@ -234,6 +237,9 @@ def run_train(args) -> int:
                                    BunsetsuDependencyParser(**params, **{"degree": 3, **degree}),
                                    folds=args.folds, random_state=args.seed, verbose=verbose)
         nlp.fit(data)
+    for stage in nlp.stages().values():
+        if hasattr(stage, "keep_models"):
+            stage.keep_models = args.keep_models
     status(f"writing {args.output}")  # every stage's models: seconds
     nlp.save(args.output)
     if not args.quiet:

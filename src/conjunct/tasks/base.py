@@ -77,6 +77,13 @@ class TaskPipeline(Saveable, Params):
     # Algorithm 1 keeps the prefixes that save the most anyway
     # (Yoshinaga & Kitsuregawa 2009 Fig. 3).
     FSTRIE_MAX_BYTES = 64 << 20
+    #: Whether a saved file keeps each component's kernel model (support vectors
+    #: and dual coefficients, with a second copy of the feature names) beside
+    #: its compiled classifier. Off by default: the classifier alone decides,
+    #: and the model, often the larger part of the file, is needed only to
+    #: recompile with another method. Set it before saving to keep them; a
+    #: loaded file keeps what it had.
+    keep_models = False
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -235,6 +242,10 @@ class TaskPipeline(Saveable, Params):
 
     def _check_models(self):
         if not getattr(self, "models_", None):
+            if getattr(self, "classifiers_", None):
+                raise ConjunctError(f"this {type(self).__name__} was saved with its compiled classifiers only, without "
+                                    "the kernel models that recompiling needs: retrain it, and set keep_models = True "
+                                    "(conjunct analyze train --keep-models) before saving to keep them")
             raise ConjunctError(f"this {type(self).__name__} is not trained; call fit() or load a model")
 
     def _check_fitted(self):
@@ -289,12 +300,15 @@ class TaskPipeline(Saveable, Params):
                 "method_params": _jsonable(self.method_params),
                 "config": {**{k: v for k, v in params.items() if k not in shared}, **self._config()}, "components": {}}
         arrays = {}
-        for name in self.models_:
-            model_entry, model_arrays = pack(self.models_[name], f"model.{name}")
+        models = getattr(self, "models_", None) or {}
+        for name in self.classifiers_:
             clf_entry, clf_arrays = pack(self.classifiers_[name], f"classifier.{name}")
-            meta["components"][name] = {"model": model_entry, "classifier": clf_entry}
-            arrays.update(model_arrays)
+            meta["components"][name] = {"classifier": clf_entry}
             arrays.update(clf_arrays)
+            if self.keep_models and name in models:
+                model_entry, model_arrays = pack(models[name], f"model.{name}")
+                meta["components"][name]["model"] = model_entry
+                arrays.update(model_arrays)
         return self.kind, meta, arrays
 
     @classmethod
@@ -305,8 +319,14 @@ class TaskPipeline(Saveable, Params):
             components = meta["components"]
         except (KeyError, TypeError) as e:
             raise ModelFormatError(f"corrupt task pipeline ({e})", name) from None
-        pipeline.models_ = {c: unpack(e["model"], arrays, f"model.{c}", name) for c, e in components.items()}
+        # A file saved without its kernel models (the default) has only classifiers.
+        pipeline.models_ = {c: unpack(e["model"], arrays, f"model.{c}", name) for c, e in components.items() if "model" in e}
         pipeline.classifiers_ = {c: unpack(e["classifier"], arrays, f"classifier.{c}", name) for c, e in components.items()}
+        if pipeline.models_ and len(pipeline.models_) != len(pipeline.classifiers_):
+            raise ModelFormatError("corrupt task pipeline (some components have a kernel model, others not)", name)
+        pipeline.keep_models = bool(pipeline.models_)
+        if not pipeline.models_:
+            pipeline.models_ = _recovered_models(pipeline.classifiers_)
         pipeline._restore(meta.get("config", {}))
         return pipeline
 
@@ -314,8 +334,17 @@ class TaskPipeline(Saveable, Params):
         """A summary of the pipeline (what ``conjunct info`` prints)."""
         self._check_fitted()
         return {"kind": f"task pipeline ({self.task})", **{k: v for k, v in self.get_params().items() if k != "verbose"},
-                **{f"{n}: model": repr(m) for n, m in self.models_.items()},
+                **{f"{n}: model": repr(m) for n, m in (getattr(self, "models_", None) or {}).items()},
                 **{f"{n}: classifier": repr(c) for n, c in self.classifiers_.items()}}
+
+
+def _recovered_models(classifiers: dict) -> dict:
+    """The kernel models that pkb / pki classifiers hold in full (so that a
+    file saved without its models can still be recompiled), or {}."""
+    from ..models import KernelModel
+
+    models = {name: KernelModel.from_classifier(clf) for name, clf in classifiers.items()}
+    return models if all(m is not None for m in models.values()) else {}
 
 
 def _jsonable(params: Optional[dict]) -> Optional[dict]:

@@ -1,0 +1,61 @@
+"""What a task pipeline's file holds: its compiled classifiers, and the kernel
+models beside them only when asked (``keep_models``); pkb / pki classifiers
+give their models back exactly, so such a file can still be recompiled."""
+
+import numpy as np
+import pytest
+
+import conjunct
+from conjunct.model_io import read_header
+from conjunct.tasks.bunsetsu import BunsetsuDependencyParser, load_gsd_bunsetsu
+
+
+@pytest.fixture(scope="module")
+def gsd(shared_data):
+    data = shared_data / "ud_japanese_gsd"
+    return load_gsd_bunsetsu(data, "train")[:300], load_gsd_bunsetsu(data, "dev")[:60]
+
+
+def _sections(path):
+    return {s["name"]: s["nbytes"] for s in read_header(path)["sections"]}
+
+
+@pytest.mark.realdata
+@pytest.mark.parametrize("method", ["pkb", "pki"])
+def test_models_recovered_exactly_from_kernel_classifiers(tmp_path, gsd, method):
+    train, dev = gsd
+    parser = BunsetsuDependencyParser(degree=2, n_iter=2, method=method).fit(train)
+    parser.save(tmp_path / "p.cjt")
+    assert not any(k.startswith("model.") for k in _sections(tmp_path / "p.cjt"))
+    again = conjunct.load(tmp_path / "p.cjt")
+    assert not again.keep_models and again.parse(dev) == parser.parse(dev)
+    a, b = parser.models_["depends"], again.models_["depends"]
+    assert (a.support_vectors != b.support_vectors).nnz == 0 and a.support_vectors.shape == b.support_vectors.shape
+    assert np.array_equal(a.dual_coef, b.dual_coef) and np.array_equal(a.intercept, b.intercept)
+    assert (a.degree, a.gamma, a.coef0) == (b.degree, b.gamma, b.coef0) and b.features is again.classifier_.features
+    # recompiling the recovered model is compiling the trained one
+    want = parser.compile("pke").parse(dev)
+    assert again.compile("pke").parse(dev) == want
+    assert np.array_equal(again.classifier_.arrays["store.weight"], parser.classifier_.arrays["store.weight"])
+
+
+@pytest.mark.realdata
+def test_keep_models_stores_them_and_a_compiled_only_file_refuses_recompiling(tmp_path, gsd):
+    train, dev = gsd
+    parser = BunsetsuDependencyParser(degree=2, n_iter=2, method="pke").fit(train)
+    want = parser.parse(dev)
+    parser.save(tmp_path / "small.cjt")
+    parser.keep_models = True
+    parser.save(tmp_path / "full.cjt")
+    small, full = _sections(tmp_path / "small.cjt"), _sections(tmp_path / "full.cjt")
+    model = {k: v for k, v in full.items() if k.startswith("model.depends.")}
+    assert model and "model.depends.sv_indices" in model and "model.depends.features.names_blob" in model
+    assert set(full) - set(model) == set(small) and (tmp_path / "small.cjt").stat().st_size < (tmp_path / "full.cjt").stat().st_size
+    kept = conjunct.load(tmp_path / "full.cjt")  # a file with its models (as every older file) keeps them on saving
+    assert kept.keep_models and kept.parse(dev) == want and kept.compile("pkb").parse(dev) == want
+    bare = conjunct.load(tmp_path / "small.cjt", mmap=True)
+    assert bare.parse(dev) == want and bare.models_ == {}
+    with pytest.raises(conjunct.ConjunctError, match="retrain it"):
+        bare.compile("pkb")
+    with pytest.raises(conjunct.ConjunctError, match="keep-models"):
+        bare.compile("fstrie", events=train)
