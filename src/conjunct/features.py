@@ -159,6 +159,17 @@ class FeatureIndex(Saveable):
         return cls(names=None, counts=counts, n_features=n_features)
 
     # -- basic queries --------------------------------------------------------
+    def subset(self, ids) -> "FeatureIndex":
+        """The index of features ``ids`` (ascending), renumbered 0.. in that
+        order, with their counts and keys."""
+        ids = np.asarray(ids, dtype=np.int64)
+        if self._names is None:
+            return FeatureIndex.numeric(len(ids), counts=self.counts[ids])
+        out = FeatureIndex(names=[self._names[i] for i in ids], counts=self.counts[ids])
+        if self.keys is not None and len(self.keys) == len(self):
+            out.keys = type(self.keys)(self.keys.spec, self.keys.vocabs, self.keys.template_of[ids], self.keys.codes[ids])
+        return out
+
     @property
     def is_numeric(self) -> bool:
         """Whether features are column numbers rather than strings."""

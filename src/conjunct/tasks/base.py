@@ -302,7 +302,11 @@ class TaskPipeline(Saveable, Params):
         arrays = {}
         models = getattr(self, "models_", None) or {}
         for name in self.classifiers_:
-            clf_entry, clf_arrays = pack(self.classifiers_[name], f"classifier.{name}")
+            clf = self.classifiers_[name]
+            if not self.keep_models:
+                # Without the model, the names of features no support vector has are of no use.
+                clf = clf.without_unused_features()
+            clf_entry, clf_arrays = pack(clf, f"classifier.{name}")
             meta["components"][name] = {"classifier": clf_entry}
             arrays.update(clf_arrays)
             if self.keep_models and name in models:
