@@ -79,3 +79,16 @@ def test_dropping_unused_feature_names_keeps_every_margin(method):
     assert len(small.features) == int((clf.arrays["col_map"] >= 0).sum()) < len(clf.features)
     probe = [list(rng.choice(words, 6, replace=False)) + [f"u{i}", "never seen"] for i in range(200)]
     assert np.array_equal(small.decision_function(probe), clf.decision_function(probe))
+
+
+@pytest.mark.realdata
+def test_a_pickled_copy_keeps_models_and_every_feature(gsd):
+    import copy
+    import pickle
+
+    train, dev = gsd
+    parser = BunsetsuDependencyParser(degree=1, n_iter=1, method="pke").fit(train[:100])
+    for again in (copy.copy(parser), pickle.loads(pickle.dumps(parser))):
+        assert not again.keep_models and len(again.classifier_.features) == len(parser.classifier_.features)
+        assert again.models_["depends"].n_support_vectors == parser.models_["depends"].n_support_vectors
+        assert again.parse(dev) == parser.parse(dev)

@@ -19,7 +19,7 @@ import scipy.sparse as sp
 
 from .._errors import ConjunctError, ModelFormatError
 from .._params import Params
-from ..persistence import Registry, Saveable, pack, unpack
+from ..persistence import Registry, Saveable, copying, pack, unpack
 from ..progress import bar, batches, each, status
 
 __all__ = ["TaskPipeline", "TASKS", "register_task", "oracle_sentences"]
@@ -84,6 +84,7 @@ class TaskPipeline(Saveable, Params):
     #: recompile with another method. Set it before saving to keep them; a
     #: loaded file keeps what it had.
     keep_models = False
+    compact_sections = True
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -245,7 +246,7 @@ class TaskPipeline(Saveable, Params):
             if getattr(self, "classifiers_", None):
                 raise ConjunctError(f"this {type(self).__name__} was saved with its compiled classifiers only, without "
                                     "the kernel models that recompiling needs: retrain it, and set keep_models = True "
-                                    "(conjunct analyze train --keep-models) before saving to keep them")
+                                    "(--keep-models when training from the command line) before saving to keep them")
             raise ConjunctError(f"this {type(self).__name__} is not trained; call fit() or load a model")
 
     def _check_fitted(self):
@@ -301,15 +302,17 @@ class TaskPipeline(Saveable, Params):
                 "config": {**{k: v for k, v in params.items() if k not in shared}, **self._config()}, "components": {}}
         arrays = {}
         models = getattr(self, "models_", None) or {}
+        keep = self.keep_models or copying()  # a pickled copy keeps everything
+        meta["keep_models"] = bool(self.keep_models)
         for name in self.classifiers_:
             clf = self.classifiers_[name]
-            if not self.keep_models:
+            if not keep:
                 # Without the model, the names of features no support vector has are of no use.
                 clf = clf.without_unused_features()
             clf_entry, clf_arrays = pack(clf, f"classifier.{name}")
             meta["components"][name] = {"classifier": clf_entry}
             arrays.update(clf_arrays)
-            if self.keep_models and name in models:
+            if keep and name in models:
                 model_entry, model_arrays = pack(models[name], f"model.{name}")
                 meta["components"][name]["model"] = model_entry
                 arrays.update(model_arrays)
@@ -328,7 +331,7 @@ class TaskPipeline(Saveable, Params):
         pipeline.classifiers_ = {c: unpack(e["classifier"], arrays, f"classifier.{c}", name) for c, e in components.items()}
         if pipeline.models_ and len(pipeline.models_) != len(pipeline.classifiers_):
             raise ModelFormatError("corrupt task pipeline (some components have a kernel model, others not)", name)
-        pipeline.keep_models = bool(pipeline.models_)
+        pipeline.keep_models = meta.get("keep_models", bool(pipeline.models_)) is True
         if not pipeline.models_:
             pipeline.models_ = _recovered_models(pipeline.classifiers_)
         pipeline._restore(meta.get("config", {}))
