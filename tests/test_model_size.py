@@ -92,3 +92,29 @@ def test_a_pickled_copy_keeps_models_and_every_feature(gsd):
         assert not again.keep_models and len(again.classifier_.features) == len(parser.classifier_.features)
         assert again.models_["depends"].n_support_vectors == parser.models_["depends"].n_support_vectors
         assert again.parse(dev) == parser.parse(dev)
+
+
+@pytest.mark.realdata
+def test_analyze_train_ships_the_compact_layout(shared_data, tmp_path):
+    from conjunct.cli import main
+    from conjunct.tasks.base import SHIPPED_COMMON_FEATURES
+    from conjunct.tasks.english import read_ud_english
+
+    treebank = shared_data / "ud_english_ewt" / "en_ewt-ud-dev.conllu"
+    args = ["analyze", "train", "--lang", "en", str(treebank), "--max-sentences", "60", "-k", "2", "-i", "1", "-q"]
+    assert main([*args, "-o", str(tmp_path / "small.cjt")]) == 0
+    assert main([*args, "--keep-models", "-o", str(tmp_path / "full.cjt")]) == 0
+    header = read_header(tmp_path / "small.cjt")
+    assert header["format_version"] == 2 and any("decode" in s for s in header["sections"])
+    assert not any(".model." in s["name"] for s in header["sections"])
+    assert any(".model." in s["name"] for s in read_header(tmp_path / "full.cjt")["sections"])
+    small, full = conjunct.load(tmp_path / "small.cjt"), conjunct.load(tmp_path / "full.cjt", mmap=True)
+    for stage in (small.parser, small.tokenizer):
+        for clf in stage.classifiers_.values():
+            assert clf.method == "split"
+            assert clf.meta["n_common"] == min(SHIPPED_COMMON_FEATURES, clf.meta["n_features"])
+    sentences = [s.forms for s in read_ud_english(treebank)[60:120]]
+    want = small.analyze(sentences)
+    assert full.analyze(sentences) == want
+    full.parser.compile("pkb")  # the brute-force reference decides the same
+    assert full.analyze(sentences) == want

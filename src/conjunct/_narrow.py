@@ -83,8 +83,8 @@ def widen(stored: np.ndarray, decode: dict, label: str, name: str) -> np.ndarray
         return stored.astype(target)
     if stored.size > 1 << 31:  # steps below 2**32, at most 2**31 of them: the running sum cannot wrap in int64
         raise ModelFormatError(f"corrupt model file: section {label}: {stored.size} differences, more than 2**31", name)
-    values = np.cumsum(stored, dtype=np.int64)
-    if values.size and values[-1] > np.iinfo(target).max:
+    last = int(stored.sum(dtype=np.int64))  # the largest value: summing first lets the running sum be in the target dtype
+    if last > np.iinfo(target).max:
         raise ModelFormatError(f"corrupt model file: section {label}: its values pass the largest {target.str} "
-                               f"({values[-1]})", name)
-    return values.astype(target, copy=False)
+                               f"({last})", name)
+    return np.cumsum(stored, dtype=target)

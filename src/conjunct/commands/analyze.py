@@ -199,6 +199,7 @@ def _first_sentences(paragraphs, n: int):
 
 def run_train(args) -> int:
     from ..tagging import PerceptronTagger
+    from ..tasks.base import shipped_layout
     from ..tasks.chunk import Chunker
 
     verbose = 0 if args.quiet else args.verbose
@@ -220,9 +221,9 @@ def run_train(args) -> int:
             # Nothing to learn where tokens meet without a space: the model reads tokenized text.
             status(f"{args.data} never writes two tokens together (no SpaceAfter=No): training no tokenizer")
             raw = None
-        # PKE for the parser and tokenizer: as fast as an fstrie on EWT, without its 64 MB per component.
-        nlp = EnglishTextPipeline(tagger, EnglishDependencyParser(method="pke", **params, **degree), Chunker(**params),
-                                  EnglishTokenizer(method="pke", **params), folds=args.folds, random_state=args.seed,
+        # The shipped layout (kernel splitting) for the parser and tokenizer: as fast as PKE, a fraction of its bytes.
+        nlp = EnglishTextPipeline(tagger, EnglishDependencyParser(**shipped_layout(), **params, **degree), Chunker(**params),
+                                  EnglishTokenizer(**shipped_layout(), **params), folds=args.folds, random_state=args.seed,
                                   verbose=verbose)
         nlp.fit(data, chunk_data=chunks, raw_text=raw)
     else:
@@ -233,7 +234,7 @@ def run_train(args) -> int:
         if not os.path.isdir(args.data):
             raise ConjunctError(f"{args.data}: --lang ja trains on the UD Japanese GSD directory (ud_japanese_gsd)")
         data = load_gsd_bunsetsu(args.data, "train")[:args.max_sentences]
-        nlp = JapaneseTextPipeline(WordSegmenter(**params), tagger, Chunker(**params),
+        nlp = JapaneseTextPipeline(WordSegmenter(**shipped_layout(), **params), tagger, Chunker(**params),
                                    BunsetsuDependencyParser(**params, **{"degree": 3, **degree}),
                                    folds=args.folds, random_state=args.seed, verbose=verbose)
         nlp.fit(data)

@@ -22,7 +22,7 @@ from .._params import Params
 from ..persistence import Registry, Saveable, copying, pack, unpack
 from ..progress import bar, batches, each, status
 
-__all__ = ["TaskPipeline", "TASKS", "register_task", "oracle_sentences"]
+__all__ = ["TaskPipeline", "TASKS", "register_task", "oracle_sentences", "shipped_layout"]
 
 # Where each task's pipeline is defined (the class registers itself on import).
 TASKS = Registry("task", {
@@ -32,6 +32,21 @@ TASKS = Registry("task", {
     "ja-segment": "conjunct.tasks.segment",
     "en-tokenize": "conjunct.tasks.tokenize",
 })
+
+
+#: The layout the text pipelines ship their degree-2 components in (measured
+#: with ``benchmarks/bench_model_size.py``, results in docs/benchmarks.md):
+#: kernel splitting (Goldberg & Elhadad 2008) expands the conjunctions of the
+#: most frequent features only (with PKE's dense table for the most frequent of
+#: them) and reaches the others through their support vectors. Exact like every
+#: method; on the English parser trained on all of EWT it executes about as
+#: many instructions per decision as PKE's full expansion in a fraction of its bytes.
+SHIPPED_COMMON_FEATURES = 500
+
+
+def shipped_layout() -> dict:
+    """``method`` / ``method_params`` of :data:`SHIPPED_COMMON_FEATURES`'s layout, for a pipeline's constructor."""
+    return {"method": "split", "method_params": {"common_features": SHIPPED_COMMON_FEATURES}}
 
 
 def oracle_sentences(sentences, batch: Optional[int] = None):
