@@ -97,7 +97,7 @@ def test_a_pickled_copy_keeps_models_and_every_feature(gsd):
 @pytest.mark.realdata
 def test_analyze_train_ships_the_compact_layout(shared_data, tmp_path):
     from conjunct.cli import main
-    from conjunct.tasks.base import SHIPPED_COMMON_FEATURES
+    from conjunct.tasks.base import SHIPPED_MIN_SUPPORT
     from conjunct.tasks.english import read_ud_english
 
     treebank = shared_data / "ud_english_ewt" / "en_ewt-ud-dev.conllu"
@@ -112,7 +112,8 @@ def test_analyze_train_ships_the_compact_layout(shared_data, tmp_path):
     for stage in (small.parser, small.tokenizer):
         for clf in stage.classifiers_.values():
             assert clf.method == "split"
-            assert clf.meta["n_common"] == min(SHIPPED_COMMON_FEATURES, clf.meta["n_features"])
+            support = np.bincount(clf.arrays["sv_indices"], minlength=clf.meta["n_features"])
+            assert clf.meta["n_common"] == (support >= SHIPPED_MIN_SUPPORT).sum() < clf.meta["n_features"]
     sentences = [s.forms for s in read_ud_english(treebank)[60:120]]
     want = small.analyze(sentences)
     assert full.analyze(sentences) == want

@@ -221,7 +221,7 @@ def run_train(args) -> int:
             # Nothing to learn where tokens meet without a space: the model reads tokenized text.
             status(f"{args.data} never writes two tokens together (no SpaceAfter=No): training no tokenizer")
             raw = None
-        # The shipped layout (kernel splitting) for the parser and tokenizer: as fast as PKE, a fraction of its bytes.
+        # The shipped layout (kernel splitting) for the parser and tokenizer: about as fast as PKE in under half its bytes.
         nlp = EnglishTextPipeline(tagger, EnglishDependencyParser(**shipped_layout(), **params, **degree), Chunker(**params),
                                   EnglishTokenizer(**shipped_layout(), **params), folds=args.folds, random_state=args.seed,
                                   verbose=verbose)
