@@ -11,9 +11,10 @@ models are recovered exactly), this script
    layout and reports its bytes by section, the time a fresh process takes from
    ``conjunct.load`` of a file holding just that classifier to its first
    decision, the time per decision over the vectors the component classifies
-   on dev text (collected once, with the component's current classifier), and
-   whether every layout's decisions equal the brute-force pkb classifier's on
-   those vectors;
+   on dev text (collected once, with the component's current classifier; an
+   fstrie is built on the first half of them, and every layout is timed on the
+   second half), and whether every layout's decisions equal the brute-force
+   pkb classifier's on those vectors;
 3. times the whole file from ``conjunct.load`` to its first analysed sentence
    in a fresh process, as saved and re-saved without the kernel models.
 
@@ -41,9 +42,15 @@ from _common import SHARED_DATA, markdown_table, require_shared_data, write_resu
 LAYOUTS = [
     ("pke", "pke", {}),
     ("pke, dense 256 KB", "pke", {"dense_bytes": 1 << 18}),
-    ("split, 2,000 common", "split", {"common_features": 2000, "dense_bytes": 1 << 18}),
-    ("split, 500 common", "split", {"common_features": 500, "dense_bytes": 1 << 18}),
-    ("split, 100 common", "split", {"common_features": 100, "dense_bytes": 1 << 18}),
+    ("split, 2,000 common", "split", {"common_features": 2000}),
+    ("split, 2,000 common, dense 256 KB", "split", {"common_features": 2000, "dense_bytes": 1 << 18}),
+    ("split, 500 common", "split", {"common_features": 500}),
+    ("split, 100 common", "split", {"common_features": 100}),
+    ("split, min_support 0.5% (the method's default)", "split", {}),
+    ("split, support >= 50", "split", {"min_support": 50}),
+    ("split, support >= 20 (shipped)", "split", {"min_support": 20}),
+    ("fstrie 4 MB on split, 2,000 common", "fstrie", {"base": "split", "common_features": 2000, "max_bytes": 4 << 20}),
+    ("fstrie 4 MB on split, 100 common", "fstrie", {"base": "split", "common_features": 100, "max_bytes": 4 << 20}),
     ("pki", "pki", {}),
 ]
 
@@ -159,14 +166,14 @@ def component_rows(lang, stage_name, stage, args, work: Path):
     events = stage.collect_events(inputs)
     rows = []
     for comp, model in stage.models_.items():
-        X = events[comp]
+        half = events[comp].shape[0] // 2
+        build, X = events[comp][:half], events[comp][half:]
         first = X[:1]
-        ref = model.compile("pkb")
-        want = ref.predict(X)
+        want = model.compile("pkb").predict(X)
         for name, method, params in LAYOUTS:
-            if method in ("split", "pki") and not hasattr(model, "support_vectors"):
+            if (method in ("split", "pki") or params.get("base") == "split") and not hasattr(model, "support_vectors"):
                 continue
-            clf = model.compile(method, **params)
+            clf = model.compile(method, **({"events": build, **params} if method == "fstrie" else params))
             path = work / f"{lang}-{stage_name}-{comp}-{method}.cjt"
             clf.save(path)
             by_kind = {}
