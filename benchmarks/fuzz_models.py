@@ -211,6 +211,10 @@ def build_samples(*, quick: bool = False, shared_data: Optional[Path] = None) ->
     chunk_train = _chunk_corpus(rng, 40)
     chunker = Chunker(degree=2, n_iter=2, method_params=small).fit(chunk_train)
     objects.append(("chunker", chunker, {"kind": "chunker", "sentences": [[t[:2] for t in s] for s in chunk_train[:12]]}))
+    # As shipped (above): no kernel models, integer sections narrowed; with its models, as files kept for recompiling.
+    kept = Chunker(degree=2, n_iter=2, method_params=small).fit(chunk_train)
+    kept.keep_models = True
+    objects.append(("chunker_with_models", kept, {"kind": "chunker", "sentences": [[t[:2] for t in s] for s in chunk_train[:12]]}))
     if not quick:
         chars = "日本語のテキストを分割する試験文字列"
         seg_train = [["".join(rng.choice(list(chars), size=int(rng.integers(1, 4)))) for _ in range(int(rng.integers(2, 7)))]
@@ -238,7 +242,7 @@ def build_samples(*, quick: bool = False, shared_data: Optional[Path] = None) ->
 
     samples = []
     for name, obj, probe in objects:
-        data = model_io.dumps(*obj.to_container())
+        data = model_io.dumps(*obj.to_container(), compact=obj.compact_sections)  # the form save() writes
         sample = Sample(name, data, probe)
         sample.expected = run_probe(load_bytes(data, "bytes"), probe)
         samples.append(sample)

@@ -164,7 +164,7 @@ def test_cli_round_trip(corpus, tmp_path, capsys, monkeypatch):
     train_file, test_file, model = tmp_path / "train.txt", tmp_path / "test.txt", tmp_path / "chunk.cjm"
     for path, sents in ((train_file, train[:300]), (test_file, test[:60])):
         path.write_text("".join(" ".join(t) + "\n" for s in sents for t in s + [()]).replace("\n\n", "\n\n"))
-    assert main(["chunk", "train", str(train_file), "-o", str(model), "-i", "3", "--quiet"]) == 0
+    assert main(["chunk", "train", str(train_file), "-o", str(model), "-i", "3", "--quiet", "--keep-models"]) == 0
     reference = conjunct.load(model).chunk(test[:60])
 
     # run with gold: conlleval input (word POS gold guess); from stdin to stdout.

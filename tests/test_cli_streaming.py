@@ -163,7 +163,7 @@ def test_bunsetsu_parse_run_streams(work, shared_data, capsys):
     small.write_text(_conllu(shared_data, "ud_japanese_gsd/r2.8/ja_gsd-ud-dev.conllu", 150), encoding="utf-8")
     model = work / "bunsetsu.cjt"
     assert main(["parse", "train", str(small), "-o", str(model), "--task", "bunsetsu", "-d", "2", "-i", "1",
-                 "--method", "pke", "-q"]) == 0
+                 "--method", "pke", "-q", "--keep-models"]) == 0
     capsys.readouterr()
     assert main(["parse", "run", str(model), str(small), "--batch-size", "100000"]) == 0
     whole = capsys.readouterr().out

@@ -146,7 +146,7 @@ def test_cli_train_run_eval(ewt, shared_data, tmp_path, capsys):
     small = tmp_path / "small.conllu"
     small.write_text("\n\n".join(blocks[:150]) + "\n\n", encoding="utf-8")
     model = tmp_path / "m.cjt"
-    assert main(["parse", "train", str(small), "-o", str(model), "-d", "2", "-i", "2", "--quiet"]) == 0
+    assert main(["parse", "train", str(small), "-o", str(model), "-d", "2", "-i", "2", "--quiet", "--keep-models"]) == 0
     out = tmp_path / "out.conllu"
     assert main(["parse", "run", str(model), str(small), "-o", str(out)]) == 0
     parsed, gold = read_ud_english(out), read_ud_english(small)
@@ -170,7 +170,7 @@ def test_cli_bunsetsu(shared_data, tmp_path, capsys):
     small.write_text("\n\n".join(blocks[:120]) + "\n\n", encoding="utf-8")
     model = tmp_path / "b.cjt"
     assert main(["parse", "train", str(small), "-o", str(model), "--task", "bunsetsu", "-d", "2", "-i", "2",
-                 "--quiet"]) == 0
+                 "--quiet", "--keep-models"]) == 0
     out = tmp_path / "heads.txt"
     assert main(["parse", "run", str(model), str(small), "-o", str(out)]) == 0
     sentences = out.read_text(encoding="utf-8").rstrip("\n").split("\n\n")

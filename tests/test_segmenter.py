@@ -149,7 +149,7 @@ def test_cli_round_trip(shared_data, corpus, tmp_path, capsys, monkeypatch):
     base = shared_data / "ud_japanese_gsd" / "r2.8"
     model = tmp_path / "seg.cjm"
     assert main(["segment", "train", str(base / "ja_gsd-ud-train.conllu"), "-o", str(model), "-d", "2", "-i", "3",
-                 "--max-sentences", "300", "--quiet"]) == 0
+                 "--max-sentences", "300", "--quiet", "--keep-models"]) == 0
     seg = conjunct.load(model)
     texts = ["".join(s) for s in corpus[1][:30]]
     reference = seg.segment(texts)

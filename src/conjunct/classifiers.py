@@ -364,6 +364,21 @@ class Classifier(Saveable):
             raise ConjunctError(f"clear_cache needs an adaptive classifier, not {self.method!r}")
         _core.adaptive_clear(self._core)
 
+    def without_unused_features(self) -> "Classifier":
+        """This classifier over only the named features that carry weight
+        (``col_map`` >= 0), in their order: a feature string left out is unknown
+        and weighs nothing, as it did, so every input of feature strings gets the
+        same margins, while the file and its load skip the names. Column ids
+        change meaning, so the task pipelines (which read strings) use it."""
+        if self.features is None or self.features.is_numeric:
+            return self
+        used = np.flatnonzero(np.asarray(self.arrays["col_map"]) >= 0)
+        if len(used) == self.n_columns:
+            return self
+        arrays = {k: np.ascontiguousarray(v[used]) if k == "col_map" or k.endswith(".col_map") else v
+                  for k, v in self.arrays.items()}
+        return Classifier(self.method, self.meta, arrays, self.rule, self.features.subset(used), len(used))
+
     # -- persistence ---------------------------------------------------------------------
     def to_container(self) -> Tuple[str, Dict[str, Any], Arrays]:
         meta = {"method": self.method, "params": self.meta, "rule": self.rule.to_meta(), "n_columns": self.n_columns}

@@ -133,11 +133,14 @@ class FeatureIndex(Saveable):
             if counts is None:
                 _check_numeric_width(n)
         else:
-            self._names = [str(n) for n in names]
-            self._ids = {}
-            for i, name in enumerate(self._names):
-                if self._ids.setdefault(name, i) != i:
-                    raise DataFormatError(f"feature {name!r} appears twice in the feature index")
+            self._names = [n if type(n) is str else str(n) for n in names]
+            # One C-level pass (a load builds hundreds of thousands); a repeat is found only if there is one.
+            self._ids = dict(zip(self._names, range(len(self._names))))
+            if len(self._ids) != len(self._names):
+                seen: Dict[str, int] = {}
+                for i, name in enumerate(self._names):
+                    if seen.setdefault(name, i) != i:
+                        raise DataFormatError(f"feature {name!r} appears twice in the feature index")
             n = len(self._names)
         self.counts = np.zeros(n, dtype=np.int64) if counts is None else np.array(counts, dtype=np.int64)
         if self.counts.shape != (n,):
@@ -162,6 +165,17 @@ class FeatureIndex(Saveable):
         return cls(names=None, counts=counts, n_features=n_features)
 
     # -- basic queries --------------------------------------------------------
+    def subset(self, ids) -> "FeatureIndex":
+        """The index of features ``ids`` (ascending), renumbered 0.. in that
+        order, with their counts and keys."""
+        ids = np.asarray(ids, dtype=np.int64)
+        if self._names is None:
+            return FeatureIndex.numeric(len(ids), counts=self.counts[ids])
+        out = FeatureIndex(names=[self._names[i] for i in ids], counts=self.counts[ids])
+        if self.keys is not None and len(self.keys) == len(self):
+            out.keys = type(self.keys)(self.keys.spec, self.keys.vocabs, self.keys.template_of[ids], self.keys.codes[ids])
+        return out
+
     @property
     def is_numeric(self) -> bool:
         """Whether features are column numbers rather than strings."""
@@ -340,7 +354,11 @@ class FeatureIndex(Saveable):
         offsets = np.asarray(arrays["names_offsets"], dtype=np.int64)
         if len(offsets) != len(counts) + 1 or (len(offsets) and offsets[-1] != len(blob)):
             raise DataFormatError("feature names do not match the feature counts")
-        names = [blob[offsets[i]:offsets[i + 1]].decode("utf-8", "surrogatepass") for i in range(len(counts))]
+        if blob.isascii():  # byte offsets are character offsets: slice one decoded string
+            text, o = blob.decode("ascii"), offsets.tolist()
+            names = [text[o[i]:o[i + 1]] for i in range(len(counts))]
+        else:
+            names = [blob[offsets[i]:offsets[i + 1]].decode("utf-8", "surrogatepass") for i in range(len(counts))]
         index = cls(names=names, counts=counts)
         if "keys" in meta:
             index.keys = FeatureKeys.from_arrays(meta["keys"], nested(arrays, "keys"))

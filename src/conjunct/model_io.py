@@ -39,11 +39,15 @@ import numpy as np
 
 from ._atomic import _host_tag, _named, atomic_file, clean_stale_temporaries  # noqa: F401 (names of this module before)
 from ._errors import ModelFormatError
+from ._narrow import check_record, narrow, widen
 
 __all__ = ["MAGIC", "FORMAT_VERSION", "write_container", "read_container", "dumps", "loads", "read_header"]
 
 MAGIC = b"CONJUNCT"
-FORMAT_VERSION = 1
+# Version 2 adds narrowed integer sections (a record's "decode"); a file
+# without any is written as version 1, which older readers take.
+FORMAT_VERSION = 2
+_VERSIONS = (1, 2)
 _PREAMBLE = struct.Struct("<8sIIQQ32s")  # 64 bytes
 _ALIGN = 64
 _ALLOWED_DTYPES = {"<f8", "<f4", "<i8", "<i4", "<i2", "<u8", "<u4", "<u2", "|u1", "|i1", "|b1"}
@@ -60,8 +64,14 @@ def _le_array(name: str, a: np.ndarray) -> np.ndarray:
     return a.astype(a.dtype.newbyteorder("<"), copy=False)
 
 
-def _layout(kind: str, meta: Header, arrays: Arrays) -> Tuple[bytes, List[Tuple[Header, np.ndarray]]]:
+def _layout(kind: str, meta: Header, arrays: Arrays, compact: bool = False) -> Tuple[bytes, List[Tuple[Header, np.ndarray]]]:
     arrays = {k: _le_array(k, v) for k, v in arrays.items()}
+    decode: Dict[str, Any] = {}
+    if compact:
+        for k, a in arrays.items():
+            packed = narrow(a)
+            if packed is not None:
+                arrays[k], decode[k] = packed
     sections: List[Header] = []
     # The header's size depends on the offsets, which depend on the header's size.
     header_guess = 0
@@ -70,6 +80,8 @@ def _layout(kind: str, meta: Header, arrays: Arrays) -> Tuple[bytes, List[Tuple[
         sections = []
         for name, a in arrays.items():
             sections.append({"name": name, "dtype": a.dtype.str, "shape": list(a.shape), "offset": offset, "nbytes": a.nbytes})
+            if name in decode:
+                sections[-1]["decode"] = decode[name]
             offset = _round_up(offset + a.nbytes)
         header = json.dumps({"kind": kind, "meta": meta, "sections": sections}, separators=(",", ":"), sort_keys=True).encode()
         if len(header) <= header_guess:
@@ -96,8 +108,8 @@ def staged(e: ModelFormatError, stage: str) -> ModelFormatError:
     return ModelFormatError(f"{stage}: {e.problem}", e.source, e.line)
 
 
-def _write(f: BinaryIO, kind: str, meta: Header, arrays: Dict[str, np.ndarray]) -> None:
-    header, sections = _layout(kind, meta, arrays)
+def _write(f: BinaryIO, kind: str, meta: Header, arrays: Dict[str, np.ndarray], compact: bool = False) -> None:
+    header, sections = _layout(kind, meta, arrays, compact)
     total = _round_up(_PREAMBLE.size + len(header))
     if sections:
         last, a = sections[-1]
@@ -117,12 +129,13 @@ def _write(f: BinaryIO, kind: str, meta: Header, arrays: Dict[str, np.ndarray]) 
         emit(a.tobytes() if a.nbytes < (1 << 26) else a.data.cast("B"))
         pos = s["offset"] + a.nbytes
     f.seek(0)
-    f.write(_PREAMBLE.pack(MAGIC, FORMAT_VERSION, 0, len(header), total, digest.digest()))
+    version = 2 if any("decode" in s for s, _ in sections) else 1
+    f.write(_PREAMBLE.pack(MAGIC, version, 0, len(header), total, digest.digest()))
     f.seek(0, io.SEEK_END)
 
 
 # -- saving: temporary file + rename (shared with every file conjunct writes) -----------------------------------------
-def write_container(path: Path, kind: str, meta: Header, arrays: Dict[str, np.ndarray]) -> None:
+def write_container(path: Path, kind: str, meta: Header, arrays: Dict[str, np.ndarray], *, compact: bool = False) -> None:
     """Write a model file atomically: a temporary file beside the target, then a rename.
 
     A failed save leaves the previous file (or none) and no temporary file; one
@@ -130,19 +143,20 @@ def write_container(path: Path, kind: str, meta: Header, arrays: Dict[str, np.nd
     removes. An existing file's mode (and owner, when permitted) is kept; a new
     file gets 0666 less the umask. Readers that memory-mapped the old file keep
     reading it: the file is never truncated in place. Symlinks are written
-    through; directories, devices, FIFOs and sockets are refused.
+    through; directories, devices, FIFOs and sockets are refused. ``compact``
+    stores integer sections narrowed where that is exact (:mod:`conjunct._narrow`).
     """
     with atomic_file(path, action="save a model to") as f:
         try:
-            _write(f, kind, meta, arrays)
+            _write(f, kind, meta, arrays, *([True] if compact else []))
         except OSError as e:  # everything _write does is to the file: name it (a full disk says which file)
             raise _named(e, os.fspath(path)) from e
 
 
-def dumps(kind: str, meta: Header, arrays: Dict[str, np.ndarray]) -> bytes:
+def dumps(kind: str, meta: Header, arrays: Dict[str, np.ndarray], *, compact: bool = False) -> bytes:
     """The model file as bytes (used by pickle)."""
     buf = io.BytesIO()
-    _write(buf, kind, meta, arrays)
+    _write(buf, kind, meta, arrays, compact)
     return buf.getvalue()
 
 
@@ -166,7 +180,7 @@ def _parse_container(buf: Any, name: str, verify: bool) -> Tuple[str, Header, Ar
             "`conjunct convert` or conjunct.import_model",
             name,
         )
-    if version != FORMAT_VERSION:
+    if version not in _VERSIONS:
         raise ModelFormatError(f"preamble field 'version': model format version {version} is not supported (this "
                                f"conjunct reads version {FORMAT_VERSION})", name)
     if size < total:
@@ -198,6 +212,8 @@ def _parse_container(buf: Any, name: str, verify: bool) -> Tuple[str, Header, Ar
             raise ModelFormatError(f"corrupt model file: section {s['name']!r} {where}", name)
         end_of_previous = offset + s["nbytes"]
         arrays[s["name"]] = np.frombuffer(buf, dtype=dtype, count=count, offset=offset).reshape(s["shape"])
+        if "decode" in s:
+            arrays[s["name"]] = widen(arrays[s["name"]], s["decode"], repr(s["name"]), name)
     return kind, meta, arrays
 
 
@@ -242,6 +258,8 @@ def _decode_header(raw: bytes, name: str) -> Tuple[str, Header, List[Header]]:
             bad(f"section {label}: {s['nbytes']} bytes do not hold shape {shape} of {s['dtype']}")
         if s["offset"] % _ALIGN:
             bad(f"section {label}: offset {s['offset']} is not a multiple of {_ALIGN}")
+        if "decode" in s:
+            check_record(s, label, name)
     return kind, meta, sections
 
 

@@ -121,6 +121,39 @@ class KernelModel(Model):
         except (KeyError, ValueError, TypeError) as e:
             raise cls._corrupt(e, name) from None
 
+    @classmethod
+    def from_classifier(cls, clf) -> Optional["KernelModel"]:
+        """The model a ``pkb`` or ``pki`` classifier was compiled from, exactly:
+        those classifiers keep every support vector (in internal ids), the dual
+        coefficients as their alpha rows and the intercept as their bias, so a
+        file need not store the model beside them. None for other methods."""
+        a, p = clf.arrays, clf.meta
+        col_map = np.asarray(a["col_map"])
+        used = np.flatnonzero(col_map >= 0)
+        column = np.empty(len(used), dtype=np.int64)
+        column[col_map[used]] = used  # internal id -> input column
+        if clf.method == "pkb":
+            indptr, internal = np.asarray(a["sv_indptr"]), np.asarray(a["sv_indices"])
+        elif clf.method == "pki":  # the inverted index is the support vectors transposed
+            inv = a["inv_indices"]
+            T = sp.csr_matrix((np.ones(len(inv)), inv, a["inv_indptr"]), shape=(len(used), int(p["n_sv"]))).T.tocsr()
+            indptr, internal = T.indptr, T.indices
+        else:
+            return None
+        n_sv = len(indptr) - 1
+        S = sp.csr_matrix((np.ones(len(internal)), column[internal], indptr), shape=(n_sv, clf.n_columns))
+        S.sort_indices()
+        K = len(a["bias"])
+        if len(a["alpha"]) == n_sv:
+            alpha = np.array(a["alpha"], dtype=np.float64).reshape(n_sv, K)
+        else:  # sparse rows: zeros where a row names no output
+            alpha = np.zeros((n_sv, K))
+            ptr = np.asarray(a["alpha_ptr"])
+            alpha[np.repeat(np.arange(n_sv), np.diff(ptr)), np.asarray(a["alpha_out"])] = a["alpha_val"]
+        return cls(S, alpha, np.array(a["bias"], dtype=np.float64), degree=p["degree"], gamma=p["gamma"], coef0=p["coef0"],
+                   classes=clf.rule.classes, decision=clf.rule.kind, features=clf.features,
+                   source=f"recovered from a {clf.method} classifier")
+
     def info(self) -> Dict[str, Any]:
         """A summary of the model."""
         S = self.support_vectors

@@ -11,6 +11,7 @@ class itself, so every other module may import it.
 
 from __future__ import annotations
 
+import contextvars
 import importlib
 import os
 from typing import Any, Dict, Iterator, Mapping, Tuple, Union
@@ -76,6 +77,16 @@ KINDS = Registry("model kind", {
 })
 
 
+# Set while an object is written for a copy (pickle, copy.copy, a Dask worker's)
+# rather than for a file: a copy is the same object, so nothing is left out.
+_COPYING: contextvars.ContextVar = contextvars.ContextVar("conjunct_copying", default=False)
+
+
+def copying() -> bool:
+    """Whether ``to_container`` is writing a copy (pickle) rather than a file."""
+    return _COPYING.get()
+
+
 class Saveable:
     """Mixin of every object a model file holds: ``save``, pickling through the
     file's bytes, and registration of the class under its ``kind``.
@@ -85,6 +96,9 @@ class Saveable:
     """
 
     kind: str = ""
+    #: Whether files of this kind store integer sections narrowed where exact
+    #: (:mod:`conjunct._narrow`): the pipelines, the files people ship, do.
+    compact_sections = False
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -108,10 +122,15 @@ class Saveable:
     def save(self, path: Union[str, "os.PathLike[str]"]) -> None:
         """Write this object to ``path`` (atomically) in conjunct's model file format;
         :func:`conjunct.load` reads it back."""
-        model_io.write_container(path, *self.to_container())
+        model_io.write_container(path, *self.to_container(), compact=self.compact_sections)
 
     def __reduce__(self) -> Tuple[Any, Tuple[bytes]]:
-        return (from_bytes, (model_io.dumps(*self.to_container()),))
+        token = _COPYING.set(True)
+        try:
+            data = model_io.dumps(*self.to_container())
+        finally:
+            _COPYING.reset(token)
+        return (from_bytes, (data,))
 
 
 def build(kind: str, meta: Dict[str, Any], arrays: Arrays, name: str = "<model>") -> Any:

@@ -22,6 +22,7 @@ from typing import List, Optional, Sequence
 from .._errors import ConjunctError, DataFormatError
 from .._textin import check_no_surrogates, has_surrogate
 from ..tagging import HMMTagger, PerceptronTagger
+from ..tasks.base import shipped_layout
 from ..tasks.chunk import Chunker
 from ..tasks.english import DepSentence, EnglishDependencyParser
 from ..tasks.tokenize import EnglishTokenizer
@@ -46,13 +47,13 @@ class EnglishTextPipeline(TextPipeline):
         The POS tagger; it is trained on joint ``UPOS|XPOS`` tags. Default
         ``PerceptronTagger()``.
     parser : EnglishDependencyParser, optional
-        Default ``EnglishDependencyParser(method="pke")`` (degree 2).
+        Default ``EnglishDependencyParser(**shipped_layout())`` (degree 2, kernel splitting).
     chunker : Chunker, optional
         Default ``Chunker()``; trained only when :meth:`fit` gets chunk data,
         else the fitted pipeline has no chunker.
     tokenizer : EnglishTokenizer, optional
         Tokenizer and sentence splitter of raw text (:meth:`analyze_text`).
-        Default ``EnglishTokenizer(method="pke")``; trained only when :meth:`fit` gets raw
+        Default ``EnglishTokenizer(**shipped_layout())``; trained only when :meth:`fit` gets raw
         text, else the fitted pipeline reads tokenized text only.
     folds : int
         k of the jackknifed training tags (at least 2).
@@ -103,11 +104,11 @@ class EnglishTextPipeline(TextPipeline):
             if s.heads is None:
                 raise DataFormatError(f"sentence {k + 1}: training needs gold HEAD and DEPREL")
         tagger = self.tagger if self.tagger is not None else PerceptronTagger()
-        # PKE, not an fstrie: with sparse rows the multi-output classifiers of the parser and the
-        # tokenizer decide as fast through PKE (measured on EWT dev), and an fstrie adds up to 64 MB each.
-        parser = self.parser if self.parser is not None else EnglishDependencyParser(method="pke")
+        # Not an fstrie: with sparse rows the multi-output classifiers of the parser and the tokenizer
+        # decide as fast through PKE (measured on EWT dev), and through kernel splitting in fewer bytes.
+        parser = self.parser if self.parser is not None else EnglishDependencyParser(**shipped_layout())
         chunker = self.chunker if self.chunker is not None else Chunker()
-        tokenizer = self.tokenizer if self.tokenizer is not None else EnglishTokenizer(method="pke")
+        tokenizer = self.tokenizer if self.tokenizer is not None else EnglishTokenizer(**shipped_layout())
         check_stage(tokenizer, "tokenizer", (EnglishTokenizer,), "en-tokenize")
         check_stage(tagger, "tagger", (PerceptronTagger, HMMTagger))
         check_stage(parser, "parser", (EnglishDependencyParser,), "ud-english")

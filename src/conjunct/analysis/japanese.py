@@ -26,6 +26,7 @@ from typing import List, Sequence
 from .._errors import DataFormatError
 from ..tagging import HMMTagger, PerceptronTagger
 from ..tasks.bunsetsu import Bunsetsu, BunsetsuDependencyParser, BunsetsuSentence, Token
+from ..tasks.base import shipped_layout
 from ..tasks.chunk import Chunker
 from ..tasks.segment import WordSegmenter
 from .._textin import check_no_surrogates, has_surrogate
@@ -64,7 +65,7 @@ class JapaneseTextPipeline(TextPipeline):
     Parameters
     ----------
     segmenter : WordSegmenter, optional
-        Default ``WordSegmenter()``.
+        Default ``WordSegmenter(**shipped_layout())`` (kernel splitting).
     tagger : PerceptronTagger or HMMTagger, optional
         Trained on joint ``UPOS|XPOS`` tags; default ``PerceptronTagger()``.
     bunsetsu : Chunker, optional
@@ -107,7 +108,7 @@ class JapaneseTextPipeline(TextPipeline):
         sentences = list(sentences)
         if not sentences:
             raise DataFormatError("no training sentences")
-        segmenter = self.segmenter if self.segmenter is not None else WordSegmenter()
+        segmenter = self.segmenter if self.segmenter is not None else WordSegmenter(**shipped_layout())
         tagger = self.tagger if self.tagger is not None else PerceptronTagger()
         chunker = self.bunsetsu if self.bunsetsu is not None else Chunker()
         parser = self.parser if self.parser is not None else BunsetsuDependencyParser(degree=3)

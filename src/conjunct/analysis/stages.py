@@ -43,6 +43,7 @@ class TextPipeline(Saveable, Params):
     """
 
     kind = "text_pipeline"
+    compact_sections = True
     languages = LANGUAGES  # for loading and validation
     lang: str = ""
     STAGES: Tuple[str, ...] = ()

@@ -309,6 +309,9 @@ def add_pipeline_train(sub, *, help: str, data_help: str, degree_help: str, extr
     option(tr, "method", default="fstrie", help="classification method of the saved model (default fstrie, "
                                                  "built on the training data)")
     tr.add_argument("--max-sentences", type=at_least(1), default=None, help="train on the first N sentences only")
+    tr.add_argument("--keep-models", action="store_true",
+                    help="store the kernel models beside the compiled classifiers (run --method with another "
+                         "method needs them; several times the file size)")
     option(tr, "seed")
     option(tr, "quiet")
     option(tr, "verbose", help="training progress on standard error (-vv: every 20,000 rounds)")
@@ -336,6 +339,7 @@ def train_pipeline(args, pipeline, read: Callable[[], list]) -> int:
     pipeline.fit(data)
     elapsed = time.perf_counter() - start
     status(f"writing {args.output}")  # a model of hundreds of MB takes seconds
+    pipeline.keep_models = args.keep_models
     pipeline.save(args.output)
     if not args.quiet:
         skipped = getattr(pipeline, "skipped_sentences_", None)

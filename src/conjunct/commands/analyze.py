@@ -79,6 +79,9 @@ def register(sub) -> None:
     option(tr, "degree", default=None, help="the parser's polynomial kernel degree (default: 2 en, 3 ja)")
     option(tr, "iterations", help="training epochs of every stage (default 10)")
     tr.add_argument("--max-sentences", type=int, default=None, help="train on the first N sentences only")
+    tr.add_argument("--keep-models", action="store_true",
+                    help="store the kernel models beside the compiled classifiers (needed only to recompile "
+                         "with another method; several times the file size)")
     option(tr, "seed")
     option(tr, "quiet")
     option(tr, "verbose", help="training progress on standard error")
@@ -196,6 +199,7 @@ def _first_sentences(paragraphs, n: int):
 
 def run_train(args) -> int:
     from ..tagging import PerceptronTagger
+    from ..tasks.base import shipped_layout
     from ..tasks.chunk import Chunker
 
     verbose = 0 if args.quiet else args.verbose
@@ -217,9 +221,9 @@ def run_train(args) -> int:
             # Nothing to learn where tokens meet without a space: the model reads tokenized text.
             status(f"{args.data} never writes two tokens together (no SpaceAfter=No): training no tokenizer")
             raw = None
-        # PKE for the parser and tokenizer: as fast as an fstrie on EWT, without its 64 MB per component.
-        nlp = EnglishTextPipeline(tagger, EnglishDependencyParser(method="pke", **params, **degree), Chunker(**params),
-                                  EnglishTokenizer(method="pke", **params), folds=args.folds, random_state=args.seed,
+        # The shipped layout (kernel splitting) for the parser and tokenizer: about as fast as PKE in under half its bytes.
+        nlp = EnglishTextPipeline(tagger, EnglishDependencyParser(**shipped_layout(), **params, **degree), Chunker(**params),
+                                  EnglishTokenizer(**shipped_layout(), **params), folds=args.folds, random_state=args.seed,
                                   verbose=verbose)
         nlp.fit(data, chunk_data=chunks, raw_text=raw)
     else:
@@ -230,10 +234,13 @@ def run_train(args) -> int:
         if not os.path.isdir(args.data):
             raise ConjunctError(f"{args.data}: --lang ja trains on the UD Japanese GSD directory (ud_japanese_gsd)")
         data = load_gsd_bunsetsu(args.data, "train")[:args.max_sentences]
-        nlp = JapaneseTextPipeline(WordSegmenter(**params), tagger, Chunker(**params),
+        nlp = JapaneseTextPipeline(WordSegmenter(**shipped_layout(), **params), tagger, Chunker(**params),
                                    BunsetsuDependencyParser(**params, **{"degree": 3, **degree}),
                                    folds=args.folds, random_state=args.seed, verbose=verbose)
         nlp.fit(data)
+    for stage in nlp.stages().values():
+        if hasattr(stage, "keep_models"):
+            stage.keep_models = args.keep_models
     status(f"writing {args.output}")  # every stage's models: seconds
     nlp.save(args.output)
     if not args.quiet:

@@ -19,11 +19,11 @@ import scipy.sparse as sp
 
 from .._errors import ConjunctError, ModelFormatError
 from .._params import Params
-from ..persistence import Registry, Saveable, pack, unpack
+from ..persistence import Registry, Saveable, copying, pack, unpack
 from ..progress import bar, batches, each, status
 from .checks import check_pipeline
 
-__all__ = ["TaskPipeline", "TASKS", "register_task", "oracle_sentences"]
+__all__ = ["TaskPipeline", "TASKS", "register_task", "oracle_sentences", "shipped_layout"]
 
 # Where each task's pipeline is defined (the class registers itself on import).
 TASKS = Registry("task", {
@@ -33,6 +33,23 @@ TASKS = Registry("task", {
     "ja-segment": "conjunct.tasks.segment",
     "en-tokenize": "conjunct.tasks.tokenize",
 })
+
+
+#: The layout the text pipelines ship their degree-2 components in (measured
+#: with ``benchmarks/bench_model_size.py`` and callgrind, docs/benchmarks.md):
+#: kernel splitting (Goldberg & Elhadad 2008) expands the conjunctions of the
+#: features that occur in at least this many support vectors (with PKE's dense
+#: table for the most frequent) and reaches the rarer ones through their
+#: support vectors, so a rare feature costs at most this many kernel updates
+#: per decision whatever the model's size. Exact like every method; on the
+#: English parser trained on all of EWT its transition classifier executes 5%
+#: more instructions per decision than PKE's full expansion, in 44% of its bytes.
+SHIPPED_MIN_SUPPORT = 20
+
+
+def shipped_layout() -> dict:
+    """``method`` / ``method_params`` of :data:`SHIPPED_MIN_SUPPORT`'s layout, for a pipeline's constructor."""
+    return {"method": "split", "method_params": {"min_support": SHIPPED_MIN_SUPPORT}}
 
 
 def oracle_sentences(sentences, batch: Optional[int] = None):
@@ -88,6 +105,14 @@ class TaskPipeline(Saveable, Params):
     @classmethod
     def check_config(cls, config) -> None:
         """Check the task's own fields of a file's ``config`` (a ``validation.Meta``)."""
+    #: Whether a saved file keeps each component's kernel model (support vectors
+    #: and dual coefficients, with a second copy of the feature names) beside
+    #: its compiled classifier. Off by default: the classifier alone decides,
+    #: and the model, often the larger part of the file, is needed only to
+    #: recompile with another method. Set it before saving to keep them; a
+    #: loaded file keeps what it had.
+    keep_models = False
+    compact_sections = True
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -252,6 +277,10 @@ class TaskPipeline(Saveable, Params):
 
     def _check_models(self):
         if not getattr(self, "models_", None):
+            if getattr(self, "classifiers_", None):
+                raise ConjunctError(f"this {type(self).__name__} was saved with its compiled classifiers only, without "
+                                    "the kernel models that recompiling needs: retrain it, and set keep_models = True "
+                                    "(--keep-models when training from the command line) before saving to keep them")
             raise ConjunctError(f"this {type(self).__name__} is not trained; call fit() or load a model")
 
     def _check_fitted(self):
@@ -306,12 +335,21 @@ class TaskPipeline(Saveable, Params):
                 "method_params": _jsonable(self.method_params),
                 "config": {**{k: v for k, v in params.items() if k not in shared}, **self._config()}, "components": {}}
         arrays = {}
-        for name in self.models_:
-            model_entry, model_arrays = pack(self.models_[name], f"model.{name}")
-            clf_entry, clf_arrays = pack(self.classifiers_[name], f"classifier.{name}")
-            meta["components"][name] = {"model": model_entry, "classifier": clf_entry}
-            arrays.update(model_arrays)
+        models = getattr(self, "models_", None) or {}
+        keep = self.keep_models or copying()  # a pickled copy keeps everything
+        meta["keep_models"] = bool(self.keep_models)
+        for name in self.classifiers_:
+            clf = self.classifiers_[name]
+            if not keep:
+                # Without the model, the names of features no support vector has are of no use.
+                clf = clf.without_unused_features()
+            clf_entry, clf_arrays = pack(clf, f"classifier.{name}")
+            meta["components"][name] = {"classifier": clf_entry}
             arrays.update(clf_arrays)
+            if keep and name in models:
+                model_entry, model_arrays = pack(models[name], f"model.{name}")
+                meta["components"][name]["model"] = model_entry
+                arrays.update(model_arrays)
         return self.kind, meta, arrays
 
     @classmethod
@@ -326,8 +364,14 @@ class TaskPipeline(Saveable, Params):
             components = meta["components"]
         except (KeyError, TypeError) as e:
             raise ModelFormatError(f"corrupt task pipeline ({e})", name) from None
-        pipeline.models_ = {c: unpack(e["model"], arrays, f"model.{c}", name) for c, e in components.items()}
+        # A file saved without its kernel models (the default) has only classifiers.
+        pipeline.models_ = {c: unpack(e["model"], arrays, f"model.{c}", name) for c, e in components.items() if "model" in e}
         pipeline.classifiers_ = {c: unpack(e["classifier"], arrays, f"classifier.{c}", name) for c, e in components.items()}
+        if pipeline.models_ and len(pipeline.models_) != len(pipeline.classifiers_):
+            raise ModelFormatError("corrupt task pipeline (some components have a kernel model, others not)", name)
+        pipeline.keep_models = meta.get("keep_models", bool(pipeline.models_)) is True
+        if not pipeline.models_:
+            pipeline.models_ = _recovered_models(pipeline.classifiers_)
         pipeline._restore(meta.get("config", {}))
         pipeline._loaded(name)
         return pipeline
@@ -339,8 +383,17 @@ class TaskPipeline(Saveable, Params):
         """A summary of the pipeline (what ``conjunct info`` prints)."""
         self._check_fitted()
         return {"kind": f"task pipeline ({self.task})", **{k: v for k, v in self.get_params().items() if k != "verbose"},
-                **{f"{n}: model": repr(m) for n, m in self.models_.items()},
+                **{f"{n}: model": repr(m) for n, m in (getattr(self, "models_", None) or {}).items()},
                 **{f"{n}: classifier": repr(c) for n, c in self.classifiers_.items()}}
+
+
+def _recovered_models(classifiers: dict) -> dict:
+    """The kernel models that pkb / pki classifiers hold in full (so that a
+    file saved without its models can still be recompiled), or {}."""
+    from ..models import KernelModel
+
+    models = {name: KernelModel.from_classifier(clf) for name, clf in classifiers.items()}
+    return models if all(m is not None for m in models.values()) else {}
 
 
 def _jsonable(params: Optional[dict]) -> Optional[dict]:

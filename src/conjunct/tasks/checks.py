@@ -57,6 +57,8 @@ def _pipeline(meta: _Meta, arrays: Arrays, where: _Where, tasks) -> None:
     for name in expected:
         entry = components.obj(name)
         for part, kinds in (("model", ("kernel_model", "conjunctive_linear_model")), ("classifier", ("classifier",))):
+            if part == "model" and part not in entry.d:
+                continue  # saved without its kernel model (TaskPipeline.keep_models)
             nested = entry.obj(part)
             nested.str("kind", kinds)
             inner = nested.obj("meta")

@@ -1,0 +1,86 @@
+"""Integer sections stored narrowed (conjunct._narrow): exact round trips,
+only where smaller, never floats, and crafted records refused cleanly."""
+
+import json
+import struct
+
+import numpy as np
+import pytest
+
+from conjunct import ModelFormatError, model_io
+from conjunct._narrow import MIN_ENTRIES, narrow
+
+
+def _arrays(rng):
+    n = 5000
+    return {
+        "ptr": np.cumsum(rng.integers(0, 40, n)).astype(np.int64),         # non-decreasing: differences in |u1
+        "labels": rng.integers(0, 60000, n).astype(np.int32),              # <u2
+        "codes": rng.integers(-1, 100, (n, 3)).astype(np.int32),           # |i1, 2-D
+        "big": rng.integers(-(1 << 40), 1 << 40, n).astype(np.int64),      # nothing narrower holds it
+        "small": np.arange(10, dtype=np.int64),                            # too small to bother
+        "weights": rng.normal(size=n),                                     # floats stay as they are
+        "pointers_with_a_leap": np.concatenate([np.zeros(n - 1), [1 << 40]]).astype(np.int64),
+    }
+
+
+def test_round_trip_is_exact_and_narrower(tmp_path):
+    arrays = _arrays(np.random.default_rng(0))
+    model_io.write_container(tmp_path / "c.cjt", "x", {}, arrays, compact=True)
+    model_io.write_container(tmp_path / "p.cjt", "x", {}, arrays)
+    for mmap in (False, True):
+        _, _, got = model_io.read_container(tmp_path / "c.cjt", mmap=mmap)
+        for k, a in arrays.items():
+            assert got[k].dtype == a.dtype and got[k].shape == a.shape and np.array_equal(got[k], a), k
+    records = {s["name"]: s for s in model_io.read_header(tmp_path / "c.cjt")["sections"]}
+    assert records["ptr"]["dtype"] == "|u1" and records["ptr"]["decode"] == {"dtype": "<i8", "delta": True}
+    assert records["labels"]["dtype"] == "<u2" and records["codes"]["dtype"] == "|i1"
+    assert not any("decode" in records[k] for k in ("big", "small", "weights", "pointers_with_a_leap"))
+    assert model_io.read_header(tmp_path / "c.cjt")["format_version"] == 2
+    assert model_io.read_header(tmp_path / "p.cjt")["format_version"] == 1  # readable by readers of version 1
+    assert [records[k]["nbytes"] for k in ("ptr", "labels", "codes")] == [5000, 10000, 15000]
+    assert narrow(np.arange(MIN_ENTRIES - 1)) is None
+
+
+def _rewrite(path, edit):
+    """Change the header of a file (keeping its length, fixing the digest)."""
+    import hashlib
+
+    raw = bytearray(path.read_bytes())
+    hlen = struct.unpack_from("<Q", raw, 16)[0]
+    header = json.loads(raw[64:64 + hlen])
+    edit(header)
+    text = json.dumps(header, separators=(",", ":")).encode()
+    assert len(text) <= hlen
+    raw[64:64 + hlen] = text.ljust(hlen, b" ")
+    raw[32:64] = hashlib.blake2b(bytes(raw[64:]), digest_size=32).digest()
+    path.write_bytes(bytes(raw))
+
+
+@pytest.mark.parametrize("edit, message", [
+    (lambda s: s["decode"].update(dtype="<f8"), "'decode' must be an object"),
+    (lambda s: s["decode"].update(delta="yes"), "'decode' must be an object"),
+    (lambda s: s["decode"].update(extra=1), "'decode' must be an object"),
+    (lambda s: s.update(dtype="|i1"), "differences are stored in a 1-D array"),
+    (lambda s: s["decode"].update(delta=False, dtype="<i2") or s.update(dtype="<u4", shape=[s["shape"][0] // 4]),
+     "does not widen to <i2"),
+])
+def test_crafted_decode_records_are_refused(tmp_path, edit, message):
+    path = tmp_path / "c.cjt"
+    model_io.write_container(path, "x", {}, {"ptr": np.arange(4096, dtype=np.int64)}, compact=True)
+
+    def change(header):
+        (s,) = header["sections"]
+        edit(s)
+    _rewrite(path, change)
+    with pytest.raises(ModelFormatError, match=message):
+        model_io.read_container(path)
+
+
+def test_differences_past_the_target_dtype_are_refused(tmp_path):
+    path = tmp_path / "c.cjt"
+    ptr = np.arange(0, 40000 * 60000, 60000, dtype=np.int64)  # differences in <u2, the last past 2**31
+    model_io.write_container(path, "x", {}, {"ptr": ptr}, compact=True)
+    _rewrite(path, lambda h: h["sections"][0]["decode"].update(dtype="<i4"))
+    with pytest.raises(ModelFormatError, match="pass the largest <i4"):
+        model_io.read_container(path)
