@@ -255,7 +255,7 @@ def _without_keys(pipeline):
     for entry in (e for c in meta["components"].values() for e in c.values()):
         entry.get("meta", {}).get("features", {}).pop("keys", None)
     arrays = {k: v for k, v in arrays.items() if ".features.keys." not in k}
-    return SimpleNamespace(to_container=lambda: (kind, meta, arrays))
+    return SimpleNamespace(to_container=lambda: (kind, meta, arrays), compact_sections=pipeline.compact_sections)
 
 
 def _bunsetsu_sample(shared_data: Path):

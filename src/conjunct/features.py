@@ -165,7 +165,7 @@ class FeatureIndex(Saveable):
         return cls(names=None, counts=counts, n_features=n_features)
 
     # -- basic queries --------------------------------------------------------
-    def subset(self, ids) -> "FeatureIndex":
+    def subset(self, ids: "np.ndarray | Sequence[int]") -> "FeatureIndex":
         """The index of features ``ids`` (ascending), renumbered 0.. in that
         order, with their counts and keys."""
         ids = np.asarray(ids, dtype=np.int64)

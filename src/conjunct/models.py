@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Dict, Mapping, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, Dict, Mapping, Optional, Sequence, Tuple, cast
 
 import numpy as np
 import scipy.sparse as sp
@@ -12,6 +12,8 @@ from ._errors import ConjunctError
 from .features import FeatureIndex
 from .matrices import as_binary_csr
 from .model_base import Model, check_model_width
+if TYPE_CHECKING:
+    from .classifiers import Classifier
 from .validation import Meta, Where, check_finite, check_kernel_magnitude, csr, kernel, max_row_length, section
 
 __all__ = ["KernelModel", "PolyKernel"]
@@ -122,7 +124,7 @@ class KernelModel(Model):
             raise cls._corrupt(e, name) from None
 
     @classmethod
-    def from_classifier(cls, clf) -> Optional["KernelModel"]:
+    def from_classifier(cls, clf: "Classifier") -> Optional["KernelModel"]:
         """The model a ``pkb`` or ``pki`` classifier was compiled from, exactly:
         those classifiers keep every support vector (in internal ids), the dual
         coefficients as their alpha rows and the intercept as their bias, so a
@@ -151,7 +153,7 @@ class KernelModel(Model):
             ptr = np.asarray(a["alpha_ptr"])
             alpha[np.repeat(np.arange(n_sv), np.diff(ptr)), np.asarray(a["alpha_out"])] = a["alpha_val"]
         return cls(S, alpha, np.array(a["bias"], dtype=np.float64), degree=p["degree"], gamma=p["gamma"], coef0=p["coef0"],
-                   classes=clf.rule.classes, decision=clf.rule.kind, features=clf.features,
+                   classes=cast(Sequence[Any], clf.rule.classes), decision=clf.rule.kind, features=clf.features,
                    source=f"recovered from a {clf.method} classifier")
 
     def info(self) -> Dict[str, Any]:

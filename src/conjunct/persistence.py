@@ -79,7 +79,7 @@ KINDS = Registry("model kind", {
 
 # Set while an object is written for a copy (pickle, copy.copy, a Dask worker's)
 # rather than for a file: a copy is the same object, so nothing is left out.
-_COPYING: contextvars.ContextVar = contextvars.ContextVar("conjunct_copying", default=False)
+_COPYING: "contextvars.ContextVar[bool]" = contextvars.ContextVar("conjunct_copying", default=False)
 
 
 def copying() -> bool:
