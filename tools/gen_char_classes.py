@@ -1,4 +1,4 @@
-"""Write cpp/src/char_class_table.inc: the character classes of the
+"""Write cpp/src/tasks/char_class_table.inc: the character classes of the
 character-boundary features (the segmenter's and the tokenizer's) as sorted
 code-point ranges, so that the C++ engine and the Python reference classify
 every character alike whatever Unicode version the running Python has.
@@ -18,7 +18,7 @@ import pathlib
 import sys
 import unicodedata
 
-OUT = pathlib.Path(__file__).resolve().parent.parent / "cpp" / "src" / "char_class_table.inc"
+OUT = pathlib.Path(__file__).resolve().parent.parent / "cpp" / "src" / "tasks" / "char_class_table.inc"
 
 
 def char_class(cp: int) -> str:

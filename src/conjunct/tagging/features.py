@@ -20,7 +20,7 @@ The templates become a :class:`~conjunct.feature_spec.FeatureSpec` (attribute
 engine compiles once: a word's attributes are computed once per batch and
 looked up in the model's vocabularies, and its templates' codes pack into
 integer keys that the model's key table maps to feature ids
-(``cpp/src/token_features.cpp``). A feature's readable name comes from the
+(``cpp/src/tagging/token_features.cpp``). A feature's readable name comes from the
 spec: ``"w-1,w=the|dog"``. Values are escaped: ``\\`` and ``|`` inside a value
 get a backslash, and so does a word equal to ``<s>`` or ``</s>``, so a name
 names exactly one tuple of values. :meth:`Featurizer.strings` is the Python

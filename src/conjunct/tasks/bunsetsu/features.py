@@ -1,7 +1,7 @@
 """The features of a bunsetsu pair: their template spec (:data:`SPEC`, the one
 declaration both sides read) and the Python reference path, which names each
 feature as a string through that spec. The C++ parser
-(``cpp/src/bunsetsu_features.cpp``) compiles the same spec to integer keys;
+(``cpp/src/tasks/bunsetsu_features.cpp``) compiles the same spec to integer keys;
 tests check that both give the same feature ids on real sentences.
 
 A decision asks "does bunsetsu i depend on bunsetsu j" (i < j) while Sassano's

@@ -7,7 +7,7 @@ dynamic features), declared once as a feature spec (:func:`spec`); C++
 looks each token's word and tag up once in the model's vocabularies and
 turns the templates into feature ids through its key table. Because
 each decision feeds the next one's features, the loop is sequential; it runs
-in C++ (``cpp/src/yamcha_chunk.cpp``) and calls the compiled classifier
+in C++ (``cpp/src/tasks/yamcha_chunk.cpp``) and calls the compiled classifier
 directly with the GIL released. Training uses the gold previous tags.
 
 Scores are chunk precision / recall / F1 exactly as ``conlleval`` counts them

@@ -42,7 +42,7 @@ rightmost dependents, ...), and conjunctions of them. ``features="malt"``
 is MaltParser's default model, ``features="rich"`` adds Zhang & Nivre's
 (2011) non-local features (:mod:`~conjunct.tasks.english.features`). The
 Python reference names features through the spec; the parse loop
-(``cpp/src/arc_eager.cpp``, features in ``cpp/src/arc_eager_features.cpp``)
+(``cpp/src/tasks/arc_eager.cpp``, features in ``cpp/src/tasks/arc_eager_features.cpp``)
 compiles the same spec to integer keys and looks each token's strings up
 once in the model's vocabularies, so a batch is one C++ call with the GIL
 released and new text costs what seen text costs.

@@ -2,7 +2,7 @@
 declaration the C++ loop and the Python reference both read) and the Python
 reference path, which names each feature of a configuration as a string
 through that spec (:class:`ConfigurationFeatures`). The C++ loop
-(``cpp/src/arc_eager_features.cpp``) compiles the same spec to integer keys;
+(``cpp/src/tasks/arc_eager_features.cpp``) compiles the same spec to integer keys;
 tests check that both give the same feature ids over whole oracle runs.
 
 Positions
