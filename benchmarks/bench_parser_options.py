@@ -108,6 +108,20 @@ def main() -> None:
     dev_gold_tags = [DepSentence(s.forms, s.upos, s.xpos) for s in dev]
 
     rows, results = [], []
+
+    def report() -> None:
+        md = (f"EWT dev ({len(dev)} sentences), gold tokenization. Every variant is trained on {len(train):,} EWT train "
+              f"sentences with {args.folds}-fold jackknifed tags (accuracy {100 * jack_accuracy:.2f}%; seed {args.seed}, "
+              f"{args.iterations} epochs, PKE), as `conjunct analyze train --lang en` trains its parser; dev is tagged "
+              "by the tagger trained on all of them. UAS / LAS over every word, punctuation included (`english_scores`); "
+              "the gold-tag columns are the same parser given gold tags. SVs: support vectors (label / transition). "
+              "Fit seconds were taken on a shared machine (blank: parser trained by an earlier run).\n\n"
+              + markdown_table(["variant", "UPOS %", "XPOS %", "UAS %", "LAS %", "UAS % (gold tags)", "LAS % (gold tags)",
+                                "SVs", "fit (s)"], rows))
+        write_results(args.name or ("parser_options_quick" if args.quick else "parser_options"),
+                      {"train_sentences": len(train), "dev_sentences": len(dev), "iterations": args.iterations,
+                       "folds": args.folds, "seed": args.seed, "jackknife_accuracy": jack_accuracy, "results": results}, md)
+
     for text, v in zip(args.variants, variants):
         name = text.replace(":", "_")
         seconds = {}
@@ -134,6 +148,7 @@ def main() -> None:
                      " / ".join(str(sv[c]) for c in sorted(sv)) or "",
                      "" if r["fit_seconds"] is None else f"{r['fit_seconds']:.0f}"])
         say(f"{text}: dev LAS {100 * pred['las']:.2f} (predicted tags), {100 * with_gold['las']:.2f} (gold tags)")
+        report()
 
     if args.pipeline is not None:
         from conjunct.tasks.tokenize import EnglishTokenizer, read_tokenized_conllu
@@ -148,18 +163,6 @@ def main() -> None:
         nlp.stats_ = {"jackknife_accuracy": jack_accuracy}
         nlp.save(args.output)
         say(f"saved the pipeline with parser {args.pipeline} to {args.output}")
-
-    md = (f"EWT dev ({len(dev)} sentences), gold tokenization. Every variant is trained on {len(train):,} EWT train "
-          f"sentences with {args.folds}-fold jackknifed tags (accuracy {100 * jack_accuracy:.2f}%; seed {args.seed}, "
-          f"{args.iterations} epochs, PKE), as `conjunct analyze train --lang en` trains its parser; dev is tagged "
-          "by the tagger trained on all of them. UAS / LAS over every word, punctuation included (`english_scores`); "
-          "the gold-tag columns are the same parser given gold tags. SVs: support vectors (label / transition). "
-          "Fit seconds were taken on a shared machine (blank: parser trained by an earlier run).\n\n"
-          + markdown_table(["variant", "UPOS %", "XPOS %", "UAS %", "LAS %", "UAS % (gold tags)", "LAS % (gold tags)",
-                            "SVs", "fit (s)"], rows))
-    write_results(args.name or ("parser_options_quick" if args.quick else "parser_options"),
-                  {"train_sentences": len(train), "dev_sentences": len(dev), "iterations": args.iterations,
-                   "folds": args.folds, "seed": args.seed, "jackknife_accuracy": jack_accuracy, "results": results}, md)
 
 
 if __name__ == "__main__":
