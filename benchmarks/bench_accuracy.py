@@ -62,6 +62,9 @@ def train_models(args, data: Path, models: Path) -> dict:
     for name, argv in jobs.items():
         if name.split("_")[0] not in args.langs or (name == "en_gold_tag_parser" and args.no_gold_tag_parser):
             continue
+        if name == "en" and getattr(args, "en_model", None) is not None:  # a pipeline trained elsewhere (bench_parser_options.py)
+            paths[name] = args.en_model
+            continue
         path = models / f"{name}.cjt"
         paths[name] = path
         if path.exists() and args.reuse:
@@ -97,7 +100,9 @@ def english(model: Path, parser_model, data: Path, n_test) -> dict:
 
     nlp = conjunct.load(model)
     test = read_ud_english(data / "ud_english_ewt" / "en_ewt-ud-test.conllu")[:n_test]
-    out = {"test_sentences": len(test), "predicted_tags": english_scores(test, nlp.analyze([s.forms for s in test]))}
+    out = {"test_sentences": len(test),
+           "parser": {k: getattr(nlp.parser, k) for k in ("features", "degree", "explore")},
+           "predicted_tags": english_scores(test, nlp.analyze([s.forms for s in test]))}
 
     def with_gold_tags(parser):
         parses = parser.parse([DepSentence(s.forms, s.upos, s.xpos) for s in test])
@@ -132,8 +137,11 @@ def report(res: dict) -> str:
             rows.append(["gold tags, parser trained on gold tags", "", "", _pct(en["gold_tags"]["uas"]), _pct(en["gold_tags"]["las"])])
         g = en["gold_tags_pipeline_parser"]
         rows.append(["gold tags, the pipeline's parser (trained on jackknifed tags)", "", "", _pct(g["uas"]), _pct(g["las"])])
+        parser = en.get("parser", {"features": "malt", "degree": 2, "explore": False})
+        made = (f"The pipeline `{res['en_model']}`" if res.get("en_model") else "`conjunct analyze train --lang en`")
         parts.append(f"## English: UD English EWT test ({en['test_sentences']} sentences), gold tokenization\n\n"
-                     f"`conjunct analyze train --lang en` (no chunker) and `conjunct parse train` on "
+                     f"{made} (no chunker; the pipeline's parser: features {parser['features']!r}, d = "
+                     f"{parser['degree']}, {'with' if parser['explore'] else 'no'} exploration) and `conjunct parse train` on "
                      f"{res['train_sentences'] or 'all'} EWT train sentences ({res['iterations']} epochs, {res['folds']}-fold "
                      "jackknifed tags for the pipeline's parser). UAS / LAS over every word, punctuation included "
                      "(`english_scores`).\n\n" + markdown_table(["tags", "UPOS %", "XPOS %", "UAS %", "LAS %"], rows))
@@ -153,6 +161,8 @@ def main() -> None:
     ap.add_argument("--no-gold-tag-parser", action="store_true", help="skip the English parser trained on gold tags")
     ap.add_argument("--models", type=Path, default=None, help="folder for the models (default: a temporary one)")
     ap.add_argument("--reuse", action="store_true", help="use the models already in --models instead of training")
+    ap.add_argument("--en-model", type=Path, default=None,
+                    help="score this English text pipeline instead of training one (bench_parser_options.py --pipeline)")
     ap.add_argument("--quick", action="store_true", help="300 training sentences, 2 epochs, 2 folds, 100 test sentences")
     ap.add_argument("--name", default=None, help="results name (default accuracy, accuracy_quick with --quick)")
     args = ap.parse_args()
@@ -166,7 +176,7 @@ def main() -> None:
         trained = train_models(args, data, models)
         paths = trained["paths"]
         res = {"train_sentences": args.train_sentences, "iterations": args.iterations, "folds": args.folds,
-               "training_seconds": trained["seconds"]}
+               "training_seconds": trained["seconds"], "en_model": args.en_model and args.en_model.name}
         # Test is read from here on, after every model is trained.
         if "ja" in args.langs:
             say("scoring Japanese on GSD test ...")

@@ -114,7 +114,7 @@ def tokenizer_only(base: Path, args) -> None:
     """Train the tokenizer alone on EWT train (or load --tokenizer-model) and score tokens, words and sentences."""
     if args.tokenizer_model:
         tok = conjunct.load(args.tokenizer_model)
-        trained = {"model": args.tokenizer_model}
+        trained = {"model": Path(args.tokenizer_model).name}  # the command line names its path
     else:
         raw = read_tokenized_conllu(base / "en_ewt-ud-train.conllu")
         if args.train_sentences is not None:
@@ -169,7 +169,7 @@ def main() -> None:
         nlp = conjunct.load(args.model)
         if not isinstance(nlp, EnglishTextPipeline) or nlp.tokenizer is None:
             raise SystemExit(f"{args.model}: not an English text pipeline with a tokenizer")
-        trained = {"model": args.model}
+        trained = {"model": Path(args.model).name}  # the command line names its path
     else:
         nlp = train(base, args)
         trained = {"train_sentences": args.train_sentences or "all", "n_iter": args.n_iter, "folds": args.folds,

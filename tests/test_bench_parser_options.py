@@ -1,0 +1,58 @@
+"""benchmarks/bench_parser_options.py chooses the English pipeline's parser on
+dev: it must train the way ``conjunct analyze train --lang en`` does (the
+pipeline it saves analyses exactly like the command's) and never open test."""
+
+import sys
+from pathlib import Path
+
+import pytest
+
+import conjunct
+from conjunct.cli import main
+from conjunct.tasks.english import read_ud_english
+
+from test_heldout import files_opened, split_files_of_test
+
+BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
+
+
+def _script():
+    sys.path.insert(0, str(BENCHMARKS))
+    try:
+        import bench_parser_options
+    finally:
+        sys.path.remove(str(BENCHMARKS))
+    return bench_parser_options
+
+
+@pytest.mark.realdata
+def test_parser_options_match_the_command_and_read_no_test(tmp_path, shared_data, monkeypatch):
+    script = _script()
+    written = {}
+    monkeypatch.setattr(script, "write_results", lambda name, res, md: written.update(name=name, res=res, md=md))
+    monkeypatch.setattr(sys, "argv", ["bench_parser_options.py", "--work", str(tmp_path / "w"), "--train-sentences", "60",
+                                      "--dev-sentences", "25", "-i", "1", "-k", "2", "--variants", "malt:2", "rich:2",
+                                      "--pipeline", "malt:2", "-o", str(tmp_path / "mine.cjt"), "--name", "x"])
+    with files_opened() as seen:
+        script.main()
+    assert split_files_of_test(seen, shared_data) == []
+    assert written["name"] == "x" and [r["variant"] for r in written["res"]["results"]] == ["malt:2", "rich:2"]
+    assert all(0 < r["predicted_tags"]["las"] <= r["predicted_tags"]["uas"] <= 1 for r in written["res"]["results"])
+
+    ewt = shared_data / "ud_english_ewt"
+    assert main(["analyze", "train", "--lang", "en", str(ewt / "en_ewt-ud-train.conllu"), "-o", str(tmp_path / "cli.cjt"),
+                 "--max-sentences", "60", "-k", "2", "-i", "1", "-q"]) == 0
+    dev = [s.forms for s in read_ud_english(ewt / "en_ewt-ud-dev.conllu")[:25]]
+    mine, cli = conjunct.load(tmp_path / "mine.cjt"), conjunct.load(tmp_path / "cli.cjt")
+    key = lambda a: (a.upos, a.xpos, a.heads, a.deprels)  # noqa: E731
+    assert [key(a) for a in mine.analyze(dev)] == [key(a) for a in cli.analyze(dev)]
+    text = ["It can't be done, he said. The dog barked at the mailman."]
+    assert mine.tokenize(text)[0].words == cli.tokenize(text)[0].words
+
+    # A second run reuses the work files: nothing is trained again and the scores are the same.
+    first = written["res"]["results"]
+    monkeypatch.setattr(sys, "argv", ["bench_parser_options.py", "--work", str(tmp_path / "w"), "--train-sentences", "60",
+                                      "--dev-sentences", "25", "-i", "1", "-k", "2", "--variants", "rich:2"])
+    script.main()
+    again = written["res"]["results"][0]
+    assert again["fit_seconds"] is None and again["predicted_tags"] == first[1]["predicted_tags"]
