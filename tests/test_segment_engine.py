@@ -128,7 +128,12 @@ def small_segmenter(shared_data):
 
 
 def _without_keys(segmenter):
-    kind, meta, arrays = segmenter.to_container()
+    """The file of this segmenter as written before feature keys (with its kernel models, as files were then)."""
+    keep, segmenter.keep_models = segmenter.keep_models, True
+    try:
+        kind, meta, arrays = segmenter.to_container()
+    finally:
+        segmenter.keep_models = keep
     for c in meta["components"].values():
         for part in ("model", "classifier"):
             features = c[part]["meta"].get("features") if "meta" in c[part] else None
