@@ -55,6 +55,16 @@ class IndexedRows:
     def __len__(self) -> int:
         return self.matrix.shape[0]
 
+    def __eq__(self, other: object) -> bool:
+        """The same rows over the same named features (counts and keys included)."""
+        if not isinstance(other, IndexedRows):
+            return NotImplemented
+        a, b = self.matrix, other.matrix
+        return (a.shape == b.shape and np.array_equal(a.indptr, b.indptr) and np.array_equal(a.indices, b.indices)
+                and np.array_equal(a.data, b.data) and self.index == other.index)
+
+    __hash__ = None  # type: ignore[assignment]  # mutable arrays: equal by value, not hashable
+
 
 Input = Union[sp.csr_matrix, list, IndexedRows]
 
