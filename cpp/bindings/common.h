@@ -5,12 +5,15 @@
 
 #include <chrono>
 #include <cstdint>
-#include <string>
 #include <memory>
+#include <optional>
+#include <string>
+#include <tuple>
 #include <vector>
 
 #include "conjunct/classify/decision.h"
 #include "conjunct/features.h"
+#include "conjunct/features/template_spec.h"
 
 namespace conjunct {
 class Classifier;
@@ -30,6 +33,35 @@ template <class A>
 auto span_of(const A& a) {
   using T = std::remove_const_t<typename A::Scalar>;
   return Span<T>(a.data(), a.size());
+}
+
+// A sequence as a list or tuple (borrowed items); anything else is a TypeError naming what.
+inline PyObject* const* items_of(PyObject* seq, Py_ssize_t& n, const std::string& what) {
+  if (PyList_Check(seq)) {
+    n = PyList_GET_SIZE(seq);
+    return reinterpret_cast<PyListObject*>(seq)->ob_item;
+  }
+  if (PyTuple_Check(seq)) {
+    n = PyTuple_GET_SIZE(seq);
+    return reinterpret_cast<PyTupleObject*>(seq)->ob_item;
+  }
+  throw nb::type_error((what + " must be a list or tuple").c_str());
+}
+
+// A feature spec's templates as Python hands them over (conjunct.feature_spec):
+// (name, [(attribute, position, fallback or None), ...]).
+using PartSpec = std::tuple<int32_t, int32_t, std::optional<std::string>>;
+using TemplateSpec = std::tuple<std::string, std::vector<PartSpec>>;
+
+inline std::vector<FeatureTemplate> feature_templates(const std::vector<TemplateSpec>& templates) {
+  std::vector<FeatureTemplate> tps;
+  for (const auto& [name, parts] : templates) {
+    FeatureTemplate t{name, {}};
+    for (const auto& [attribute, position, fallback] : parts)
+      t.parts.push_back(SpecPart{attribute, position, fallback.value_or(""), fallback.has_value()});
+    tps.push_back(std::move(t));
+  }
+  return tps;
 }
 
 // Keeps the arrays (and other Python objects) a compiled object views alive

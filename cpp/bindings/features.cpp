@@ -17,8 +17,6 @@ namespace conjunct::py {
 
 namespace {
 
-using PartSpec = std::tuple<int32_t, int32_t, std::optional<std::string>>;
-using TemplateSpec = std::tuple<std::string, std::vector<PartSpec>>;
 
 std::shared_ptr<FeatureTables> make_tables(const std::vector<std::string>& attributes,
                                                  const std::vector<std::string>& positions,
@@ -26,13 +24,7 @@ std::shared_ptr<FeatureTables> make_tables(const std::vector<std::string>& attri
                                                  const Array1<uint8_t>& values_blob, const Array1<int64_t>& values_offsets,
                                                  const Array1<int64_t>& vocab_ptr, const Array1<int32_t>& template_of,
                                                  const ArrayN<int32_t>& codes) {
-  std::vector<FeatureTemplate> tps;
-  for (const auto& [name, parts] : templates) {
-    FeatureTemplate t{name, {}};
-    for (const auto& [attribute, position, fallback] : parts)
-      t.parts.push_back(SpecPart{attribute, position, fallback.value_or(""), fallback.has_value()});
-    tps.push_back(std::move(t));
-  }
+  std::vector<FeatureTemplate> tps = feature_templates(templates);
   const size_t n = template_of.size();
   if (codes.ndim() != 2 || codes.shape(0) != n || codes.shape(1) != FeatureSpec::kMaxParts)
     throw nb::value_error("feature codes must have shape (n_features, 3)");

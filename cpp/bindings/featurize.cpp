@@ -30,18 +30,10 @@ TokenBatch token_batch(const Array1<uint8_t>& text, const Array1<int64_t>& offse
 
 namespace {
 
-using PartSpec = std::tuple<int32_t, int32_t, std::optional<std::string>>;
-using TemplateSpec = std::tuple<std::string, std::vector<PartSpec>>;
 
 void init_builder(TokenFeatureBuilder* self, const std::vector<std::string>& attributes,
                   const std::vector<std::string>& positions, const std::vector<TemplateSpec>& templates) {
-  std::vector<FeatureTemplate> tps;
-  for (const auto& [name, parts] : templates) {
-    FeatureTemplate t{name, {}};
-    for (const auto& [attribute, position, fallback] : parts)
-      t.parts.push_back(SpecPart{attribute, position, fallback.value_or(""), fallback.has_value()});
-    tps.push_back(std::move(t));
-  }
+  std::vector<FeatureTemplate> tps = feature_templates(templates);
   try {
     new (self) TokenFeatureBuilder(FeatureSpec(attributes, positions, std::move(tps)));
   } catch (const std::invalid_argument& e) {

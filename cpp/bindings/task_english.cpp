@@ -93,18 +93,6 @@ Tokens from_buffers(const nb::bytes& text, const Array1<int64_t>& field_ptr, con
   return in;
 }
 
-PyObject* const* items_of(PyObject* seq, Py_ssize_t& n, const std::string& what) {
-  if (PyList_Check(seq)) {
-    n = PyList_GET_SIZE(seq);
-    return reinterpret_cast<PyListObject*>(seq)->ob_item;
-  }
-  if (PyTuple_Check(seq)) {
-    n = PyTuple_GET_SIZE(seq);
-    return reinterpret_cast<PyTupleObject*>(seq)->ob_item;
-  }
-  throw nb::type_error((what + " must be a list or tuple").c_str());
-}
-
 // The tokens of DepSentence objects (forms, upos, xpos: lists of str), read
 // through the C API: no Python code per token.
 Tokens from_sentences(nb::handle sentences) {

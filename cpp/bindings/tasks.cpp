@@ -58,19 +58,6 @@ TokenInput from_buffers(const nb::bytes& text, const Array1<int64_t>& field_ptr,
   return in;
 }
 
-// A sequence as a list or tuple (borrowed items); anything else is a TypeError naming what.
-PyObject* const* items_of(PyObject* seq, Py_ssize_t& n, const char* what) {
-  if (PyList_Check(seq)) {
-    n = PyList_GET_SIZE(seq);
-    return reinterpret_cast<PyListObject*>(seq)->ob_item;
-  }
-  if (PyTuple_Check(seq)) {
-    n = PyTuple_GET_SIZE(seq);
-    return reinterpret_cast<PyTupleObject*>(seq)->ob_item;
-  }
-  throw nb::type_error((std::string(what) + " must be a list or tuple").c_str());
-}
-
 // The flat buffers of BunsetsuSentence objects, read in C++ (attribute reads
 // through the C API, no Python code per token).
 TokenInput from_sentences(nb::handle sentences) {

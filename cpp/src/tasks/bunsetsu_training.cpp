@@ -2,6 +2,7 @@
 
 #include <memory>
 
+#include "conjunct/tasks/sassano.h"
 #include "conjunct/util/key_map.h"
 
 namespace conjunct {
@@ -64,26 +65,9 @@ BunsetsuExamples bunsetsu_examples(const FeatureSpec& spec, const BunsetsuTokens
     if (n < 2) continue;
     features.prepare_keys(tokens, b, e, s);
     heads.assign(n, -1);
-    stack.clear();
-    // Sassano's algorithm asking the gold tree (as sassano_parse does): when
+    // Sassano's algorithm asking the gold tree (the loop sassano_parse runs): when
     // (i, j) is asked, every bunsetsu between them has its head.
-    for (size_t j = 1; j < n; ++j) {
-      int64_t i = static_cast<int64_t>(j) - 1;
-      while (i != -1) {
-        if (j == n - 1 || ask(static_cast<size_t>(i), j, g[i] == static_cast<int32_t>(j))) {
-          heads[i] = static_cast<int32_t>(j);
-          if (stack.empty()) {
-            i = -1;
-          } else {
-            i = stack.back();
-            stack.pop_back();
-          }
-        } else {
-          break;
-        }
-      }
-      if (i != -1) stack.push_back(static_cast<int32_t>(i));
-    }
+    sassano_loop(n, heads.data(), stack, [&](size_t i, size_t j) { return ask(i, j, g[i] == static_cast<int32_t>(j)); });
   }
 
   // Each feature's template and codes, its name, and the vocabularies

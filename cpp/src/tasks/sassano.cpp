@@ -43,23 +43,7 @@ void sassano_parse(const BunsetsuFeaturizer& features, const SassanoJudge& judge
     if (labels != nullptr) labels->push_back(answer ? 1 : -1);
     return answer;
   };
-  for (size_t j = 1; j < n; ++j) {
-    int64_t i = static_cast<int64_t>(j) - 1;
-    while (i != -1) {
-      if (j == n - 1 || ask(static_cast<size_t>(i), j)) {
-        heads[i] = static_cast<int32_t>(j);
-        if (stack.empty()) {
-          i = -1;
-        } else {
-          i = stack.back();
-          stack.pop_back();
-        }
-      } else {
-        break;
-      }
-    }
-    if (i != -1) stack.push_back(static_cast<int32_t>(i));
-  }
+  sassano_loop(n, heads, stack, ask);
 }
 
 }  // namespace conjunct

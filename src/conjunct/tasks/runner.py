@@ -60,6 +60,20 @@ def engine_keys(index, expected: FeatureSpec, what: str, name: str = "<model>") 
     return keys
 
 
+def keys_at_load(pipeline, component: str, expected: FeatureSpec, what: str, name: str) -> None:
+    """What a pipeline on the feature engine does with a loaded file: a file
+    written before feature keys converts (its names read through the
+    templates) or is refused (retrain it), and the runner's C++ tables are
+    built now, so the first batch costs what later ones do."""
+    for obj in (pipeline.models_.get(component), pipeline.classifiers_.get(component)):
+        if obj is not None and obj.features is not None and not obj.features.is_numeric:
+            engine_keys(obj.features, expected, what, name)
+    try:
+        pipeline.runner()
+    except ModelFormatError as e:
+        raise ModelFormatError(e.problem, name) from None
+
+
 def per_sentence(values: np.ndarray, ptr: np.ndarray) -> list:
     """Per-token values (a C++ loop's output) as one list per sentence, cut at the offsets ``ptr``."""
     flat, cuts = values.tolist(), ptr.tolist()

@@ -33,6 +33,28 @@ struct SassanoJudge {
   const int32_t* gold = nullptr;  // gold heads of the sentence's bunsetsu
 };
 
+// Sassano's (2004) shift-reduce loop over n bunsetsu: ask(i, j) decides whether
+// i depends on j (asked only when every bunsetsu between them has its head, the
+// last one always attaching); heads[i] is set for every i < n - 1. One loop for
+// parsing and for the oracle's training decisions.
+template <class Ask>
+void sassano_loop(size_t n, int32_t* heads, std::vector<int32_t>& stack, Ask&& ask) {
+  stack.clear();
+  for (size_t j = 1; j < n; ++j) {
+    int64_t i = static_cast<int64_t>(j) - 1;
+    while (i != -1 && (j == n - 1 || ask(static_cast<size_t>(i), j))) {
+      heads[i] = static_cast<int32_t>(j);
+      if (stack.empty()) {
+        i = -1;
+      } else {
+        i = stack.back();
+        stack.pop_back();
+      }
+    }
+    if (i != -1) stack.push_back(static_cast<int32_t>(i));
+  }
+}
+
 // Heads (bunsetsu index within the sentence, -1 = root) of bunsetsu [b, e)
 // of the tokens. With `events`, the columns of every decision are appended
 // (row pointers in events_ptr) and, with `labels`, the answers (+1 / -1).

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import List
 
-from ..._errors import DataFormatError, ModelFormatError
+from ..._errors import DataFormatError
 from ..base import TaskPipeline
-from ..runner import engine_keys
+from ..runner import keys_at_load
 from .features import spec
 from .metrics import chunk_scores
 from .oracle import training_examples
@@ -58,15 +58,7 @@ class Chunker(TaskPipeline):
         self.runner()  # its feature keys go on the feature index, so the file saved next stores them
 
     def _loaded(self, name: str) -> None:
-        # A file written before feature keys converts here (its names read
-        # through the templates), or is refused: retrain it.
-        for obj in (self.models_.get(self.COMPONENT), self.classifiers_.get(self.COMPONENT)):
-            if obj is not None and obj.features is not None and not obj.features.is_numeric:
-                engine_keys(obj.features, spec(self.window), "chunking", name)
-        try:
-            self.runner()  # the C++ tables: built at load, so the first batch costs what later ones do
-        except ModelFormatError as e:
-            raise ModelFormatError(e.problem, name) from None
+        keys_at_load(self, self.COMPONENT, spec(self.window), "chunking", name)
 
     def _make_runner(self) -> YamchaChunker:
         return YamchaChunker(self.classifiers_[self.COMPONENT], window=self.window)

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from typing import List, Sequence
 
-from ..._errors import ModelFormatError
 from ..base import TaskPipeline
-from ..runner import engine_keys
+from ..runner import keys_at_load
 from .features import spec
 from .metrics import word_scores
 from .oracle import training_examples
@@ -53,16 +52,7 @@ class WordSegmenter(TaskPipeline):
         self.runner()  # its feature keys go on the feature index, so the file saved next stores them
 
     def _loaded(self, name: str) -> None:
-        # A file written before feature keys converts here (its names read
-        # through the templates), or is refused: retrain it.
-        for c in (self.COMPONENT,):
-            for obj in (self.models_.get(c), self.classifiers_.get(c)):
-                if obj is not None and obj.features is not None and not obj.features.is_numeric:
-                    engine_keys(obj.features, spec(self.ngram), "word segmentation", name)
-        try:
-            self.runner()  # the C++ tables: built at load, so the first batch costs what later ones do
-        except ModelFormatError as e:
-            raise ModelFormatError(e.problem, name) from None
+        keys_at_load(self, self.COMPONENT, spec(self.ngram), "word segmentation", name)
 
     def training_examples(self, data):
         feats, labels = training_examples(data, self.ngram)

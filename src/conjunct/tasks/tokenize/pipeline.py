@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from typing import List, Sequence
 
-from ..._errors import ModelFormatError
 from ..._textin import check_no_surrogates, has_surrogate
 from ..base import TaskPipeline
-from ..runner import engine_keys
+from ..runner import keys_at_load
 from .features import gap_spec
 from .oracle import training_examples
 from .reader import TokenizedText
@@ -57,16 +56,7 @@ class EnglishTokenizer(TaskPipeline):
         self.runner()  # its feature keys go on the feature index, so the file saved next stores them
 
     def _loaded(self, name: str) -> None:
-        # A file written before feature keys converts here (its names read
-        # through the templates), or is refused: retrain it.
-        for c in ("boundary",):
-            for obj in (self.models_.get(c), self.classifiers_.get(c)):
-                if obj is not None and obj.features is not None and not obj.features.is_numeric:
-                    engine_keys(obj.features, gap_spec(self.ngram), "tokenizer's boundary", name)
-        try:
-            self.runner()  # the C++ tables: built at load, so the first batch costs what later ones do
-        except ModelFormatError as e:
-            raise ModelFormatError(e.problem, name) from None
+        keys_at_load(self, "boundary", gap_spec(self.ngram), "tokenizer's boundary", name)
 
     def training_examples(self, data):
         return training_examples(data, self.ngram)
