@@ -9,6 +9,7 @@ import platform
 import shlex
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence
@@ -88,6 +89,10 @@ def shown_path(path: Path) -> str:
     :func:`peer_work_shown`), anywhere else relative to the project."""
     try:
         return "PEER_WORK/" + Path(path).resolve().relative_to(PEER_WORK.resolve()).as_posix()
+    except ValueError:
+        pass
+    try:  # a scratch folder in the temporary directory: its name only
+        return "TMPDIR/" + Path(path).resolve().relative_to(Path(tempfile.gettempdir()).resolve()).as_posix()
     except ValueError:
         return os.path.relpath(path, ROOT)
 
