@@ -162,6 +162,7 @@ void bind_tasks(nb::module_& m);
 void bind_task_chunk(nb::module_& m);
 void bind_task_english(nb::module_& m);
 void bind_task_boundary(nb::module_& m);
+void bind_task_japanese(nb::module_& m);
 void bind_decode(nb::module_& m);
 void bind_train(nb::module_& m);
 void bind_featurize(nb::module_& m);

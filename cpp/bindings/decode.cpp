@@ -258,6 +258,14 @@ void set_trainer_state(PerceptronTrainer& tr, const Array1<int64_t>& indptr, con
 
 }  // namespace
 
+const ChainModel& chain_model_of(nb::handle model) {
+  try {
+    return nb::cast<const PyChainModel&>(model).model;
+  } catch (const nb::cast_error&) {
+    throw nb::type_error("expected a compiled linear-chain model (LinearChainModel._core)");
+  }
+}
+
 void bind_decode(nb::module_& m) {
   nb::class_<PyChainModel>(m, "ChainModel",
                            "An immutable compiled linear-chain model (thread-safe): sparse emission weights per feature, "

@@ -12,6 +12,7 @@ NB_MODULE(_core, m) {
   conjunct::py::bind_task_chunk(m);
   conjunct::py::bind_task_english(m);
   conjunct::py::bind_task_boundary(m);
+  conjunct::py::bind_task_japanese(m);
   conjunct::py::bind_decode(m);
   conjunct::py::bind_train(m);
   conjunct::py::bind_featurize(m);

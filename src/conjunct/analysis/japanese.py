@@ -32,6 +32,7 @@ from ..tasks.segment import WordSegmenter
 from .._textin import check_no_surrogates, has_surrogate
 from .english import _accuracy, _check_tokens
 from .jackknife import jackknife_tags
+from .japanese_engine import engine_for
 from .result import JOINT, Analysis, split_joint_tag
 from .stages import TextPipeline, check_stage, clone_stage
 
@@ -163,25 +164,46 @@ class JapaneseTextPipeline(TextPipeline):
             k += len(ps)
         return out
 
-    def analyze(self, texts: Sequence[str]) -> List[Analysis]:
+    def analyze(self, texts: Sequence[str], *, n_jobs: int = 1) -> List[Analysis]:
         """Words, tags, bunsetsu and bunsetsu dependencies of raw texts.
 
         Parameters
         ----------
         texts : sequence of str
             One sentence each.
+        n_jobs : int
+            Threads for the stages after the segmenter (they share the models).
 
         Returns
         -------
         list of Analysis
         """
-        return self.analyze_words(self.segment(texts))
+        self._check_fitted()
+        texts = _check_texts(texts)
+        self._check_memory(texts, "characters")
+        engine = engine_for(self)
+        if engine is None:
+            return self.analyze_reference(texts)
+        return engine.analyze_texts(texts, n_jobs)
 
-    def analyze_words(self, sentences: Sequence[Sequence[str]]) -> List[Analysis]:
+    def analyze_words(self, sentences: Sequence[Sequence[str]], *, n_jobs: int = 1) -> List[Analysis]:
         """The stages after the segmenter, on segmented sentences (gold words, for evaluation)."""
         self._check_fitted()
         sentences = _check_tokens(sentences, "analyze_words()")
         self._check_memory(sentences, "words")
+        engine = engine_for(self)
+        if engine is None:
+            return self._analyze_words_reference(sentences)
+        return engine.analyze_words(sentences, n_jobs)
+
+    def analyze_reference(self, texts: Sequence[str]) -> List[Analysis]:
+        """:meth:`analyze` stage by stage, each stage's output going through
+        Python (words, tags, :class:`BunsetsuSentence` objects): what the
+        one-call path is tested against, and the path of stages it does not run."""
+        self._check_fitted()
+        return self._analyze_words_reference(self.segment(texts))
+
+    def _analyze_words_reference(self, sentences: Sequence[Sequence[str]]) -> List[Analysis]:
         out = []
         for words, tags in zip(sentences, self.tagger.predict(sentences)):
             upos, xpos = (list(c) for c in zip(*map(split_joint_tag, tags)))

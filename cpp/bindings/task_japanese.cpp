@@ -1,0 +1,151 @@
+// The Japanese text pipeline after the segmenter in one call per batch: words
+// in (from the segmenter's cuts or given), tags, bunsetsu and heads out as
+// arrays, every stage in C++ without the GIL.
+#include <nanobind/stl/shared_ptr.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
+#include <nanobind/stl/vector.h>
+
+#include <memory>
+#include <stdexcept>
+#include <string>
+
+#include "common.h"
+#include "conjunct/tasks/japanese_pipeline.h"
+#include "featurize.h"
+
+namespace conjunct::py {
+
+const Classifier& classifier_of(nb::handle compiled);
+const ChainModel& chain_model_of(nb::handle model);
+
+namespace {
+
+struct PyJapanesePipeline {
+  JapaneseStages stages;
+  std::vector<nb::object> held;  // the Python objects whose C++ parts the stages use
+};
+
+template <class Fn>
+auto value_errors(Fn&& fn) {
+  try {
+    return fn();
+  } catch (const std::invalid_argument& e) {
+    throw nb::value_error(e.what());
+  }
+}
+
+void init(PyJapanesePipeline* self, nb::object tag_features, nb::object chain, const std::string& method,
+          size_t beam_width, const std::vector<std::string>& tag_xpos, std::shared_ptr<FeatureTables> chunk_tables,
+          const std::vector<std::string>& chunk_classes, nb::object chunk_classifier, const std::string& chunk_rule,
+          bool chunk_early_exit, std::shared_ptr<FeatureTables> parser_tables, nb::object parser_classifier,
+          const std::string& parser_rule, size_t parser_classes, int64_t depends, bool parser_early_exit) {
+  auto* p = new (self) PyJapanesePipeline();
+  JapaneseStages& st = p->stages;
+  try {
+    st.tag_features = &nb::cast<const TokenFeatures&>(tag_features);
+  } catch (const nb::cast_error&) {
+    throw nb::type_error("tag_features must be a _core.TokenFeatures");
+  }
+  st.chain = &chain_model_of(chain);
+  if (st.tag_features->tables().size() != st.chain->weights.n_features())
+    throw nb::value_error("the tagger's feature tables and weights have different numbers of features");
+  if (tag_xpos.size() != st.chain->n_labels()) throw nb::value_error("one XPOS per tagger label is needed");
+  st.method = value_errors([&] { return parse_method(method); });
+  if (beam_width < 1) throw nb::value_error("beam_width must be positive");
+  st.beam_width = beam_width;
+  st.tag_xpos = tag_xpos;
+  st.chunk_clf = &classifier_of(chunk_classifier);
+  st.chunk_decision = checked_decision(chunk_rule, chunk_classes.size(), st.chunk_clf->n_outputs());
+  st.chunk_early_exit = chunk_early_exit;
+  st.chunk = value_errors([&] { return std::make_shared<const ChunkFeaturizer>(std::move(chunk_tables), chunk_classes); });
+  for (const std::string& c : chunk_classes) st.chunk_starts.push_back(!c.empty() && c[0] == 'B');
+  st.parser = value_errors([&] { return std::make_shared<const BunsetsuFeaturizer>(std::move(parser_tables)); });
+  st.judge.clf = &classifier_of(parser_classifier);
+  st.judge.decision = checked_decision(parser_rule, parser_classes, st.judge.clf->n_outputs());
+  st.judge.depends = depends;
+  st.judge.early_exit = parser_early_exit;
+  p->held = {tag_features, chain, chunk_classifier, parser_classifier};
+}
+
+// Python strings of the words (flat), made once the GIL is back.
+nb::list word_strings(const char* text, const std::vector<int64_t>& offsets) {
+  nb::list out;
+  for (size_t i = 0; i + 1 < offsets.size(); ++i) {
+    PyObject* s = PyUnicode_DecodeUTF8(text + offsets[i], static_cast<Py_ssize_t>(offsets[i + 1] - offsets[i]),
+                                       "surrogatepass");
+    if (s == nullptr) throw nb::python_error();
+    out.append(nb::steal(s));
+  }
+  return out;
+}
+
+nb::tuple analyze(const PyJapanesePipeline& self, const TokenBatch& words, const std::vector<int64_t>& offsets,
+                  int n_threads) {
+  JapaneseAnalysis out;
+  {
+    nb::gil_scoped_release release;
+    analyze_japanese(self.stages, words, out, n_threads);
+  }
+  std::vector<int64_t> sent_ptr(words.sent_ptr, words.sent_ptr + words.n_sentences + 1);
+  return nb::make_tuple(word_strings(words.text, offsets), to_numpy(std::move(sent_ptr)), to_numpy(std::move(out.tags)),
+                        to_numpy(std::move(out.bunsetsu)), to_numpy(std::move(out.heads)),
+                        to_numpy(std::move(out.bunsetsu_ptr)));
+}
+
+void check_ptr(const Array1<int64_t>& ptr, int64_t end, const char* what) {
+  const int64_t* p = ptr.data();
+  if (ptr.size() == 0 || p[0] != 0 || p[ptr.size() - 1] != end)
+    throw nb::value_error((std::string(what) + " must run from 0 to " + std::to_string(end)).c_str());
+  for (size_t k = 1; k < ptr.size(); ++k)
+    if (p[k] < p[k - 1]) throw nb::value_error((std::string(what) + " decrease").c_str());
+}
+
+}  // namespace
+
+void bind_task_japanese(nb::module_& m) {
+  nb::class_<PyJapanesePipeline>(m, "JapanesePipeline",
+                                 "The Japanese text pipeline's stages after the segmenter (tagger, bunsetsu chunker, "
+                                 "bunsetsu parser), run in one call per batch.")
+      .def("__init__", &init, nb::arg("tag_features"), nb::arg("chain"), nb::arg("method"), nb::arg("beam_width"),
+           nb::arg("tag_xpos"), nb::arg("chunk_tables"), nb::arg("chunk_classes"), nb::arg("chunk_classifier"),
+           nb::arg("chunk_rule"), nb::arg("chunk_early_exit"), nb::arg("parser_tables"), nb::arg("parser_classifier"),
+           nb::arg("parser_rule"), nb::arg("parser_classes"), nb::arg("depends"), nb::arg("parser_early_exit"))
+      .def(
+          "analyze_words",
+          [](const PyJapanesePipeline& self, const Array1<uint8_t>& text, const Array1<int64_t>& offsets,
+             const Array1<int64_t>& sent_ptr, int n_threads) {
+            const TokenBatch words = token_batch(text, offsets, sent_ptr);
+            return analyze(self, words, std::vector<int64_t>(offsets.data(), offsets.data() + offsets.size()), n_threads);
+          },
+          nb::arg("text"), nb::arg("offsets"), nb::arg("sent_ptr"), nb::arg("n_threads") = 1,
+          "Sentences of words text[offsets[i]:offsets[i + 1]] (UTF-8; sentence s is words [sent_ptr[s],\n"
+          "sent_ptr[s + 1])): (words, sent_ptr, tag ids, bunsetsu of each word, heads, bunsetsu offsets).")
+      .def(
+          "analyze_cuts",
+          [](const PyJapanesePipeline& self, const nb::bytes& text, const Array1<int64_t>& piece_offsets,
+             const Array1<int64_t>& cuts, const Array1<int64_t>& cut_ptr, const Array1<int64_t>& piece_ptr,
+             int n_threads) {
+            const size_t n_pieces = piece_offsets.size() - (piece_offsets.size() > 0);
+            check_ptr(piece_offsets, static_cast<int64_t>(text.size()), "piece offsets");
+            check_ptr(cut_ptr, static_cast<int64_t>(cuts.size()), "cut offsets");
+            if (cut_ptr.size() != n_pieces + 1) throw nb::value_error("one cut offset per piece, plus one, is needed");
+            check_ptr(piece_ptr, static_cast<int64_t>(n_pieces), "piece sentence offsets");
+            const char* data = text.c_str();
+            std::vector<int64_t> offsets, sent_ptr;
+            value_errors([&] {
+              words_from_cuts(data, piece_offsets.data(), n_pieces, cuts.data(), cut_ptr.data(), piece_ptr.data(),
+                              piece_ptr.size() - 1, offsets, sent_ptr);
+              return 0;
+            });
+            const TokenBatch words{data, offsets.data(), offsets.size() - 1, sent_ptr.data(), sent_ptr.size() - 1};
+            return analyze(self, words, offsets, n_threads);
+          },
+          nb::arg("text"), nb::arg("piece_offsets"), nb::arg("cuts"), nb::arg("cut_ptr"), nb::arg("piece_ptr"),
+          nb::arg("n_threads") = 1,
+          "The same from the segmenter's cuts: pieces text[piece_offsets[p]:piece_offsets[p + 1]] (UTF-8), the\n"
+          "character positions where a word ends inside piece p (cuts[cut_ptr[p]:cut_ptr[p + 1]]), the pieces of\n"
+          "sentence s (piece_ptr[s]:piece_ptr[s + 1]).");
+}
+
+}  // namespace conjunct::py

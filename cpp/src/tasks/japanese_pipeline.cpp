@@ -1,0 +1,173 @@
+#include "conjunct/tasks/japanese_pipeline.h"
+
+#include <algorithm>
+#include <atomic>
+#include <exception>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <thread>
+
+#include "conjunct/tasks/yamcha_chunk.h"
+
+namespace conjunct {
+
+namespace {
+
+// A thread's buffers, reused from block to block.
+struct Work {
+  std::vector<int64_t> sent_ptr, indptr, chunk_ptr, chunk_indptr, field_ptr, bunsetsu_ptr;
+  std::vector<int32_t> ids, chunk_ids, iterations, labels;
+  std::vector<double> scores;
+  std::string chunk_text, bunsetsu_text;
+};
+
+// Sentences [s0, s1): tags, bunsetsu of every word, heads of every bunsetsu
+// (written at the sentence's first word's slot of out.heads, one per bunsetsu).
+void run_block(const JapaneseStages& st, const TokenBatch& words, size_t s0, size_t s1, JapaneseAnalysis& out,
+               Work& w) {
+  const int64_t t0 = words.sent_ptr[s0], t1 = words.sent_ptr[s1];
+  const size_t n_tok = static_cast<size_t>(t1 - t0), n_sent = s1 - s0;
+  // 1. The tagger, as PerceptronTagger tags a batch: features, then decoding.
+  w.sent_ptr.resize(n_sent + 1);
+  for (size_t s = 0; s <= n_sent; ++s) w.sent_ptr[s] = words.sent_ptr[s0 + s] - t0;
+  const TokenBatch block{words.text, words.offsets + t0, n_tok, w.sent_ptr.data(), n_sent};
+  st.tag_features->extract(block, w.indptr, w.ids);
+  w.scores.resize(n_sent);
+  w.iterations.resize(n_sent);
+  int32_t* tags = out.tags.data() + t0;
+  decode_batch(*st.chain, CsrView{Span<int64_t>(w.indptr.data(), w.indptr.size()), Span<int32_t>(w.ids.data(), w.ids.size())},
+               Span<int64_t>(w.sent_ptr.data(), w.sent_ptr.size()), st.method, st.beam_width, tags, w.scores.data(),
+               w.iterations.data(), 1);
+  // 2. The chunker's tokens: (word, XPOS of its tag).
+  w.chunk_text.clear();
+  w.chunk_ptr.assign(1, 0);
+  for (size_t i = 0; i < n_tok; ++i) {
+    const int64_t a = block.offsets[i], b = block.offsets[i + 1];
+    w.chunk_text.append(words.text + a, static_cast<size_t>(b - a));
+    w.chunk_ptr.push_back(static_cast<int64_t>(w.chunk_text.size()));
+    w.chunk_text.append(st.tag_xpos[static_cast<size_t>(tags[i])]);
+    w.chunk_ptr.push_back(static_cast<int64_t>(w.chunk_text.size()));
+  }
+  const ChunkTokens chunk_tokens{w.chunk_text.data(), w.chunk_ptr.data()};
+  // 3. The parser's tokens: (form, lemma = form, XPOS), grouped into bunsetsu as the chunker says.
+  w.bunsetsu_text.clear();
+  w.field_ptr.assign(1, 0);
+  for (size_t i = 0; i < n_tok; ++i) {
+    const std::string_view form = chunk_tokens.field(static_cast<int64_t>(i), 0);
+    const std::string_view xpos = chunk_tokens.field(static_cast<int64_t>(i), 1);
+    for (const std::string_view v : {form, form, xpos}) {
+      w.bunsetsu_text.append(v.data(), v.size());
+      w.field_ptr.push_back(static_cast<int64_t>(w.bunsetsu_text.size()));
+    }
+  }
+  w.bunsetsu_ptr.assign(1, 0);
+  const Span<int32_t> prev1(st.chunk->prev1().data(), st.chunk->prev1().size());
+  const Span<int32_t> prev2(st.chunk->prev2().data(), st.chunk->prev2().size());
+  ChunkStats chunk_stats;
+  ParseStats parse_stats;
+  for (size_t s = 0; s < n_sent; ++s) {
+    const int64_t b = w.sent_ptr[s], e = w.sent_ptr[s + 1];
+    const size_t n = static_cast<size_t>(e - b);
+    w.chunk_indptr.assign(1, 0);
+    w.chunk_ids.clear();
+    st.chunk->sentence(chunk_tokens, b, e, w.chunk_indptr, w.chunk_ids);
+    ChunkSentenceView view;
+    view.tokens = CsrView{Span<int64_t>(w.chunk_indptr.data(), w.chunk_indptr.size()),
+                          Span<int32_t>(w.chunk_ids.data(), w.chunk_ids.size())};
+    view.prev1 = prev1;
+    view.prev2 = prev2;
+    w.labels.resize(n);
+    yamcha_chunk(*st.chunk_clf, st.chunk_decision, st.chunk_early_exit, view, w.labels.data(), chunk_stats, false,
+                 nullptr, nullptr);
+    const size_t first_bunsetsu = w.bunsetsu_ptr.size() - 1;
+    int32_t* bunsetsu = out.bunsetsu.data() + t0 + b;
+    int32_t k = -1;
+    for (size_t i = 0; i < n; ++i) {
+      if (i == 0 || st.chunk_starts[static_cast<size_t>(w.labels[i])]) {
+        ++k;
+        if (i > 0) w.bunsetsu_ptr.push_back(b + static_cast<int64_t>(i));
+      }
+      bunsetsu[i] = k;
+    }
+    w.bunsetsu_ptr.push_back(e);
+    // 4. The parser; its heads go to the slots of the sentence's words (k + 1 <= n of them).
+    const BunsetsuTokens btokens{w.bunsetsu_text.data(), w.field_ptr.data(), w.bunsetsu_ptr.data()};
+    sassano_parse(*st.parser, st.judge, btokens, static_cast<int64_t>(first_bunsetsu),
+                  static_cast<int64_t>(w.bunsetsu_ptr.size() - 1), out.heads.data() + t0 + b, parse_stats, false,
+                  nullptr, nullptr, nullptr);
+  }
+}
+
+}  // namespace
+
+void analyze_japanese(const JapaneseStages& st, const TokenBatch& words, JapaneseAnalysis& out, int n_threads) {
+  const size_t n_sent = words.n_sentences, n_tok = words.n_tokens;
+  out.tags.assign(n_tok, 0);
+  out.bunsetsu.assign(n_tok, 0);
+  std::vector<int32_t> slots(n_tok, -1);
+  out.heads.swap(slots);
+  std::exception_ptr error;
+  std::mutex error_lock;
+  const size_t block = 64;  // sentences per block: long and short ones spread over the threads
+  std::atomic<size_t> next{0};
+  auto worker = [&] {
+    Work w;
+    try {
+      for (size_t b; (b = next.fetch_add(block)) < n_sent;) run_block(st, words, b, std::min(n_sent, b + block), out, w);
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(error_lock);
+      if (!error) error = std::current_exception();
+      next = n_sent;
+    }
+  };
+  const size_t threads = std::max<size_t>(1, std::min<size_t>(n_threads > 0 ? n_threads : 1, (n_sent + block - 1) / block));
+  if (threads == 1) {
+    worker();
+  } else {
+    std::vector<std::thread> pool;
+    for (size_t t = 0; t < threads; ++t) pool.emplace_back(worker);
+    for (auto& th : pool) th.join();
+  }
+  if (error) std::rethrow_exception(error);
+  // The heads, compacted: sentence s's bunsetsu count is its last word's bunsetsu + 1.
+  out.bunsetsu_ptr.assign(1, 0);
+  out.heads.swap(slots);
+  out.heads.clear();
+  for (size_t s = 0; s < n_sent; ++s) {
+    const int64_t b = words.sent_ptr[s], e = words.sent_ptr[s + 1];
+    const int64_t n = e > b ? out.bunsetsu[static_cast<size_t>(e - 1)] + 1 : 0;
+    out.heads.insert(out.heads.end(), slots.begin() + b, slots.begin() + b + n);
+    out.bunsetsu_ptr.push_back(static_cast<int64_t>(out.heads.size()));
+  }
+}
+
+void words_from_cuts(const char* text, const int64_t* piece_offsets, size_t n_pieces, const int64_t* cuts,
+                     const int64_t* cut_ptr, const int64_t* piece_ptr, size_t n_sentences,
+                     std::vector<int64_t>& word_offsets, std::vector<int64_t>& sent_ptr) {
+  word_offsets.assign(1, 0);
+  sent_ptr.assign(1, 0);
+  std::vector<int64_t> piece_words(n_pieces + 1, 0);
+  for (size_t p = 0; p < n_pieces; ++p) {
+    const int64_t a = piece_offsets[p], e = piece_offsets[p + 1];
+    // A word starts at the piece's first byte: the offsets run on without a gap only inside one piece.
+    if (word_offsets.back() != a) throw std::invalid_argument("piece " + std::to_string(p + 1) + ": pieces must be adjacent");
+    int64_t at = a, chars = 0;
+    for (int64_t c = cut_ptr[p]; c < cut_ptr[p + 1]; ++c) {
+      const int64_t want = cuts[c];
+      if (want <= chars) throw std::invalid_argument("piece " + std::to_string(p + 1) + ": cuts must increase from 1");
+      while (at < e && chars < want) {
+        ++at;
+        while (at < e && (static_cast<unsigned char>(text[at]) & 0xC0) == 0x80) ++at;
+        ++chars;
+      }
+      if (at >= e) throw std::invalid_argument("piece " + std::to_string(p + 1) + ": a cut lies at or past its end");
+      word_offsets.push_back(at);
+    }
+    if (e > a) word_offsets.push_back(e);
+    piece_words[p + 1] = static_cast<int64_t>(word_offsets.size() - 1);
+  }
+  for (size_t s = 0; s < n_sentences; ++s) sent_ptr.push_back(piece_words[static_cast<size_t>(piece_ptr[s + 1])]);
+}
+
+}  // namespace conjunct

@@ -1,0 +1,105 @@
+"""The Japanese text pipeline in two C++ calls per batch: the segmenter's
+(texts -> cut positions), then one that takes the cuts and runs the tagger,
+the bunsetsu chunker and the bunsetsu parser without returning to Python
+between them (``_core.JapanesePipeline``), handing back arrays. Python then
+only turns label ids into tag strings (one table look-up per batch) and cuts
+the flat lists into per-sentence :class:`~conjunct.analysis.result.Analysis`
+objects. The stages are those each task runs alone, so the output is the one
+of the stage-by-stage path (:meth:`JapaneseTextPipeline.analyze_reference`);
+a test compares the two on real data."""
+
+from __future__ import annotations
+
+from typing import List, Optional, Sequence
+
+import numpy as np
+
+from .. import _core
+from .._jobs import resolve_n_jobs
+from ..tagging import PerceptronTagger
+from ..tagging.features import token_buffers
+from ..tasks.bunsetsu.runner import BunsetsuParser
+from ..tasks.chunk.runner import YamchaChunker
+from ..tasks.segment.runner import BoundaryClassifier, text_buffers
+from .result import Analysis, split_joint_tag
+
+__all__ = ["JapaneseEngine", "engine_for"]
+
+
+class JapaneseEngine:
+    """The C++ stages of one fitted pipeline (tagger, chunker, parser as they
+    are now) and the segmenter's runner."""
+
+    def __init__(self, nlp, key):
+        self.key = key
+        tagger, segmenter, chunker, parser = key
+        split = [split_joint_tag(t) for t in tagger.labels_]
+        self.upos = np.array([u for u, _ in split], dtype=object)
+        self.xpos = np.array([x for _, x in split], dtype=object)
+        self.segmenter = segmenter
+        self.batch_size = int(getattr(nlp.segmenter, "batch_size", 4096))
+        chunk_clf, parser_clf = chunker.classifier, parser.classifier
+        self.core = _core.JapanesePipeline(
+            tag_features=tagger._features.core, chain=tagger.model_._core, method=tagger.decoder,
+            beam_width=int(tagger.beam_width), tag_xpos=[x for _, x in split],
+            chunk_tables=chunk_clf.features.keys.tables(), chunk_classes=[str(c) for c in chunk_clf.rule.classes],
+            chunk_classifier=chunk_clf._core, chunk_rule=chunk_clf.rule.kind, chunk_early_exit=bool(chunker.early_exit),
+            parser_tables=parser_clf.features.keys.tables(), parser_classifier=parser_clf._core,
+            parser_rule=parser_clf.rule.kind, parser_classes=len(parser_clf.rule.classes), depends=1,
+            parser_early_exit=bool(parser.early_exit))
+
+    def analyze_texts(self, texts: Sequence[str], n_jobs: int = 1) -> List[Analysis]:
+        """Checked raw texts (whitespace separates words and is dropped) -> analyses."""
+        out: List[Analysis] = []
+        threads = resolve_n_jobs(n_jobs)
+        for k in range(0, len(texts), self.batch_size):
+            batch = texts[k:k + self.batch_size]
+            pieces = [t.split() for t in batch]
+            flat = [p for ps in pieces for p in ps]
+            piece_ptr = np.zeros(len(pieces) + 1, dtype=np.int64)
+            np.cumsum(np.fromiter(map(len, pieces), dtype=np.int64, count=len(pieces)), out=piece_ptr[1:])
+            positions, text_ptr, classes, _ = self.segmenter.classify(flat)
+            cut = np.asarray(classes) == self.segmenter.cut_class
+            cuts = np.ascontiguousarray(np.asarray(positions)[cut], dtype=np.int64)
+            cut_ptr = np.searchsorted(np.flatnonzero(cut), np.asarray(text_ptr)).astype(np.int64)
+            blob, offsets = text_buffers(flat)
+            out.extend(self._results(self.core.analyze_cuts(text=blob, piece_offsets=offsets, cuts=cuts,
+                                                            cut_ptr=cut_ptr, piece_ptr=piece_ptr, n_threads=threads)))
+        return out
+
+    def analyze_words(self, sentences: Sequence[Sequence[str]], n_jobs: int = 1) -> List[Analysis]:
+        """Checked word sequences -> analyses."""
+        text, offsets, sent_ptr = token_buffers(sentences)
+        return self._results(self.core.analyze_words(text=text, offsets=offsets, sent_ptr=sent_ptr,
+                                                     n_threads=resolve_n_jobs(n_jobs)))
+
+    def _results(self, arrays) -> List[Analysis]:
+        words, sent_ptr, tags, bunsetsu, heads, bunsetsu_ptr = arrays
+        upos, xpos = self.upos[tags].tolist(), self.xpos[tags].tolist()
+        groups, heads = bunsetsu.tolist(), heads.tolist()
+        sp, bp = sent_ptr.tolist(), bunsetsu_ptr.tolist()
+        return [Analysis(words[a:b], upos[a:b], xpos[a:b], None, None, None, groups[a:b], heads[c:d])
+                for a, b, c, d in zip(sp, sp[1:], bp, bp[1:])]
+
+
+def engine_for(nlp) -> Optional[JapaneseEngine]:
+    """The engine of a fitted pipeline's current stages (rebuilt when one of
+    them changed: a new classifier, another decoder), or None when a stage is
+    one the engine does not run (an HMM tagger): the stage-by-stage path then
+    serves."""
+    tagger = nlp.tagger
+    if not isinstance(tagger, PerceptronTagger) or getattr(tagger, "_features", None) is None:
+        return None
+    segmenter, chunker, parser = nlp.segmenter.runner(), nlp.bunsetsu.runner(), nlp.parser.runner()
+    if not (isinstance(segmenter, BoundaryClassifier) and isinstance(chunker, YamchaChunker)
+            and isinstance(parser, BunsetsuParser)):
+        return None
+    key = (tagger, segmenter, chunker, parser)
+    state = (tagger.model_, tagger._features, tagger.labels_, tagger.decoder, tagger.beam_width)
+    engine = nlp.__dict__.get("_engine")
+    if engine is None or any(a is not b for a, b in zip(engine.key + engine.state[:3], key + state[:3])) \
+            or engine.state[3:] != state[3:]:
+        engine = JapaneseEngine(nlp, key)
+        engine.state = state
+        nlp.__dict__["_engine"] = engine
+    return engine

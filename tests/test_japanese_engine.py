@@ -1,0 +1,119 @@
+"""The Japanese text pipeline's one-call path (segmenter cuts -> tagger ->
+bunsetsu chunker -> bunsetsu parser in C++) against the stage-by-stage path
+on real GSD text, word for word, tag for tag, head for head; threads; odd and
+bad input; the fallback for stages it does not run."""
+
+import numpy as np
+import pytest
+
+from conjunct import DataFormatError
+from conjunct.analysis import JapaneseTextPipeline
+from conjunct.analysis.japanese_engine import engine_for
+from conjunct.tagging import HMMTagger, PerceptronTagger
+from conjunct.tasks.bunsetsu import BunsetsuDependencyParser, load_gsd_bunsetsu
+from conjunct.tasks.chunk import Chunker
+from conjunct.tasks.segment import WordSegmenter
+
+SMALL = {"dense_features": 64}
+
+
+def _text(s):
+    return "".join(t.form for b in s.bunsetsu for t in b.tokens)
+
+
+def _words(s):
+    return [t.form for b in s.bunsetsu for t in b.tokens]
+
+
+@pytest.fixture(scope="module")
+def gsd(shared_data):
+    base = shared_data / "ud_japanese_gsd"
+    return load_gsd_bunsetsu(base, "train")[:120], load_gsd_bunsetsu(base, "test")
+
+
+@pytest.fixture(scope="module")
+def nlp(gsd):
+    return JapaneseTextPipeline(WordSegmenter(n_iter=2, method_params=SMALL), PerceptronTagger(n_iter=2),
+                                Chunker(n_iter=2, method_params=SMALL),
+                                BunsetsuDependencyParser(degree=2, n_iter=2, method_params=SMALL), folds=2).fit(gsd[0])
+
+
+def _fields(analyses):
+    return [(a.forms, a.upos, a.xpos, a.bunsetsu, a.bunsetsu_heads, a.heads, a.chunks) for a in analyses]
+
+
+ODD = ["東京 に 行った", "  前後に空白  ", "😀絵文字👍です。", "a\x00b の NUL", "ＡＢＣ１２３と abc123", "。", "x",
+       "改行\nと\tタブ"]
+
+
+def test_one_call_equals_stage_by_stage_on_gsd_test(nlp, gsd):
+    texts = [_text(s) for s in gsd[1]] + ODD
+    assert engine_for(nlp) is not None
+    fast = nlp.analyze(texts)
+    reference = nlp.analyze_reference(texts)
+    assert len(fast) == len(texts)
+    assert _fields(fast) == _fields(reference)
+    # The stages did something: more than one bunsetsu somewhere, non-trivial heads.
+    assert sum(len(a.bunsetsu_heads) for a in fast) > 2 * len(texts)
+    assert all(type(x) is str for a in fast[:5] for x in a.forms + a.upos + a.xpos)
+
+
+def test_gold_words_and_threads(nlp, gsd):
+    sentences = [_words(s) for s in gsd[1][:200]]
+    fast = nlp.analyze_words(sentences)
+    assert _fields(fast) == _fields(nlp._analyze_words_reference(sentences))
+    assert _fields(nlp.analyze_words(sentences, n_jobs=3)) == _fields(fast)
+    texts = [_text(s) for s in gsd[1]]
+    assert _fields(nlp.analyze(texts, n_jobs=2)) == _fields(nlp.analyze(texts))
+
+
+def test_engine_follows_recompiled_stages(nlp, gsd):
+    texts = [_text(s) for s in gsd[1][:60]]
+    parser = nlp.parser
+    saved = dict(parser.classifiers_)
+    before = engine_for(nlp)
+    try:
+        parser.compile("pkb")
+        assert engine_for(nlp) is not before
+        assert _fields(nlp.analyze(texts)) == _fields(nlp.analyze_reference(texts))
+    finally:
+        parser.classifiers_ = saved
+    assert engine_for(nlp) is engine_for(nlp)
+
+
+def test_bad_input_as_before(nlp):
+    with pytest.raises(DataFormatError, match="text 2 is empty"):
+        nlp.analyze(["東京", ""])
+    with pytest.raises(DataFormatError, match="text 1 is empty"):
+        nlp.analyze([" \n"])
+    with pytest.raises(DataFormatError, match="text 1"):
+        nlp.analyze(["a\ud800b"])
+    with pytest.raises(TypeError):
+        nlp.analyze("東京")
+    with pytest.raises(DataFormatError, match="text 1: expected a string"):
+        nlp.analyze([3])
+    assert nlp.analyze([]) == []
+
+
+def test_cuts_out_of_place_are_refused(nlp):
+    core = engine_for(nlp).core
+    text = "東京に".encode()
+    args = dict(text=text, piece_offsets=np.array([0, len(text)], dtype=np.int64),
+                cut_ptr=np.array([0, 1], dtype=np.int64), piece_ptr=np.array([0, 1], dtype=np.int64))
+    words = core.analyze_cuts(cuts=np.array([2], dtype=np.int64), **args)[0]
+    assert words == ["東京", "に"]
+    for bad in (0, 3, 7):
+        with pytest.raises(ValueError, match="piece 1"):
+            core.analyze_cuts(cuts=np.array([bad], dtype=np.int64), **args)
+    with pytest.raises(ValueError, match="cut offsets"):
+        core.analyze_cuts(cuts=np.array([1, 2], dtype=np.int64), **args)
+
+
+def test_hmm_tagger_takes_the_stage_by_stage_path(nlp, gsd):
+    train, test = gsd
+    words = [_words(s) for s in train]
+    tags = [[f"{t.upos}|{t.xpos}" for b in s.bunsetsu for t in b.tokens] for s in train]
+    other = JapaneseTextPipeline(nlp.segmenter, HMMTagger().fit(words, tags), nlp.bunsetsu, nlp.parser)
+    assert engine_for(other) is None
+    texts = [_text(s) for s in test[:40]]
+    assert _fields(other.analyze(texts)) == _fields(other.analyze_reference(texts))
