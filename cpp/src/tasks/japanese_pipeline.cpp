@@ -1,9 +1,7 @@
 #include "conjunct/tasks/japanese_pipeline.h"
 
 #include <algorithm>
-#include <atomic>
 #include <exception>
-#include <mutex>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -14,7 +12,7 @@ namespace conjunct {
 
 namespace {
 
-// A thread's buffers, reused from block to block.
+// A thread's buffers.
 struct Work {
   std::vector<int64_t> sent_ptr, indptr, chunk_ptr, chunk_indptr, field_ptr, bunsetsu_ptr;
   std::vector<int32_t> ids, chunk_ids, iterations, labels;
@@ -107,29 +105,37 @@ void analyze_japanese(const JapaneseStages& st, const TokenBatch& words, Japanes
   out.bunsetsu.assign(n_tok, 0);
   std::vector<int32_t> slots(n_tok, -1);
   out.heads.swap(slots);
-  std::exception_ptr error;
-  std::mutex error_lock;
-  const size_t block = 64;  // sentences per block: long and short ones spread over the threads
-  std::atomic<size_t> next{0};
-  auto worker = [&] {
-    Work w;
-    try {
-      for (size_t b; (b = next.fetch_add(block)) < n_sent;) run_block(st, words, b, std::min(n_sent, b + block), out, w);
-    } catch (...) {
-      std::lock_guard<std::mutex> lock(error_lock);
-      if (!error) error = std::current_exception();
-      next = n_sent;
-    }
-  };
-  const size_t threads = std::max<size_t>(1, std::min<size_t>(n_threads > 0 ? n_threads : 1, (n_sent + block - 1) / block));
-  if (threads == 1) {
-    worker();
-  } else {
-    std::vector<std::thread> pool;
-    for (size_t t = 0; t < threads; ++t) pool.emplace_back(worker);
-    for (auto& th : pool) th.join();
+  // One contiguous range of sentences per thread, of about equal numbers of
+  // words: the tagger then decodes each distinct word of a range once.
+  const size_t min_sentences = 32;
+  const size_t threads = std::max<size_t>(
+      1, std::min<size_t>(n_threads > 0 ? static_cast<size_t>(n_threads) : 1, n_sent / min_sentences));
+  std::vector<size_t> cut{0};
+  for (size_t t = 1; t < threads; ++t) {
+    const int64_t want = static_cast<int64_t>(n_tok * t / threads);
+    size_t s = static_cast<size_t>(std::lower_bound(words.sent_ptr, words.sent_ptr + n_sent + 1, want) - words.sent_ptr);
+    cut.push_back(std::max(cut.back(), std::min(s, n_sent)));
   }
-  if (error) std::rethrow_exception(error);
+  cut.push_back(n_sent);
+  if (threads == 1) {
+    Work w;
+    run_block(st, words, 0, n_sent, out, w);
+  } else {
+    std::vector<std::exception_ptr> errors(threads);
+    std::vector<std::thread> pool;
+    for (size_t t = 0; t < threads; ++t)
+      pool.emplace_back([&, t] {
+        try {
+          Work w;
+          if (cut[t] < cut[t + 1]) run_block(st, words, cut[t], cut[t + 1], out, w);
+        } catch (...) {
+          errors[t] = std::current_exception();
+        }
+      });
+    for (auto& th : pool) th.join();
+    for (const auto& e : errors)
+      if (e) std::rethrow_exception(e);
+  }
   // The heads, compacted: sentence s's bunsetsu count is its last word's bunsetsu + 1.
   out.bunsetsu_ptr.assign(1, 0);
   out.heads.swap(slots);

@@ -2,7 +2,7 @@
 // UTF-8 buffer and offsets) -> the tagger's joint UPOS|XPOS tags (features and
 // decoding) -> the bunsetsu chunker's decisions over (word, XPOS) -> bunsetsu
 // -> Sassano's bunsetsu parser over (form, lemma = form, XPOS). Each thread
-// takes blocks of sentences through every stage; the stages' models are
+// takes a range of sentences through every stage; the stages' models are
 // immutable and shared, scratch space is the thread's. The stages are the ones
 // each task runs alone (TokenFeatures + decode_batch, ChunkFeaturizer +
 // yamcha_chunk, BunsetsuFeaturizer + sassano_parse), so the output is theirs.
