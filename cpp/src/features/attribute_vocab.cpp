@@ -1,5 +1,6 @@
 #include "conjunct/features/attribute_vocab.h"
 
+#include <algorithm>
 #include <climits>
 #include <stdexcept>
 
@@ -55,6 +56,31 @@ AttributeVocab::AttributeVocab(const char* values, size_t values_size, const int
       if (slot.tag == tag_of(h) && value(slot.code) == s)
         throw std::invalid_argument("a value appears twice in an attribute vocabulary: " + std::string(s));
     }
+  }
+}
+
+void AttributeVocab::find_many(const std::string_view* values, size_t n, int32_t* out) const {
+  constexpr size_t kStage = 32;
+  uint64_t h[kStage];
+  for (size_t b = 0; b < n; b += kStage) {
+    const size_t m = std::min(kStage, n - b);
+    if (n_ == 0) {
+      for (size_t i = 0; i < m; ++i) out[b + i] = -1;
+      continue;
+    }
+    for (size_t i = 0; i < m; ++i) {
+      h[i] = hash(values[b + i]);
+      prefetch_read(&slots_[h[i] & mask_]);
+    }
+    for (size_t i = 0; i < m; ++i) {  // the first slot's value: its offsets
+      const Slot& slot = slots_[h[i] & mask_];
+      if (slot.tag == tag_of(h[i])) prefetch_read(&starts_[static_cast<size_t>(slot.code)]);
+    }
+    for (size_t i = 0; i < m; ++i) {  // ... and its bytes
+      const Slot& slot = slots_[h[i] & mask_];
+      if (slot.tag == tag_of(h[i])) prefetch_read(blob_.data() + starts_[static_cast<size_t>(slot.code)]);
+    }
+    for (size_t i = 0; i < m; ++i) out[b + i] = probe(h[i], values[b + i]);
   }
 }
 

@@ -1,5 +1,6 @@
 #include "conjunct/tagging/token_features.h"
 
+#include <algorithm>
 #include <stdexcept>
 #include <string_view>
 
@@ -73,18 +74,41 @@ void TokenFeatures::extract(const TokenBatch& b, std::vector<int64_t>& indptr, s
   const size_t A = compiled_.attributes.size(), T = compiled_.templates.size();
   // Each distinct word once: its attributes' codes (-1: a value the model never saw).
   std::unordered_map<std::string_view, int32_t> type_of;
-  std::vector<int32_t> tok_type(b.n_tokens), type_codes;
-  WordAttributes word;
-  std::string value;
+  std::vector<int32_t> tok_type(b.n_tokens);
+  std::vector<std::string_view> types;
+  type_of.reserve(b.n_tokens);
   for (size_t i = 0; i < b.n_tokens; ++i) {
     const std::string_view w = token(b, i);
-    auto [it, fresh] = type_of.emplace(w, static_cast<int32_t>(type_of.size()));
+    auto [it, fresh] = type_of.emplace(w, static_cast<int32_t>(types.size()));
     tok_type[i] = it->second;
-    if (!fresh) continue;
-    word.reset(w);
+    if (fresh) types.push_back(w);
+  }
+  // The values of a block of types, then each attribute's codes in one staged
+  // look-up (AttributeVocab::find_many), so that the vocabularies' cache misses overlap.
+  std::vector<int32_t> type_codes(types.size() * A);
+  constexpr size_t kBlock = 32;
+  WordAttributes word;
+  std::string value, arena;
+  std::vector<size_t> starts;
+  std::vector<std::string_view> views(kBlock);
+  std::vector<int32_t> found_codes(kBlock);
+  for (size_t t0 = 0; t0 < types.size(); t0 += kBlock) {
+    const size_t m = std::min(kBlock, types.size() - t0);
+    arena.clear();
+    starts.assign(1, 0);
+    for (size_t k = 0; k < m; ++k) {  // value (k, a) is arena[starts[k * A + a], starts[k * A + a + 1])
+      word.reset(types[t0 + k]);
+      for (size_t a = 0; a < A; ++a) {
+        word.value(compiled_.attributes[a], value);
+        arena += value;
+        starts.push_back(arena.size());
+      }
+    }
     for (size_t a = 0; a < A; ++a) {
-      word.value(compiled_.attributes[a], value);
-      type_codes.push_back(tables_->vocab(a).find(value));
+      for (size_t k = 0; k < m; ++k)
+        views[k] = std::string_view(arena.data() + starts[k * A + a], starts[k * A + a + 1] - starts[k * A + a]);
+      tables_->vocab(a).find_many(views.data(), m, found_codes.data());
+      for (size_t k = 0; k < m; ++k) type_codes[(t0 + k) * A + a] = found_codes[k];
     }
   }
   // Every token's keys first (-1: a value the model lacks), then one pass of

@@ -23,6 +23,9 @@ class AttributeVocab {
 
   // The code of value, or -1 when the vocabulary does not hold it.
   int32_t find(std::string_view value) const { return n_ == 0 ? -1 : probe(hash(value), value); }
+  // The codes of n values (-1: not held), their table slots, codes and bytes
+  // prefetched in stages so that the look-ups' cache misses overlap.
+  void find_many(const std::string_view* values, size_t n, int32_t* out) const;
   std::string_view value(int32_t code) const {
     return std::string_view(blob_.data() + starts_[code], starts_[code + 1] - starts_[code]);
   }
