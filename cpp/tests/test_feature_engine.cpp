@@ -38,6 +38,19 @@ int main() {
   CHECK(forms.value(4) == "the");
   CHECK(throws([] { vocab({"a", "b", "a"}); }, "appears twice"));
   CHECK(vocab({}).find("a") == -1);
+  {  // the staged look-up of many values equals one find each (more values than one stage)
+    std::vector<std::string> held, asked;
+    for (int k = 0; k < 100; ++k) held.push_back("v" + std::to_string(k));
+    const AttributeVocab big = vocab(held);
+    for (int k = 0; k < 90; ++k) asked.push_back(k % 3 ? "v" + std::to_string(k * 7 % 130) : "x" + std::to_string(k));
+    std::vector<std::string_view> views(asked.begin(), asked.end());
+    std::vector<int32_t> got(views.size(), -7);
+    big.find_many(views.data(), views.size(), got.data());
+    for (size_t k = 0; k < views.size(); ++k) CHECK(got[k] == big.find(views[k]));
+    CHECK(got[1] == 7 && got[0] == -1);
+    vocab({}).find_many(views.data(), 3, got.data());
+    CHECK(got[0] == -1 && got[1] == -1 && got[2] == -1);
+  }
 
   // Names from the spec.
   const FeatureSpec s = spec();
