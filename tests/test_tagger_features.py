@@ -131,3 +131,16 @@ def test_extractor_refuses_a_spec_it_cannot_read():
         keys = FeatureKeys(spec, [["x"]], np.zeros(1, np.int32), np.array([[0, -1, -1]], np.int32))
         with pytest.raises(ValueError, match=problem):
             TokenFeatures(keys)
+
+
+def test_token_buffers_byte_offsets_of_any_characters():
+    from conjunct.tagging.features import token_buffers
+
+    words = ["a", "é", "日本", "😀x", "\ud800", "ascii", "Ω\U0010ffff", "\x00", "ñandú"]
+    for sentences in ([words], [words[:3], words[3:]], [["plain", "ascii"], ["only"]]):
+        text, offsets, sent_ptr = token_buffers(sentences)
+        flat = [w for s in sentences for w in s]
+        encoded = [w.encode("utf-8", "surrogatepass") for w in flat]
+        assert offsets.tolist() == np.cumsum([0] + [len(e) for e in encoded]).tolist()
+        assert bytes(text) == b"".join(encoded)
+        assert sent_ptr.tolist() == np.cumsum([0] + [len(s) for s in sentences]).tolist()
