@@ -32,9 +32,9 @@ from ..tasks.segment import WordSegmenter
 from .._textin import check_no_surrogates, has_surrogate
 from .english import _accuracy, _check_tokens
 from .jackknife import jackknife_tags
-from .japanese_engine import engine_for
 from .result import JOINT, Analysis, split_joint_tag
 from .stages import TextPipeline, check_stage, clone_stage
+from .japanese_engine import engine_for
 
 __all__ = ["JapaneseTextPipeline", "BUNSETSU_TAGS", "bunsetsu_sentence"]
 
