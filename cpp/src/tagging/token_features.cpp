@@ -111,13 +111,16 @@ void TokenFeatures::extract(const TokenBatch& b, std::vector<int64_t>& indptr, s
       for (size_t k = 0; k < m; ++k) type_codes[(t0 + k) * A + a] = found_codes[k];
     }
   }
-  // Every token's keys first (-1: a value the model lacks), then one pass of
-  // look-ups whose table slots are prefetched in blocks (find_many).
+  // Every token's keys first, then one pass of look-ups whose table slots are
+  // prefetched in blocks (find_many). A template whose values the model's
+  // vocabularies lack (an unknown word, a flag that is off) has no key and
+  // no look-up.
   const FeatureKeys& keys = tables_->keys();
-  std::vector<int64_t> key(b.n_tokens * T);
+  std::vector<int64_t> key;
+  key.reserve(b.n_tokens * T);
+  std::vector<size_t> key_end(b.n_tokens, 0);
   int32_t codes[FeatureSpec::kMaxParts];
   each_token(b, [&](int64_t first, int64_t end, int64_t i) {
-    int64_t* row = key.data() + static_cast<size_t>(i) * T;
     for (size_t t = 0; t < T; ++t) {
       const auto& parts = compiled_.templates[t];
       bool known = true;
@@ -127,8 +130,9 @@ void TokenFeatures::extract(const TokenBatch& b, std::vector<int64_t>& indptr, s
         codes[k] = j < first ? before_[a] : j >= end ? after_[a] : type_codes[static_cast<size_t>(tok_type[j]) * A + a];
         known = codes[k] >= 0;
       }
-      row[t] = known ? keys.key(t, codes) : -1;
+      if (known) key.push_back(keys.key(t, codes));
     }
+    key_end[static_cast<size_t>(i)] = key.size();
   });
   std::vector<int32_t> found(key.size());
   keys.find_many(key.data(), key.size(), found.data());
@@ -136,9 +140,10 @@ void TokenFeatures::extract(const TokenBatch& b, std::vector<int64_t>& indptr, s
   indptr[0] = 0;
   ids.clear();
   ids.reserve(key.size());
-  for (size_t i = 0; i < b.n_tokens; ++i) {
-    for (size_t t = 0; t < T; ++t)
-      if (key[i * T + t] >= 0 && found[i * T + t] >= 0) ids.push_back(found[i * T + t]);
+  size_t k = 0;
+  for (size_t i = 0; i < b.n_tokens; ++i) {  // tokens in order: each one's keys follow the previous one's
+    for (; k < key_end[i]; ++k)
+      if (found[k] >= 0) ids.push_back(found[k]);
     indptr[i + 1] = static_cast<int64_t>(ids.size());
   }
 }
