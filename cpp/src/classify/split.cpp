@@ -255,11 +255,51 @@ Sections split_derived_sections(const Meta& meta, const Sections& arrays) {
   }
   // out-of-row (node, output) sums: they must come to exactly zero (a value compile_split dropped).
   std::vector<std::pair<int64_t, double>> dropped_pos, dropped_neg;
-  // One support vector's non-zero alpha: output, value, and its slot in a dense row (o, or K + o).
+  // Every support vector's non-zero alpha (outputs ascending): output, value, and its slot in a dense
+  // row (o, or K + o), rows [a_ptr[s], a_ptr[s + 1]).
+  std::vector<int64_t> a_ptr(n_sv + 1, 0);
   std::vector<int32_t> outs;
   std::vector<double> vals;
   std::vector<size_t> slots;
+  for (size_t sv = 0; sv < n_sv; ++sv) {
+    auto take = [&](int32_t o, double a) {
+      if (a == 0.0) return;
+      outs.push_back(o), vals.push_back(a), slots.push_back(static_cast<size_t>(o) + (a < 0 ? K : 0));
+    };
+    const size_t from = outs.size();
+    if (alpha.sparse()) {
+      for (int64_t e = alpha.ptr[sv]; e < alpha.ptr[sv + 1]; ++e) take(alpha.output[e], alpha.value[e]);
+      if (!std::is_sorted(outs.begin() + static_cast<int64_t>(from), outs.end()))
+        throw std::invalid_argument("alpha: a row's outputs are not ascending");
+    } else {
+      for (size_t o = 0; o < K; ++o) take(static_cast<int32_t>(o), alpha.dense[sv * K + o]);
+    }
+    a_ptr[sv + 1] = static_cast<int64_t>(outs.size());
+  }
+  // The occurrences of each common feature f as (support vector, position), support vectors ascending: the
+  // conjunctions whose rarest member is f are summed f by f, so each one's additions come in support-vector
+  // order (as the compiler's), and f's rows and trie children stay in cache while they do.
+  std::vector<int64_t> occ_ptr(static_cast<size_t>(n_common) + 1, 0);
+  for (size_t sv = 0; sv < n_sv; ++sv) {
+    if (a_ptr[sv] == a_ptr[sv + 1]) continue;
+    for (int32_t f : svs.row(sv)) {
+      if (f >= n_common) break;
+      ++occ_ptr[static_cast<size_t>(f) + 1];
+    }
+  }
+  for (size_t f = 0; f < static_cast<size_t>(n_common); ++f) occ_ptr[f + 1] += occ_ptr[f];
+  std::vector<std::pair<int32_t, int32_t>> occ(static_cast<size_t>(occ_ptr[static_cast<size_t>(n_common)]));
+  {
+    std::vector<int64_t> fill(occ_ptr.begin(), occ_ptr.end() - 1);
+    for (size_t sv = 0; sv < n_sv; ++sv) {
+      if (a_ptr[sv] == a_ptr[sv + 1]) continue;
+      const Span<int32_t> row = svs.row(sv);
+      for (size_t j = 0; j < row.size && row[j] < n_common; ++j)
+        occ[static_cast<size_t>(fill[static_cast<size_t>(row[j])]++)] = {static_cast<int32_t>(sv), static_cast<int32_t>(j)};
+    }
+  }
   size_t nv = 0;
+  const int32_t* O = nullptr;
   const double* V = nullptr;
   const size_t* S = nullptr;
   auto add_row = [&](double* row) {  // a dense row (2K sums)
@@ -270,52 +310,44 @@ Sections split_derived_sections(const Meta& meta, const Sections& arrays) {
     const int64_t first = row_begin[static_cast<size_t>(node)], last = row_begin[static_cast<size_t>(node) + 1];
     int64_t at = first;
     for (size_t k = 0; k < nv; ++k) {  // outputs ascending, as the row's
-      while (at < last && row_output[at] < outs[k]) ++at;
-      if (at < last && row_output[at] == outs[k]) acc[2 * static_cast<size_t>(at) + (vals[k] < 0)] += vals[k];
-      else (vals[k] > 0 ? dropped_pos : dropped_neg).emplace_back(static_cast<int64_t>(node) * static_cast<int64_t>(K) + outs[k], vals[k]);
+      while (at < last && row_output[at] < O[k]) ++at;
+      if (at < last && row_output[at] == O[k]) acc[2 * static_cast<size_t>(at) + (V[k] < 0)] += V[k];
+      else (V[k] > 0 ? dropped_pos : dropped_neg).emplace_back(static_cast<int64_t>(node) * static_cast<int64_t>(K) + O[k], V[k]);
     }
   };
   const size_t nd = static_cast<size_t>(n_dense);
-  for (size_t sv = 0; sv < n_sv; ++sv) {
-    outs.clear(), vals.clear(), slots.clear();
-    auto take = [&](int32_t o, double a) {
-      if (a == 0.0) return;
-      outs.push_back(o), vals.push_back(a), slots.push_back(static_cast<size_t>(o) + (a < 0 ? K : 0));
-    };
-    if (alpha.sparse()) {
-      for (int64_t e = alpha.ptr[sv]; e < alpha.ptr[sv + 1]; ++e) take(alpha.output[e], alpha.value[e]);
-      if (!std::is_sorted(outs.begin(), outs.end())) throw std::invalid_argument("alpha: a row's outputs are not ascending");
-    } else {
-      for (size_t o = 0; o < K; ++o) take(static_cast<int32_t>(o), alpha.dense[sv * K + o]);
-    }
-    if (vals.empty()) continue;
-    nv = vals.size(), V = vals.data(), S = slots.data();
-    const Span<int32_t> row = svs.row(sv);
-    for (size_t j = 0; j < row.size && row[j] < n_common; ++j) {
-      const int32_t f = row[j];
-      if (f < n_dense) {
-        add_row(acc_dense.data() + static_cast<size_t>(f) * 2 * K);
-        double* level2 = acc_dense.data() + (nd + static_cast<size_t>(f) * static_cast<size_t>(f - 1) / 2) * 2 * K;
-        for (size_t i = 0; i < j; ++i) add_row(level2 + static_cast<size_t>(row[i]) * 2 * K);
-        continue;
-      }
-      const int32_t node = trie.root_child(f);
+  std::vector<int32_t> child_of(static_cast<size_t>(n_common), -1);  // f's children by label, while f is summed
+  for (int32_t f = 0; f < n_common; ++f) {
+    const int64_t ob = occ_ptr[static_cast<size_t>(f)], oe = occ_ptr[static_cast<size_t>(f) + 1];
+    if (ob == oe) continue;
+    int32_t node = -1, cb = 0, ce = 0;
+    if (f >= n_dense) {
+      node = trie.root_child(f);
       if (node <= 0 || level[static_cast<size_t>(node)] != 1)
         throw std::invalid_argument("store: the trie lacks a common feature of the support vectors");
+      cb = trie.child_begin[node], ce = trie.child_begin[node + 1];
+      for (int32_t c = cb; c < ce; ++c) child_of[static_cast<size_t>(trie.label[c])] = c;
+    }
+    double* level2 = acc_dense.data() + (nd + static_cast<size_t>(f) * static_cast<size_t>(f - 1) / 2) * 2 * K;
+    for (int64_t k = ob; k < oe; ++k) {
+      const auto [sv, j] = occ[static_cast<size_t>(k)];
+      const int32_t* row = svs.row(static_cast<size_t>(sv)).data;
+      const int64_t ab = a_ptr[static_cast<size_t>(sv)];
+      nv = static_cast<size_t>(a_ptr[static_cast<size_t>(sv) + 1] - ab);
+      O = outs.data() + ab, V = vals.data() + ab, S = slots.data() + ab;
+      if (f < n_dense) {
+        add_row(acc_dense.data() + static_cast<size_t>(f) * 2 * K);
+        for (int32_t i = 0; i < j; ++i) add_row(level2 + static_cast<size_t>(row[i]) * 2 * K);
+        continue;
+      }
       add_node(node);
-      // The children are labelled ascending, as row[0..j): one merge.
-      const int32_t* lab = trie.label.data;
-      int32_t c = trie.child_begin[node];
-      const int32_t end = trie.child_begin[node + 1];
-      for (size_t i = 0; i < j; ++i) {
-        if (end - c > 16) c = static_cast<int32_t>(std::lower_bound(lab + c, lab + end, row[i]) - lab);
-        else
-          while (c < end && lab[c] < row[i]) ++c;
-        if (c >= end || lab[c] != row[i])
-          throw std::invalid_argument("store: the trie lacks a conjunction of the support vectors");
+      for (int32_t i = 0; i < j; ++i) {
+        const int32_t c = child_of[static_cast<size_t>(row[i])];
+        if (c < 0) throw std::invalid_argument("store: the trie lacks a conjunction of the support vectors");
         add_node(c);
       }
     }
+    for (int32_t c = cb; c < ce; ++c) child_of[static_cast<size_t>(trie.label[c])] = -1;
   }
   auto sum_zero = [](std::vector<std::pair<int64_t, double>>& p, std::vector<std::pair<int64_t, double>>& n) {
     std::stable_sort(p.begin(), p.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
