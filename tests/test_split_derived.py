@@ -84,6 +84,7 @@ def _drop_trie_child(meta, arrays):
     (lambda meta, arrays: arrays.update({"m.sv_indices": arrays["m.sv_indices"][::-1].copy()}), "support vectors"),
     (lambda meta, arrays: arrays.pop("m.alpha"), "alpha"),
     (lambda meta, arrays: meta["params"].update(n_dense=10**6), "n_dense"),
+    (lambda meta, arrays: meta.update(derived=[*meta["derived"], "store.row_value"]), "layout"),
 ])
 def test_a_crafted_derived_file_is_refused(tmp_path, mutate, message):
     path = _crafted(tmp_path, mutate)

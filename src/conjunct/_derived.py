@@ -77,6 +77,10 @@ def restore(meta: Dict[str, Any], arrays: Dict[str, np.ndarray], name: str) -> D
     except (ValueError, TypeError, KeyError, RuntimeError, OverflowError) as e:
         raise ModelFormatError(f"corrupt model file: the split classifier's derived sections cannot be recomputed "
                                f"({e})", name) from None
+    lacking = [d for d in derived if d not in out]
+    if lacking:  # e.g. store.row_value of a store whose sparse rows' other sections are gone
+        raise ModelFormatError(f"{where}: names {', '.join(lacking)}, which this classifier's store layout does "
+                               "not have", name)
     return {**arrays, **{f"m.{d}": out[d] for d in derived}}
 
 
