@@ -209,7 +209,6 @@ class EnglishTextPipeline(TextPipeline):
                 a.chunks = list(chunks)
         return out
 
-
     def _tag_tables(self):
         """Per joint tag id of the tagger, its UPOS and XPOS ids, and the two
         name lists (built once per tagger)."""
