@@ -8,6 +8,7 @@
 #include "conjunct/classify/conjunction_store.h"
 #include "conjunct/classify/conjunctive_base.h"
 #include "conjunct/classify/fstrie.h"
+#include "conjunct/classify/split.h"
 #include "conjunct/util/progress.h"
 
 namespace conjunct::py {
@@ -227,6 +228,18 @@ nb::tuple compile_classifier_py(const std::string& method, const nb::dict& array
   return nb::make_tuple(meta_dict(compiled.meta), arrays_dict(compiled.arrays, arrays));
 }
 
+nb::dict split_derived_py(const nb::dict& meta, const nb::dict& arrays) {
+  KeepAlive keep;
+  const Sections views = sections_from(arrays, keep);
+  const Meta m = meta_from(meta);
+  Sections out;
+  {
+    nb::gil_scoped_release release;
+    out = split_derived_sections(m, views);
+  }
+  return arrays_dict(out, arrays);
+}
+
 std::unique_ptr<CompiledClassifier> open_classifier_py(const std::string& method, const nb::dict& meta,
                                                        const nb::dict& arrays, const std::string& rule,
                                                        size_t n_classes) {
@@ -293,6 +306,9 @@ void bind_classify(nb::module_& m) {
   m.def("open_classifier", &open_classifier_py, nb::kw_only(), nb::arg("method"), nb::arg("meta"), nb::arg("arrays"),
         nb::arg("rule"), nb::arg("n_classes"),
         "Check a classifier's arrays and open them (no copy) with a decision rule (sign, argmax, ovo).");
+  m.def("split_derived", &split_derived_py, nb::kw_only(), nb::arg("meta"), nb::arg("arrays"),
+        "The sections a degree-2 split classifier's file may leave out (store weights, rare postings), "
+        "recomputed from its support vectors, alpha and trie exactly as compile_classifier computes them.");
   m.attr("DEFAULT_DENSE_BYTES") = kDefaultDenseBytes;
   nb::list methods;
   for (const std::string& name : classification_methods()) methods.append(name);

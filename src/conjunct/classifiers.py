@@ -18,6 +18,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from . import _core
+from ._derived import derivable, restore
 from ._errors import ConjunctError, ModelFormatError, UnknownFeaturesWarning
 from ._jobs import resolve_n_jobs
 from .budget import MemoryBudgetError, check_memory, format_bytes, memory_budget
@@ -382,9 +383,19 @@ class Classifier(Saveable):
     # -- persistence ---------------------------------------------------------------------
     def to_container(self) -> Tuple[str, Dict[str, Any], Arrays]:
         meta = {"method": self.method, "params": self.meta, "rule": self.rule.to_meta(), "n_columns": self.n_columns}
-        arrays = {f"m.{k}": v for k, v in self.arrays.items()}
+        derived = getattr(self, "_derived", None)
+        if derived is None:  # checked once: the arrays never change
+            derived = self._derived = derivable(self.method, self.meta, self.arrays)
+        if derived:
+            meta["derived"] = list(derived)
+        arrays = {f"m.{k}": v for k, v in self.arrays.items() if k not in derived}
         store_features(self.features, meta, arrays)
         return self.kind, meta, arrays
+
+    @classmethod
+    def restore_sections(cls, meta: Dict[str, Any], arrays: Arrays, name: str = "<model>") -> Arrays:
+        """The sections the file left out (header field ``derived``), recomputed exactly (:mod:`._derived`)."""
+        return restore(meta, arrays, name)
 
     @classmethod
     def check_sections(cls, meta: Meta, arrays: Arrays, where: Where) -> None:
@@ -396,8 +407,12 @@ class Classifier(Saveable):
             method = meta["method"]
             if method not in METHODS:
                 raise ModelFormatError(f"unknown classification method {method!r} (written by a newer conjunct?)", name)
+            arrays = restore(meta, arrays, name)
             own = {k[2:]: v for k, v in arrays.items() if k.startswith("m.")}
-            return cls(method, meta["params"], own, DecisionRule.from_meta(meta["rule"]), stored_features(meta, arrays), meta["n_columns"])
+            clf = cls(method, meta["params"], own, DecisionRule.from_meta(meta["rule"]), stored_features(meta, arrays), meta["n_columns"])
+            if meta.get("derived") is not None:  # recomputed exactly at load (restore_sections): left out again
+                clf._derived = list(meta["derived"])
+            return clf
         except ModelFormatError as e:
             raise ModelFormatError(e.problem, name) from None
         except (KeyError, TypeError, ValueError) as e:

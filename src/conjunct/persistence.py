@@ -140,6 +140,12 @@ def build(kind: str, meta: Dict[str, Any], arrays: Arrays, name: str = "<model>"
         cls = KINDS.get(kind, name)
     except ModelFormatError as e:
         raise model_io.staged(ModelFormatError(f"header field 'kind': {e.problem}", name), "reading the header") from None
+    restore = getattr(cls, "restore_sections", None)
+    if restore is not None:  # sections the file left out because they are recomputed exactly (a kind's choice)
+        try:
+            arrays = restore(meta, arrays, name)
+        except ModelFormatError as e:
+            raise model_io.staged(e, "checking sections") from None
     try:
         validate(kind, meta, arrays, name, cls)  # every section, before any object (or C++) sees it
     except ModelFormatError as e:

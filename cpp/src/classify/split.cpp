@@ -209,6 +209,199 @@ Compiled compile_split(const Sections& inputs, const Meta& model, const Meta& op
   return c;
 }
 
+Sections split_derived_sections(const Meta& meta, const Sections& arrays) {
+  const PolyKernel kernel = kernel_of(meta);
+  if (kernel.degree != 2) throw std::invalid_argument("only a degree-2 split store is recomputed at load");
+  const int64_t F = meta.integer("n_features"), n_common = meta.integer("n_common"), n_dense = meta.integer("n_dense");
+  if (F < 0 || F > std::numeric_limits<int32_t>::max()) throw std::invalid_argument("n_features is out of range");
+  if (n_common < 0 || n_common > F) throw std::invalid_argument("n_common is outside [0, n_features]");
+  if (n_dense < 0 || n_dense > n_common) throw std::invalid_argument("n_dense is outside [0, n_common]");
+  const size_t K = bias_of(arrays).size;
+  const CsrView svs = csr_of(arrays, "sv_indptr", "sv_indices");
+  check_csr(svs, F, true, "support vectors");
+  const size_t n_sv = svs.rows();
+  const AlphaRows alpha = alpha_of(arrays, n_sv, K);
+  alpha.validate();
+  const bool sparse = arrays.has("store.row_begin");
+  const TrieView trie{arrays.span<int32_t>("store.child_begin"), arrays.span<int32_t>("store.label"),
+                      arrays.span<int32_t>("store.root_map")};
+  const size_t n_nodes = trie.n_nodes();
+  const Span<int64_t> row_begin = sparse ? arrays.span<int64_t>("store.row_begin") : Span<int64_t>();
+  const Span<int32_t> row_output = sparse ? arrays.span<int32_t>("store.row_output") : Span<int32_t>();
+  const size_t n_values = sparse ? row_output.size : n_nodes * K;
+  const int64_t entries = dense_table_entries(n_dense, 2);
+  // The store with zero weights: check_store checks its trie (and sparse rows) before any walk.
+  {
+    std::vector<double> zeros_dense(static_cast<size_t>(entries) * K, 0.0), zeros(n_values, 0.0);
+    ConjunctionStoreView v;
+    v.n_outputs = K;
+    v.degree = 2;
+    v.n_dense = static_cast<int32_t>(n_dense);
+    v.dense = Span<double>(zeros_dense);
+    v.trie = trie;
+    if (sparse) v.row_begin = row_begin, v.row_output = row_output, v.row_value = Span<double>(zeros);
+    else v.weight = Span<double>(zeros);
+    check_store(v, static_cast<int32_t>(n_common), "store");
+    if (trie.root_map.size != static_cast<size_t>(F)) throw std::invalid_argument("store: root_map does not cover n_features");
+  }
+  // Per value, the sum of the positive and of the negative alpha, side by side: a dense row's K positive
+  // sums, then its K negative ones; a sparse row's values as (positive, negative) pairs.
+  const size_t n_dense_values = static_cast<size_t>(entries) * K;
+  std::vector<double> acc_dense(2 * n_dense_values, 0.0), acc(2 * n_values, 0.0);
+  std::vector<uint8_t> level(n_nodes, 0);  // 1 or 2 (the root's children are level 1)
+  for (int32_t c = trie.child_begin[0]; c < trie.child_begin[1]; ++c) {
+    level[static_cast<size_t>(c)] = 1;
+    for (int32_t g = trie.child_begin[c]; g < trie.child_begin[c + 1]; ++g) level[static_cast<size_t>(g)] = 2;
+  }
+  // out-of-row (node, output) sums: they must come to exactly zero (a value compile_split dropped).
+  std::vector<std::pair<int64_t, double>> dropped_pos, dropped_neg;
+  // Every support vector's non-zero alpha (outputs ascending): output, value, and its slot in a dense
+  // row (o, or K + o), rows [a_ptr[s], a_ptr[s + 1]).
+  std::vector<int64_t> a_ptr(n_sv + 1, 0);
+  std::vector<int32_t> outs;
+  std::vector<double> vals;
+  std::vector<size_t> slots;
+  for (size_t sv = 0; sv < n_sv; ++sv) {
+    auto take = [&](int32_t o, double a) {
+      if (a == 0.0) return;
+      outs.push_back(o), vals.push_back(a), slots.push_back(static_cast<size_t>(o) + (a < 0 ? K : 0));
+    };
+    const size_t from = outs.size();
+    if (alpha.sparse()) {
+      for (int64_t e = alpha.ptr[sv]; e < alpha.ptr[sv + 1]; ++e) take(alpha.output[e], alpha.value[e]);
+      if (!std::is_sorted(outs.begin() + static_cast<int64_t>(from), outs.end()))
+        throw std::invalid_argument("alpha: a row's outputs are not ascending");
+    } else {
+      for (size_t o = 0; o < K; ++o) take(static_cast<int32_t>(o), alpha.dense[sv * K + o]);
+    }
+    a_ptr[sv + 1] = static_cast<int64_t>(outs.size());
+  }
+  // The occurrences of each common feature f as (support vector, position), support vectors ascending: the
+  // conjunctions whose rarest member is f are summed f by f, so each one's additions come in support-vector
+  // order (as the compiler's), and f's rows and trie children stay in cache while they do.
+  std::vector<int64_t> occ_ptr(static_cast<size_t>(n_common) + 1, 0);
+  for (size_t sv = 0; sv < n_sv; ++sv) {
+    if (a_ptr[sv] == a_ptr[sv + 1]) continue;
+    for (int32_t f : svs.row(sv)) {
+      if (f >= n_common) break;
+      ++occ_ptr[static_cast<size_t>(f) + 1];
+    }
+  }
+  for (size_t f = 0; f < static_cast<size_t>(n_common); ++f) occ_ptr[f + 1] += occ_ptr[f];
+  std::vector<std::pair<int32_t, int32_t>> occ(static_cast<size_t>(occ_ptr[static_cast<size_t>(n_common)]));
+  {
+    std::vector<int64_t> fill(occ_ptr.begin(), occ_ptr.end() - 1);
+    for (size_t sv = 0; sv < n_sv; ++sv) {
+      if (a_ptr[sv] == a_ptr[sv + 1]) continue;
+      const Span<int32_t> row = svs.row(sv);
+      for (size_t j = 0; j < row.size && row[j] < n_common; ++j)
+        occ[static_cast<size_t>(fill[static_cast<size_t>(row[j])]++)] = {static_cast<int32_t>(sv), static_cast<int32_t>(j)};
+    }
+  }
+  size_t nv = 0;
+  const int32_t* O = nullptr;
+  const double* V = nullptr;
+  const size_t* S = nullptr;
+  auto add_row = [&](double* row) {  // a dense row (2K sums)
+    for (size_t k = 0; k < nv; ++k) row[S[k]] += V[k];
+  };
+  auto add_node = [&](int32_t node) {
+    if (!sparse) return add_row(acc.data() + static_cast<size_t>(node) * 2 * K);
+    const int64_t first = row_begin[static_cast<size_t>(node)], last = row_begin[static_cast<size_t>(node) + 1];
+    int64_t at = first;
+    for (size_t k = 0; k < nv; ++k) {  // outputs ascending, as the row's
+      while (at < last && row_output[at] < O[k]) ++at;
+      if (at < last && row_output[at] == O[k]) acc[2 * static_cast<size_t>(at) + (V[k] < 0)] += V[k];
+      else (V[k] > 0 ? dropped_pos : dropped_neg).emplace_back(static_cast<int64_t>(node) * static_cast<int64_t>(K) + O[k], V[k]);
+    }
+  };
+  const size_t nd = static_cast<size_t>(n_dense);
+  std::vector<int32_t> child_of(static_cast<size_t>(n_common), -1);  // f's children by label, while f is summed
+  for (int32_t f = 0; f < n_common; ++f) {
+    const int64_t ob = occ_ptr[static_cast<size_t>(f)], oe = occ_ptr[static_cast<size_t>(f) + 1];
+    if (ob == oe) continue;
+    int32_t node = -1, cb = 0, ce = 0;
+    if (f >= n_dense) {
+      node = trie.root_child(f);
+      if (node <= 0 || level[static_cast<size_t>(node)] != 1)
+        throw std::invalid_argument("store: the trie lacks a common feature of the support vectors");
+      cb = trie.child_begin[node], ce = trie.child_begin[node + 1];
+      for (int32_t c = cb; c < ce; ++c) child_of[static_cast<size_t>(trie.label[c])] = c;
+    }
+    double* level2 = acc_dense.data() + (nd + static_cast<size_t>(f) * static_cast<size_t>(f - 1) / 2) * 2 * K;
+    for (int64_t k = ob; k < oe; ++k) {
+      const auto [sv, j] = occ[static_cast<size_t>(k)];
+      const int32_t* row = svs.row(static_cast<size_t>(sv)).data;
+      const int64_t ab = a_ptr[static_cast<size_t>(sv)];
+      nv = static_cast<size_t>(a_ptr[static_cast<size_t>(sv) + 1] - ab);
+      O = outs.data() + ab, V = vals.data() + ab, S = slots.data() + ab;
+      if (f < n_dense) {
+        add_row(acc_dense.data() + static_cast<size_t>(f) * 2 * K);
+        for (int32_t i = 0; i < j; ++i) add_row(level2 + static_cast<size_t>(row[i]) * 2 * K);
+        continue;
+      }
+      add_node(node);
+      for (int32_t i = 0; i < j; ++i) {
+        const int32_t c = child_of[static_cast<size_t>(row[i])];
+        if (c < 0) throw std::invalid_argument("store: the trie lacks a conjunction of the support vectors");
+        add_node(c);
+      }
+    }
+    for (int32_t c = cb; c < ce; ++c) child_of[static_cast<size_t>(trie.label[c])] = -1;
+  }
+  auto sum_zero = [](std::vector<std::pair<int64_t, double>>& p, std::vector<std::pair<int64_t, double>>& n) {
+    std::stable_sort(p.begin(), p.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::stable_sort(n.begin(), n.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (auto* list : {&p, &n}) {
+      std::vector<std::pair<int64_t, double>> sums;
+      for (const auto& [k, a] : *list) {
+        if (sums.empty() || sums.back().first != k) sums.emplace_back(k, 0.0);
+        sums.back().second += a;
+      }
+      list->swap(sums);
+    }
+    size_t a = 0, b = 0;
+    while (a < p.size() || b < n.size()) {
+      const int64_t k = a < p.size() && (b >= n.size() || p[a].first <= n[b].first) ? p[a].first : n[b].first;
+      const double sp = a < p.size() && p[a].first == k ? p[a++].second : 0.0;
+      const double sn = b < n.size() && n[b].first == k ? n[b++].second : 0.0;
+      if (sp + sn != 0.0) return false;
+    }
+    return true;
+  };
+  if (!sum_zero(dropped_pos, dropped_neg))
+    throw std::invalid_argument("store: a sparse row leaves out an output the support vectors give weight");
+  const std::vector<double> c = kernel.subset_weights();
+  std::vector<double> dense(n_dense_values), values(n_values);
+  for (size_t e = 0; e < static_cast<size_t>(entries); ++e) {
+    const double cr = e < nd ? c[1] : c[2];
+    const double* sums = acc_dense.data() + e * 2 * K;
+    for (size_t o = 0; o < K; ++o) dense[e * K + o] = cr * (sums[o] + sums[K + o]);
+  }
+  for (size_t n = 1; n < n_nodes; ++n) {
+    if (level[n] == 0) throw std::invalid_argument("store: a degree-2 trie is two levels deep");
+    const double cr = c[level[n]];
+    if (!sparse) {
+      const double* sums = acc.data() + n * 2 * K;
+      for (size_t o = 0; o < K; ++o) values[n * K + o] = cr * (sums[o] + sums[K + o]);
+      continue;
+    }
+    for (size_t i = static_cast<size_t>(row_begin[n]); i < static_cast<size_t>(row_begin[n + 1]); ++i) {
+      values[i] = cr * (acc[2 * i] + acc[2 * i + 1]);
+      if (values[i] == 0.0) throw std::invalid_argument("store: a sparse row holds a zero weight");
+    }
+  }
+  Sections out;
+  out.put("store.dense", std::move(dense));
+  out.put(sparse ? "store.row_value" : "store.weight", std::move(values));
+  std::vector<int64_t> rare_indptr;
+  std::vector<int32_t> rare_indices;
+  transpose(svs, static_cast<int32_t>(n_common), static_cast<int32_t>(F), rare_indptr, rare_indices);
+  out.put("rare_indptr", std::move(rare_indptr));
+  out.put("rare_indices", std::move(rare_indices));
+  return out;
+}
+
 std::unique_ptr<Classifier> open_split(const Meta& meta, const Sections& arrays) {
   SplitView v;
   v.kernel = kernel_of(meta);

@@ -19,9 +19,12 @@ import sys
 import time
 from typing import List, Optional, Sequence
 
+import numpy as np
+
 from .._errors import ConjunctError, DataFormatError
 from .._textin import check_no_surrogates, has_surrogate
 from ..tagging import HMMTagger, PerceptronTagger
+from ..tagging.features import token_buffers
 from ..tasks.base import shipped_layout
 from ..tasks.chunk import Chunker
 from ..tasks.english import DepSentence, EnglishDependencyParser
@@ -183,19 +186,43 @@ class EnglishTextPipeline(TextPipeline):
         self._check_fitted()
         sentences = _check_tokens(sentences)
         self._check_memory(sentences)
-        joint = self.tagger.predict(sentences)
-        out = []
-        for forms, tags in zip(sentences, joint):
-            upos, xpos = (list(c) for c in zip(*map(split_joint_tag, tags))) if tags else ([], [])
-            out.append(Analysis(list(forms), upos, xpos))
-        parses = self.parser.parse([DepSentence(a.forms, a.upos, a.xpos) for a in out])
-        for a, (heads, labels) in zip(out, parses):
-            a.heads, a.deprels = list(heads), list(labels)
+        if not sentences:
+            return []
+        # Tag ids from the tagger, split into UPOS / XPOS ids by a table, and the parser reading the
+        # same UTF-8 buffer: one C++ call per stage, arrays between them, no Python step per token.
+        tagger = self.tagger
+        paths = np.asarray(tagger._tag(sentences, tagger.decoder, tagger.beam_width, 1)[0], dtype=np.int64)
+        upos_of, upos_names, xpos_of, xpos_names = self._tag_tables()
+        text, offsets, ptr = token_buffers(sentences)
+        upos, xpos = upos_of[paths], xpos_of[paths]
+        runner = self.parser.runner()
+        heads, labels = runner.parse_tagged_arrays(text.tobytes(), offsets, ptr, upos, upos_names, xpos, xpos_names)
+        cuts = ptr.tolist()
+        heads = heads.tolist()
+        labels = runner._label_objects[labels].tolist()
+        upos = np.asarray(upos_names, dtype=object)[upos].tolist()
+        xpos = np.asarray(xpos_names, dtype=object)[xpos].tolist()
+        out = [Analysis(list(forms), upos[a:b], xpos[a:b], heads[a:b], labels[a:b])
+               for forms, a, b in zip(sentences, cuts, cuts[1:])]
         if self.chunker is not None:
             for a, chunks in zip(out, self.chunker.chunk([list(zip(a.forms, a.xpos)) for a in out])):
                 a.chunks = list(chunks)
         return out
 
+    def _tag_tables(self):
+        """Per joint tag id of the tagger, its UPOS and XPOS ids, and the two
+        name lists (built once per tagger)."""
+        labels = tuple(self.tagger.labels_)
+        cached = getattr(self, "_tag_split", None)
+        if cached is None or cached[0] != labels:
+            pairs = [split_joint_tag(t) for t in labels]
+            upos_names = sorted({u for u, _ in pairs})
+            xpos_names = sorted({x for _, x in pairs})
+            u_index = {u: k for k, u in enumerate(upos_names)}
+            x_index = {x: k for k, x in enumerate(xpos_names)}
+            cached = self._tag_split = (labels, np.asarray([u_index[u] for u, _ in pairs], dtype=np.int32), upos_names,
+                                        np.asarray([x_index[x] for _, x in pairs], dtype=np.int32), xpos_names)
+        return cached[1:]
 
     def tokenize(self, texts: Sequence[str]):
         """Tokens, words and sentences of raw texts (:class:`~conjunct.tasks.tokenize.TokenizedText`)."""

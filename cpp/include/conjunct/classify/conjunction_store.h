@@ -106,6 +106,7 @@ class ConjunctionStore {
  private:
   template <bool Single>
   void add_dense(const int32_t* x, size_t j, double* out) const;
+  void add_dense_pairs(const double* single, const double* pairs, const int32_t* x, size_t j, double* out) const;
   // The stored extensions of trie node `node` by x's features (marked), K = 1
   // (returned) or K outputs (added to out); n_xs bounds their positions in x.
   double descend_one(int32_t node, const uint64_t* marks, const int32_t* xs, size_t n_xs, int level) const;

@@ -67,6 +67,17 @@ class Split final : public Classifier, public ConjunctiveBase {
 // that share of them when < 1; default 0.5%; at d = 1 every feature), and the
 // store's options (see compile_store).
 Compiled compile_split(const Sections& inputs, const Meta& model, const Meta& options);
+
+// What a degree-2 split classifier's file may leave out, recomputed from the
+// rest: the store's weights (store.dense, and store.weight or
+// store.row_value) from the support vectors and alpha, summed as
+// compile_split's expansion sums them (per conjunction and output, the
+// positive alpha in support-vector order, then the negative ones, then
+// c_r * (pos + neg)), so every value is the compiled one bit for bit; and the
+// rare postings (rare_indptr / rare_indices, the support vectors
+// transposed). The store's trie (and sparse rows' outputs) come from the
+// arrays. Throws std::invalid_argument when the arrays do not fit together.
+Sections split_derived_sections(const Meta& meta, const Sections& arrays);
 std::unique_ptr<Classifier> open_split(const Meta& meta, const Sections& arrays);
 
 }  // namespace conjunct

@@ -146,6 +146,7 @@ class ArcEagerParser(Runner):
         self.label_values = self.label_classes + ([] if ROOT_LABEL in self.label_classes else [ROOT_LABEL])
         self.root_label = self.label_values.index(ROOT_LABEL)
         self.output_labels = self.label_values + [v for v in EXTRA_LABELS if v not in self.label_values]
+        self._label_objects = np.asarray(self.output_labels, dtype=object)
         self.features = features
         # Each component has a feature index of its own: its own vocabularies and keys.
         self.keys = (feature_keys(transitions.features, features, "transition"),
@@ -168,14 +169,17 @@ class ArcEagerParser(Runner):
                     punct_label=self.output_labels.index("punct"), n_output_labels=len(self.output_labels),
                     transition_features=self._features[0], label_features=self._features[1])
 
-    def _finish(self, out, collect: bool):
-        heads, labels, sentence_ptr, n_t, n_l, clf_s, label_s, total, events = out
+    def _count(self, out) -> None:
+        _, _, _, n_t, n_l, clf_s, label_s, total, _ = out
         self.count(transition_decisions=int(n_t), label_decisions=int(n_l), classifier_seconds=clf_s,
                    label_classifier_seconds=label_s, loop_seconds=total)
+
+    def _finish(self, out, collect: bool):
+        heads, labels, sentence_ptr, *_, events = out
+        self._count(out)
         cuts = sentence_ptr.tolist()
-        values = self.output_labels
         heads = heads.tolist()
-        labels = [values[v] for v in labels.tolist()]
+        labels = self._label_objects[labels].tolist()  # one C loop, not one Python step per token
         result = [(heads[a:b], labels[a:b]) for a, b in zip(cuts, cuts[1:])]
         if not collect:
             return result
@@ -206,6 +210,18 @@ class ArcEagerParser(Runner):
             upos_names=list(upos_names), xpos=np.asarray(xpos, dtype=np.int32), xpos_names=list(xpos_names),
             timing=timing, collect=collect)
         return self._finish(out, collect)
+
+    def parse_tagged_arrays(self, text: bytes, form_ptr, sentence_ptr, upos, upos_names: Sequence[str], xpos,
+                            xpos_names: Sequence[str]) -> Tuple[np.ndarray, np.ndarray]:
+        """:meth:`parse_tagged` as flat arrays over every token of the batch:
+        heads (1-based within the sentence, 0 = root) and label ids (indices
+        into :attr:`output_labels`)."""
+        out = _core.parse_arc_eager_tagged(
+            **self._args(), text=text, form_ptr=np.asarray(form_ptr, dtype=np.int64),
+            sentence_ptr=np.asarray(sentence_ptr, dtype=np.int64), upos=np.asarray(upos, dtype=np.int32),
+            upos_names=list(upos_names), xpos=np.asarray(xpos, dtype=np.int32), xpos_names=list(xpos_names))
+        self._count(out)
+        return out[0], out[1]
 
     def replay(self, sentences: Sequence[DepSentence], moves: Sequence[Sequence[Tuple[int, str]]]):
         """The feature ids C++ builds for every configuration of ``moves`` (per

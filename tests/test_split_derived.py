@@ -1,0 +1,132 @@
+"""A degree-2 kernel-splitting classifier's file leaves out its store weights
+and rare postings: loading recomputes them from the support vectors, bit for
+bit (dense and sparse alpha, dense and sparse store rows, one and many
+outputs), a crafted file is refused, and the English text pipeline's
+analysis is the stages' own, with or without those sections in its file."""
+
+import numpy as np
+import pytest
+
+import conjunct
+from conjunct import _core
+from conjunct._derived import DERIVABLE, derivable
+from conjunct.classifiers import Classifier
+from conjunct.model_io import read_container, read_header, write_container
+from helpers import random_binary_csr
+
+
+def _model(K, seed=0, sparse_alpha=False):
+    rng = np.random.default_rng(seed)
+    S = random_binary_csr(rng, 300, 60, 0.15)
+    coef = rng.normal(size=(300, K))
+    if sparse_alpha:  # most support vectors move a few outputs (a multi-class PA model's rows)
+        coef *= rng.random(size=(300, K)) < 0.1
+    return conjunct.KernelModel(S, coef, rng.normal(size=K), degree=2), S
+
+
+CASES = [(1, False, {}), (4, False, {"dense_features": 8}), (30, True, {"dense_features": 8}), (30, True, {})]
+
+
+@pytest.mark.parametrize("K, sparse_alpha, params", CASES)
+def test_recomputed_sections_equal_the_compiled_ones_bit_for_bit(K, sparse_alpha, params, tmp_path):
+    model, S = _model(K, sparse_alpha=sparse_alpha)
+    clf = model.compile("split", common_features=40, **params)
+    out = _core.split_derived(meta=clf.meta, arrays=clf.arrays)
+    for name in out:
+        assert np.asarray(out[name]).tobytes() == np.asarray(clf.arrays[name]).tobytes(), name
+    assert derivable(clf.method, clf.meta, clf.arrays) == sorted(out)
+    if sparse_alpha and not params:
+        assert "store.row_value" in out  # the sparse-row layout is covered
+    clf.save(tmp_path / "c.cjt")
+    names = {s["name"] for s in read_header(tmp_path / "c.cjt")["sections"]}
+    assert not any(n[2:] in DERIVABLE for n in names)
+    for mmap in (False, True):
+        again = conjunct.load(tmp_path / "c.cjt", mmap=mmap)
+        for name, a in clf.arrays.items():
+            assert np.asarray(again.arrays[name]).tobytes() == np.asarray(a).tobytes(), name
+        assert np.array_equal(again.decision_function(S), clf.decision_function(S))
+    again.save(tmp_path / "d.cjt")  # saved again: the same sections left out
+    assert {s["name"] for s in read_header(tmp_path / "d.cjt")["sections"]} == names
+
+
+def test_other_classifiers_keep_every_section():
+    model, _ = _model(3)
+    deg3 = conjunct.KernelModel(model.support_vectors, model.dual_coef, model.intercept, degree=3)
+    for clf in (model.compile("pke"), model.compile("pki"), deg3.compile("split", common_features=10)):
+        _, meta, arrays = clf.to_container()
+        assert "derived" not in meta and {f"m.{k}" for k in clf.arrays} == set(arrays)
+    _, meta, arrays = model.compile("split", common_features=10).to_container()
+    assert meta["derived"] and "m.rare_indices" not in arrays
+
+
+def _crafted(tmp_path, mutate):
+    model, _ = _model(4)
+    model.compile("split", common_features=40, dense_features=8).save(tmp_path / "ok.cjt")
+    kind, meta, arrays = read_container(tmp_path / "ok.cjt")
+    arrays = {k: np.array(v) for k, v in arrays.items()}
+    mutate(meta, arrays)
+    write_container(tmp_path / "bad.cjt", kind, meta, arrays)
+    return tmp_path / "bad.cjt"
+
+
+def _drop_trie_child(meta, arrays):
+    # The trie loses a conjunction that support vectors hold: the weights cannot be recomputed.
+    label = arrays["m.store.label"]
+    label[-1] = label[-1] + 1 if label[-1] + 1 < meta["params"]["n_common"] else label[-1] - 1
+
+
+@pytest.mark.parametrize("mutate, message", [
+    (lambda meta, arrays: meta.update(derived=["bias"]), "derived"),
+    (lambda meta, arrays: meta.update(derived="store.dense"), "derived"),
+    (lambda meta, arrays: meta.update(method="pke"), "derived"),
+    (lambda meta, arrays: arrays.update({"m.store.dense": np.zeros(3)}), "also holds"),
+    (_drop_trie_child, "store|trie|label"),
+    (lambda meta, arrays: arrays.update({"m.sv_indices": arrays["m.sv_indices"][::-1].copy()}), "support vectors"),
+    (lambda meta, arrays: arrays.pop("m.alpha"), "alpha"),
+    (lambda meta, arrays: meta["params"].update(n_dense=10**6), "n_dense"),
+    (lambda meta, arrays: meta.update(derived=[*meta["derived"], "store.row_value"]), "layout"),
+])
+def test_a_crafted_derived_file_is_refused(tmp_path, mutate, message):
+    path = _crafted(tmp_path, mutate)
+    for mmap in (False, True):
+        with pytest.raises(conjunct.ModelFormatError, match=f"bad.cjt.*({message})"):
+            conjunct.load(path, mmap=mmap)
+
+
+def test_from_container_recomputes_too(tmp_path):
+    model, S = _model(4)
+    clf = model.compile("split", common_features=40)
+    kind, meta, arrays = clf.to_container()
+    assert meta["derived"] and not any(k[2:] in meta["derived"] for k in arrays)
+    again = Classifier.from_container(meta, dict(arrays))
+    assert np.array_equal(again.decision_function(S), clf.decision_function(S))
+
+
+@pytest.mark.realdata
+def test_english_analysis_is_the_stages_own(shared_data, tmp_path):
+    from conjunct.analysis import EnglishTextPipeline
+    from conjunct.analysis.result import split_joint_tag
+    from conjunct.tagging import PerceptronTagger
+    from conjunct.tasks.base import shipped_layout
+    from conjunct.tasks.english import DepSentence, EnglishDependencyParser, read_ud_english
+
+    base = shared_data / "ud_english_ewt"
+    train, dev = read_ud_english(base / "en_ewt-ud-train.conllu")[:200], read_ud_english(base / "en_ewt-ud-dev.conllu")[:80]
+    nlp = EnglishTextPipeline(PerceptronTagger(n_iter=2), EnglishDependencyParser(n_iter=1, **shipped_layout()),
+                              folds=2).fit(train)
+    words = [s.forms for s in dev]
+    out = nlp.analyze(words)
+    # The stages one by one, through their own APIs: joint tags split in Python, the parser on DepSentences.
+    tags = [[split_joint_tag(t) for t in ts] for ts in nlp.tagger.predict(words)]
+    upos = [[u for u, _ in ts] for ts in tags]
+    xpos = [[x for _, x in ts] for ts in tags]
+    parses = nlp.parser.parse([DepSentence(w, u, x) for w, u, x in zip(words, upos, xpos)])
+    assert [(a.upos, a.xpos) for a in out] == list(zip(upos, xpos))
+    assert [(a.heads, a.deprels) for a in out] == [(list(h), list(l)) for h, l in parses]
+    assert nlp.analyze([]) == []
+    nlp.save(tmp_path / "en.cjt")
+    header = read_header(tmp_path / "en.cjt")
+    parser_sections = [s["name"] for s in header["sections"] if s["name"].startswith("stage.parser.")]
+    assert not any(n.endswith((".m.store.weight", ".m.store.row_value", ".m.store.dense")) for n in parser_sections)
+    again = conjunct.load(tmp_path / "en.cjt")
+    assert [a.to_conllu() for a in again.analyze(words)] == [a.to_conllu() for a in out]
