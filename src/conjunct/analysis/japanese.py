@@ -20,8 +20,7 @@ text alike (its inflection feature is then always off).
 from __future__ import annotations
 
 import sys
-import time
-from typing import List, Sequence
+from typing import List, Optional, Sequence
 
 from .._errors import DataFormatError
 from ..tagging import HMMTagger, PerceptronTagger
@@ -31,11 +30,15 @@ from ..tasks.chunk import Chunker
 from ..tasks.segment import WordSegmenter
 from .._textin import check_no_surrogates, has_surrogate
 from .english import _accuracy, _check_tokens
-from .jackknife import jackknife_tags
+from .jackknife import collect, fold_jobs, fold_of
 from .result import JOINT, Analysis, split_joint_tag
+from .schedule import StageMeter, run_jobs, stage_report
 from .stages import TextPipeline, check_stage, clone_stage
 
 __all__ = ["JapaneseTextPipeline", "BUNSETSU_TAGS", "bunsetsu_sentence"]
+
+#: Each stage's share of the training time (full GSD train, defaults), for the shared progress bar.
+WEIGHTS = {"segmenter": 12.0, "tagger": 1.0, "parser": 8.0, "chunker": 2.0}
 
 #: The bunsetsu chunker's tags: a word starts a bunsetsu, or continues one.
 BUNSETSU_TAGS = ("B-B", "I-B")
@@ -95,7 +98,7 @@ class JapaneseTextPipeline(TextPipeline):
         self.verbose = verbose
 
     # -- training -------------------------------------------------------------------------------
-    def fit(self, sentences: Sequence[BunsetsuSentence]) -> "JapaneseTextPipeline":
+    def fit(self, sentences: Sequence[BunsetsuSentence], *, n_jobs: Optional[int] = 1) -> "JapaneseTextPipeline":
         """Train every stage on gold bunsetsu sentences
         (:func:`conjunct.tasks.bunsetsu.load_gsd_bunsetsu`): their words, tags,
         bunsetsu boundaries and bunsetsu heads.
@@ -104,6 +107,11 @@ class JapaneseTextPipeline(TextPipeline):
         ----------
         sentences : sequence of BunsetsuSentence
             Gold sentences.
+        n_jobs : int or None
+            Stages trained at once, in threads (-1: one per core): the
+            segmenter, the jackknife folds' taggers and the final tagger, then
+            the chunker and the parser. Every stage is the one a serial run
+            trains. ``stats_["stages"]`` holds each stage's seconds and peak memory.
         """
         sentences = list(sentences)
         if not sentences:
@@ -120,29 +128,36 @@ class JapaneseTextPipeline(TextPipeline):
         words = [[t.form for t in ts] for ts in tokens]
         gold = [[t.upos + JOINT + t.xpos for t in ts] for ts in tokens]
         starts = [[k == 0 for b in s.bunsetsu for k in range(len(b.tokens))] for s in sentences]
+        del tokens
         self.stats_ = {}
-        t0 = time.perf_counter()
-        self.segmenter = segmenter.fit(words)
-        self.stats_["segmenter_seconds"] = time.perf_counter() - t0
-        self._say(f"segmenter trained in {self.stats_['segmenter_seconds']:.1f} s")
-        t0 = time.perf_counter()
-        predicted, self.folds_ = jackknife_tags(lambda: clone_stage(tagger), words, gold, self.folds,
-                                                random_state=self.random_state, verbose=self.verbose)
+        meter = StageMeter()
+        folds = fold_of(len(words), self.folds, self.random_state)
+        # Longest first: the segmenter trains while the taggers take the other threads.
+        jobs = [("segmenter", lambda: segmenter.fit(words), WEIGHTS["segmenter"])]
+        jobs += [(f"tagger, fold {f + 1}", call, WEIGHTS["tagger"])
+                 for f, call in fold_jobs(lambda: clone_stage(tagger), words, gold, folds)]
+        jobs.append(("tagger", lambda: tagger.fit(words, gold), WEIGHTS["tagger"]))
+        with meter.stage("segmenter, jackknife, tagger"):
+            done = run_jobs(jobs, n_jobs, meter=meter, desc="segmenter and taggers")
+        self.segmenter, self.tagger, self.folds_ = done.pop("segmenter"), done.pop("tagger"), folds
+        predicted = collect(list(done.values()), len(words))
+        del done
         self.stats_["jackknife_accuracy"] = _accuracy(predicted, gold)
-        self.stats_["jackknife_seconds"] = time.perf_counter() - t0
-        self._say(f"jackknifed tags: accuracy {self.stats_['jackknife_accuracy']:.4f} ({self.folds} folds, "
-                  f"{self.stats_['jackknife_seconds']:.1f} s)")
-        self.tagger = tagger.fit(words, gold)
+        self._say(f"jackknifed tags: accuracy {self.stats_['jackknife_accuracy']:.4f} ({self.folds} folds)")
         jack = []
         for s, ws, tags, st in zip(sentences, words, predicted, starts):
             upos, xpos = (list(c) for c in zip(*map(split_joint_tag, tags)))
             jack.append(bunsetsu_sentence(ws, upos, xpos, st, [b.head for b in s.bunsetsu]))
-        t0 = time.perf_counter()
-        self.bunsetsu = chunker.fit([[(t.form, t.xpos, BUNSETSU_TAGS[k > 0]) for b in s.bunsetsu
-                                      for k, t in enumerate(b.tokens)] for s in jack])
-        self.parser = parser.fit(jack)
-        self.stats_["bunsetsu_parser_seconds"] = time.perf_counter() - t0
-        self._say(f"bunsetsu chunker and parser trained on jackknifed tags in {self.stats_['bunsetsu_parser_seconds']:.1f} s")
+        del predicted
+        chunks = [[(t.form, t.xpos, BUNSETSU_TAGS[k > 0]) for b in s.bunsetsu for k, t in enumerate(b.tokens)] for s in jack]
+        with meter.stage("bunsetsu chunker, parser"):
+            done = run_jobs([("parser", lambda: parser.fit(jack), WEIGHTS["parser"]),
+                             ("bunsetsu chunker", lambda: chunker.fit(chunks), WEIGHTS["chunker"])],
+                            n_jobs, meter=meter, desc="chunker and parser")
+        self.bunsetsu, self.parser = done["bunsetsu chunker"], done["parser"]
+        self.stats_["stages"] = meter.rows
+        if self.verbose:
+            self._say(stage_report(meter.rows))
         return self
 
     def _say(self, text: str) -> None:
