@@ -84,6 +84,8 @@ def register(sub) -> None:
                          "with another method; several times the file size)")
     option(tr, "jobs", default=-1, help="stages trained at once, in threads (default -1: every core); the model is "
                                         "the same for any value")
+    tr.add_argument("--stage-report", default=None, metavar="FILE",
+                    help="write each stage's wall and CPU seconds and peak RSS to FILE as JSON (what -v prints)")
     option(tr, "seed")
     option(tr, "quiet")
     option(tr, "verbose", help="training progress on standard error, and each stage's seconds and peak memory")
@@ -254,6 +256,15 @@ def run_train(args) -> int:
     rows = meter.rows[:1] + nlp.stats_["stages"] + meter.rows[1:]
     if verbose:
         say(stage_report(rows))
+    if args.stage_report:
+        import json
+
+        from pathlib import Path
+
+        from .._atomic import atomic_file
+
+        with atomic_file(Path(args.stage_report), text=True) as f:
+            json.dump({"lang": args.lang, "sentences": len(data), "jobs": args.jobs, "stages": rows}, f, indent=1)
     if not args.quiet:
         print(f"trained a {args.lang} text pipeline ({', '.join(n for n, s in nlp.stages().items() if s is not None)}) "
               f"on {len(data):,} sentences in {time.perf_counter() - start:.1f} s, tags jackknifed in {args.folds} folds "
