@@ -136,8 +136,8 @@ def run_jobs(jobs: Sequence[Job], n_jobs: Optional[int] = 1, *, meter: Optional[
         lock = threading.Lock()
 
         def advance(amount: float) -> None:
-            with lock:
-                shown.update(100.0 * amount / total)
+            with lock:  # never past 100 (the weights' float sum may round above it)
+                shown.update(max(0.0, min(100.0 * amount / total, 100.0 - shown.n)))
 
         def run(name: str, fn: Callable[[], object], weight: float) -> object:
             with forwarding(lambda fraction: advance(weight * fraction)) as finish:
