@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 
 import numpy as np
 import pytest
 
 import conjunct
 from conjunct.analysis import EnglishTextPipeline, JapaneseTextPipeline
-from conjunct.analysis.schedule import StageMeter, run_jobs, stage_report
+from conjunct.analysis.schedule import Job, StageMeter, run_jobs, stage_report
 from conjunct.cli import main
 from conjunct.progress import bar, forwarding
 from conjunct.tagging import PerceptronTagger
@@ -68,6 +69,31 @@ def test_run_jobs_errors():
         run_jobs([("ok", lambda: 1, 1.0), ("bad", broken, 1.0)], 2)
     with pytest.raises(conjunct.ConjunctError, match="n_jobs"):
         run_jobs([("ok", lambda: 1, 1.0)], 0)
+    with pytest.raises(ValueError, match="unknown jobs"):
+        run_jobs([Job("a", lambda d: 1, after=("b",))])
+
+
+def test_jobs_wait_for_what_they_read_and_for_memory():
+    order, lock = [], threading.Lock()
+
+    def note(name, value):
+        def run(*done):
+            with lock:
+                order.append(("start", name))
+            time.sleep(0.05)
+            with lock:
+                order.append(("end", name))
+            return value if not done else value + sum(done[0].values())
+        return run
+
+    jobs = [Job("big", note("big", 1), memory=60), Job("a", note("a", 10), memory=10),
+            Job("sum", note("sum", 100), after=("a",), memory=10), Job("huge", note("huge", 1000), memory=80)]
+    out = run_jobs(jobs, 2, budget=100)
+    assert out == {"big": 1, "a": 10, "sum": 110, "huge": 1000}
+    assert order.index(("end", "a")) < order.index(("start", "sum"))
+    # 80 never fits beside 60: "huge" starts only once "big" is done (alone, if it must)
+    assert order.index(("end", "big")) < order.index(("start", "huge"))
+    assert ("start", "a") in order[:2]  # a small job fits beside the big one
 
 
 def test_bars_inside_forwarding_report_fractions_that_never_go_back():
@@ -122,10 +148,10 @@ def test_japanese_pipeline_in_threads_is_the_serial_one(shared_data):
     assert _same_model(serial, parallel)
     assert serial.stats_["jackknife_accuracy"] == parallel.stats_["jackknife_accuracy"]
     stages = [r["stage"] for r in parallel.stats_["stages"] if not r.get("job")]
-    assert stages == ["segmenter, jackknife, tagger", "bunsetsu chunker, parser"]
+    assert stages == ["training"]
     jobs = {r["stage"] for r in parallel.stats_["stages"] if r.get("job")}
     assert jobs == {"segmenter", "tagger", "tagger, fold 1", "tagger, fold 2", "tagger, fold 3", "parser",
-                    "bunsetsu chunker"}
+                    "bunsetsu chunker", "jackknifed sentences"}
 
 
 def test_english_pipeline_in_threads_is_the_serial_one(shared_data):
@@ -152,7 +178,8 @@ def test_analyze_train_reports_its_stages(shared_data, tmp_path, capsys):
     got = json.loads(report.read_text())
     assert got["lang"] == "en" and got["sentences"] == 40 and got["jobs"] == 2
     phases = [r["stage"] for r in got["stages"] if not r.get("job")]
-    assert phases[0] == "reading" and phases[-1] == "writing" and "parser" in phases
+    assert phases == ["reading", "training", "writing"]
+    assert {"parser", "tagger", "tagger, fold 1"} <= {r["stage"] for r in got["stages"] if r.get("job")}
     assert all(r["peak_rss_mb"] > 0 for r in got["stages"] if not r.get("job"))
     one = tmp_path / "one.cjt"
     assert main(["analyze", "train", "--lang", "en", str(treebank), "--max-sentences", "40", "-k", "2", "-i", "1",

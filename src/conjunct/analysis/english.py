@@ -27,7 +27,7 @@ from ..tasks.english import DepSentence, EnglishDependencyParser
 from ..tasks.tokenize import EnglishTokenizer
 from .jackknife import collect, fold_jobs, fold_of
 from .result import JOINT, Analysis, split_joint_tag
-from .schedule import StageMeter, run_jobs, stage_report
+from .schedule import Job, StageMeter, run_jobs, stage_report
 from .stages import TextPipeline, check_stage, clone_stage
 
 __all__ = ["EnglishTextPipeline"]
@@ -101,8 +101,9 @@ class EnglishTextPipeline(TextPipeline):
             treebank).
         n_jobs : int or None
             Stages trained at once, in threads (-1: one per core): the
-            tokenizer, the jackknife folds' taggers and the final tagger, then
-            the parser and the chunker. Every stage is the one a serial run
+            tokenizer, the jackknife folds' taggers and the final tagger, the
+            parser once the folds are done and the chunker once the tagger is.
+            Every stage is the one a serial run
             trains. ``stats_["stages"]`` holds each stage's seconds and peak memory.
         """
         sentences = list(sentences)
@@ -126,36 +127,42 @@ class EnglishTextPipeline(TextPipeline):
         self.stats_ = {}
         meter = StageMeter()
         folds = fold_of(len(words), self.folds, self.random_state)
+        fold_names = [f"tagger, fold {f + 1}" for f in range(self.folds)]
+        mb = len(words) / 1000 * 2**20  # the memory estimates are per 1,000 sentences (EWT train, defaults)
         jobs = []
         if raw_text is not None:
             raw_text = list(raw_text)
-            jobs.append(("tokenizer", lambda: tokenizer.fit(raw_text), WEIGHTS["tokenizer"]))
-        jobs += [(f"tagger, fold {f + 1}", call, WEIGHTS["tagger"])
-                 for f, call in fold_jobs(lambda: clone_stage(tagger), words, gold, folds)]
-        jobs.append(("tagger", lambda: tagger.fit(words, gold), WEIGHTS["tagger"]))
-        with meter.stage("tokenizer, jackknife, tagger" if raw_text is not None else "jackknife, tagger"):
-            done = run_jobs(jobs, n_jobs, meter=meter, desc="tokenizer and taggers" if raw_text is not None else "taggers")
-        self.tokenizer, self.tagger, self.folds_ = done.pop("tokenizer", None), done.pop("tagger"), folds
-        predicted = collect(list(done.values()), len(words))
-        del done
-        self.stats_["jackknife_accuracy"] = _accuracy(predicted, gold)
-        self._say(f"jackknifed tags: accuracy {self.stats_['jackknife_accuracy']:.4f} ({self.folds} folds)")
-        jack = [DepSentence(s.forms, *map(list, zip(*map(split_joint_tag, p))), s.heads, s.labels)
-                for s, p in zip(sentences, predicted)]
-        del predicted
-        jobs = [("parser", lambda: parser.fit(jack), WEIGHTS["parser"])]
+            jobs.append(Job("tokenizer", lambda: tokenizer.fit(raw_text), WEIGHTS["tokenizer"], memory=60 * mb))
+        jobs += [Job(name, call, WEIGHTS["tagger"], memory=15 * mb)
+                 for name, (_, call) in zip(fold_names, fold_jobs(lambda: clone_stage(tagger), words, gold, folds))]
+
+        def jackknifed(done):
+            predicted = collect([done[name] for name in fold_names], len(words))
+            self.stats_["jackknife_accuracy"] = _accuracy(predicted, gold)
+            return [DepSentence(s.forms, *map(list, zip(*map(split_joint_tag, p))), s.heads, s.labels)
+                    for s, p in zip(sentences, predicted)]
+
+        # The parser needs the folds only, the chunker the final tagger only: each starts when they are done.
+        jobs += [Job("jackknifed sentences", jackknifed, 0.1, after=tuple(fold_names), memory=5 * mb),
+                 Job("parser", lambda d: parser.fit(d["jackknifed sentences"]), WEIGHTS["parser"],
+                     after=("jackknifed sentences",), memory=100 * mb),
+                 Job("tagger", lambda: tagger.fit(words, gold), WEIGHTS["tagger"], memory=15 * mb)]
         if chunk_data is not None:
             chunk_data = list(chunk_data)
 
-            def fit_chunker():
-                xpos = self._xpos([[t[0] for t in s] for s in chunk_data])
+            def fit_chunker(done):
+                final = done["tagger"]
+                xpos = [[split_joint_tag(t)[1] for t in tags] for tags in final.predict([[t[0] for t in s] for s in chunk_data])]
                 self.stats_["chunk_tag_accuracy"] = _accuracy(xpos, [[t[1] for t in s] for s in chunk_data])
                 return chunker.fit([[(t[0], x, t[2]) for t, x in zip(s, xs)] for s, xs in zip(chunk_data, xpos)])
 
-            jobs.append(("chunker", fit_chunker, WEIGHTS["chunker"]))
-        with meter.stage("parser, chunker" if chunk_data is not None else "parser"):
-            done = run_jobs(jobs, n_jobs, meter=meter, desc="parser and chunker" if chunk_data is not None else "parser")
+            jobs.append(Job("chunker", fit_chunker, WEIGHTS["chunker"], after=("tagger",), memory=20 * mb))
+        with meter.stage("training"):
+            done = run_jobs(jobs, n_jobs, meter=meter, desc="training the stages")
+        self.tokenizer, self.tagger, self.folds_ = done.get("tokenizer"), done["tagger"], folds
         self.parser, self.chunker = done["parser"], done.get("chunker")
+        del done
+        self._say(f"jackknifed tags: accuracy {self.stats_['jackknife_accuracy']:.4f} ({self.folds} folds)")
         self.stats_["stages"] = meter.rows
         if self.verbose:
             self._say(stage_report(meter.rows))

@@ -32,7 +32,7 @@ from .._textin import check_no_surrogates, has_surrogate
 from .english import _accuracy, _check_tokens
 from .jackknife import collect, fold_jobs, fold_of
 from .result import JOINT, Analysis, split_joint_tag
-from .schedule import StageMeter, run_jobs, stage_report
+from .schedule import Job, StageMeter, run_jobs, stage_report
 from .stages import TextPipeline, check_stage, clone_stage
 
 __all__ = ["JapaneseTextPipeline", "BUNSETSU_TAGS", "bunsetsu_sentence"]
@@ -109,8 +109,8 @@ class JapaneseTextPipeline(TextPipeline):
             Gold sentences.
         n_jobs : int or None
             Stages trained at once, in threads (-1: one per core): the
-            segmenter, the jackknife folds' taggers and the final tagger, then
-            the chunker and the parser. Every stage is the one a serial run
+            segmenter, the jackknife folds' taggers, the final tagger, and the
+            chunker and the parser once the folds are done. Every stage is the one a serial run
             trains. ``stats_["stages"]`` holds each stage's seconds and peak memory.
         """
         sentences = list(sentences)
@@ -132,29 +132,39 @@ class JapaneseTextPipeline(TextPipeline):
         self.stats_ = {}
         meter = StageMeter()
         folds = fold_of(len(words), self.folds, self.random_state)
-        # Longest first: the segmenter trains while the taggers take the other threads.
-        jobs = [("segmenter", lambda: segmenter.fit(words), WEIGHTS["segmenter"])]
-        jobs += [(f"tagger, fold {f + 1}", call, WEIGHTS["tagger"])
-                 for f, call in fold_jobs(lambda: clone_stage(tagger), words, gold, folds)]
-        jobs.append(("tagger", lambda: tagger.fit(words, gold), WEIGHTS["tagger"]))
-        with meter.stage("segmenter, jackknife, tagger"):
-            done = run_jobs(jobs, n_jobs, meter=meter, desc="segmenter and taggers")
-        self.segmenter, self.tagger, self.folds_ = done.pop("segmenter"), done.pop("tagger"), folds
-        predicted = collect(list(done.values()), len(words))
-        del done
-        self.stats_["jackknife_accuracy"] = _accuracy(predicted, gold)
-        self._say(f"jackknifed tags: accuracy {self.stats_['jackknife_accuracy']:.4f} ({self.folds} folds)")
-        jack = []
-        for s, ws, tags, st in zip(sentences, words, predicted, starts):
-            upos, xpos = (list(c) for c in zip(*map(split_joint_tag, tags)))
-            jack.append(bunsetsu_sentence(ws, upos, xpos, st, [b.head for b in s.bunsetsu]))
-        del predicted
-        chunks = [[(t.form, t.xpos, BUNSETSU_TAGS[k > 0]) for b in s.bunsetsu for k, t in enumerate(b.tokens)] for s in jack]
-        with meter.stage("bunsetsu chunker, parser"):
-            done = run_jobs([("parser", lambda: parser.fit(jack), WEIGHTS["parser"]),
-                             ("bunsetsu chunker", lambda: chunker.fit(chunks), WEIGHTS["chunker"])],
-                            n_jobs, meter=meter, desc="chunker and parser")
+        fold_names = [f"tagger, fold {f + 1}" for f in range(self.folds)]
+        n = len(words)
+
+        def jackknifed(done):
+            predicted = collect([done[name] for name in fold_names], n)
+            self.stats_["jackknife_accuracy"] = _accuracy(predicted, gold)
+            jack = []
+            for s, ws, tags, st in zip(sentences, words, predicted, starts):
+                upos, xpos = (list(c) for c in zip(*map(split_joint_tag, tags)))
+                jack.append(bunsetsu_sentence(ws, upos, xpos, st, [b.head for b in s.bunsetsu]))
+            chunks = [[(t.form, t.xpos, BUNSETSU_TAGS[k > 0]) for b in s.bunsetsu for k, t in enumerate(b.tokens)]
+                      for s in jack]
+            return jack, chunks
+
+        # The chunker and parser need the folds only, not the segmenter: they start
+        # as soon as the folds are done, the segmenter still training beside them.
+        mb = n / 1000 * 2**20  # the memory estimates are per 1,000 sentences (GSD train, defaults)
+        parser_mb = 480 if parser.degree >= 3 else 120
+        jobs = [Job("segmenter", lambda: segmenter.fit(words), WEIGHTS["segmenter"], memory=170 * mb)]
+        jobs += [Job(name, call, WEIGHTS["tagger"], memory=20 * mb)
+                 for name, (_, call) in zip(fold_names, fold_jobs(lambda: clone_stage(tagger), words, gold, folds))]
+        jobs += [Job("jackknifed sentences", jackknifed, 0.1, after=tuple(fold_names), memory=10 * mb),
+                 Job("parser", lambda d: parser.fit(d["jackknifed sentences"][0]), WEIGHTS["parser"],
+                     after=("jackknifed sentences",), memory=parser_mb * mb),
+                 Job("bunsetsu chunker", lambda d: chunker.fit(d["jackknifed sentences"][1]), WEIGHTS["chunker"],
+                     after=("jackknifed sentences",), memory=50 * mb),
+                 Job("tagger", lambda: tagger.fit(words, gold), WEIGHTS["tagger"], memory=20 * mb)]
+        with meter.stage("training"):
+            done = run_jobs(jobs, n_jobs, meter=meter, desc="training the stages")
+        self.segmenter, self.tagger, self.folds_ = done["segmenter"], done["tagger"], folds
         self.bunsetsu, self.parser = done["bunsetsu chunker"], done["parser"]
+        del done
+        self._say(f"jackknifed tags: accuracy {self.stats_['jackknife_accuracy']:.4f} ({self.folds} folds)")
         self.stats_["stages"] = meter.rows
         if self.verbose:
             self._say(stage_report(meter.rows))
