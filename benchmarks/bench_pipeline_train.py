@@ -99,9 +99,10 @@ def report(res: dict) -> str:
                      f"{r['model_mb']:.1f}", shown])
     lines.append(markdown_table(["lang", "train sentences", "wall s", "CPU s", "peak RSS MB", "model MB", "dev"], rows))
     for lang, r in res["languages"].items():
-        lines.append(f"\n## {lang}: stages (`-j {res['jobs']}`; jobs indented: their own thread's CPU)\n")
+        lines.append(f"\n## {lang}: stages (`-j {res['jobs']}`; jobs indented: their own thread's CPU seconds, the "
+                     "process's peak RSS while they ran)\n")
         stage_rows = [[("  " if s.get("job") else "") + s["stage"], f"{s['wall_seconds']:.1f}", f"{s['cpu_seconds']:.1f}",
-                       "" if s.get("job") else f"{s['peak_rss_mb']:,.0f}"] for s in r["stages"]]
+                       f"{s['peak_rss_mb']:,.0f}"] for s in r["stages"]]
         lines.append(markdown_table(["stage", "wall s", "CPU s", "peak RSS MB"], stage_rows))
         if "reference_dev" in r:
             lines.append(f"\nReference model (given with --reference), same dev scorer: `{json.dumps(r['reference_dev'])}`")
