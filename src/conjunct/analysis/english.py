@@ -33,7 +33,7 @@ from .stages import TextPipeline, check_stage, clone_stage
 __all__ = ["EnglishTextPipeline"]
 
 #: Each stage's share of the training time (full EWT train, defaults), for the shared progress bar.
-WEIGHTS = {"tokenizer": 3.0, "tagger": 1.0, "parser": 12.0, "chunker": 2.0}
+WEIGHTS = {"tokenizer": 20.0, "tagger": 1.0, "parser": 15.0, "chunker": 2.0}
 
 
 class EnglishTextPipeline(TextPipeline):
@@ -132,7 +132,7 @@ class EnglishTextPipeline(TextPipeline):
         jobs = []
         if raw_text is not None:
             raw_text = list(raw_text)
-            jobs.append(Job("tokenizer", lambda: tokenizer.fit(raw_text), WEIGHTS["tokenizer"], memory=60 * mb))
+            jobs.append(Job("tokenizer", lambda: tokenizer.fit(raw_text), WEIGHTS["tokenizer"], memory=200 * mb))
         jobs += [Job(name, call, WEIGHTS["tagger"], memory=15 * mb)
                  for name, (_, call) in zip(fold_names, fold_jobs(lambda: clone_stage(tagger), words, gold, folds))]
 
