@@ -22,11 +22,13 @@ from typing import Callable, Iterable, Iterator, List, Optional, TypeVar
 
 import numpy as np
 
-__all__ = ["progress_bars", "bar", "bars_enabled", "say", "status", "each", "batches", "Slices"]
+__all__ = ["progress_bars", "bar", "bars_enabled", "say", "status", "each", "batches", "Slices", "forwarding"]
 
 T = TypeVar("T")
 
 _enabled: contextvars.ContextVar[bool] = contextvars.ContextVar("conjunct_progress_bars", default=False)
+# Set inside forwarding(): bars report their progress to it instead of drawing.
+_sink: contextvars.ContextVar[Optional["_Sink"]] = contextvars.ContextVar("conjunct_progress_sink", default=None)
 
 
 def _tqdm():
@@ -86,9 +88,54 @@ class _Silent:
         self.close()
 
 
+class _Sink:
+    """A job's progress (0..1, never going back), reported to a callback as increments."""
+
+    def __init__(self, report: Callable[[float], None]):
+        self.report = report
+        self.done = 0.0
+
+    def reach(self, fraction: float) -> None:
+        fraction = min(max(fraction, 0.0), 1.0)
+        if fraction > self.done:
+            self.report(fraction - self.done)
+            self.done = fraction
+
+
+class _Forward(_Silent):
+    """A bar inside :func:`forwarding`: its fraction done moves the job's progress."""
+
+    def __init__(self, total: Optional[float], sink: _Sink):
+        self.n = 0
+        self.total = total
+        self.sink = sink
+
+    def update(self, n: float = 1) -> None:
+        self.n += n
+        if self.total:
+            self.sink.reach(self.n / self.total)
+
+
+@contextlib.contextmanager
+def forwarding(report: Callable[[float], None]) -> Iterator[Callable[[], None]]:
+    """Inside this block (in this thread) bars draw nothing and report the
+    fraction of the job done instead: ``report(increment)``, increments adding
+    up to at most 1 (a later bar advances the job once it passes the earlier
+    ones). Yields ``finish()``, which completes the job's share."""
+    sink = _Sink(report)
+    token = _sink.set(sink)
+    try:
+        yield lambda: sink.reach(1.0)
+    finally:
+        _sink.reset(token)
+
+
 def bar(total: Optional[float] = None, desc: str = "", unit: str = "it", **kwargs):
     """A tqdm bar on standard error with rate and ETA (``total`` None: a
     counter with its rate), or a silent stand-in when bars are off."""
+    sink = _sink.get()
+    if sink is not None:
+        return _Forward(total, sink)
     tqdm = _tqdm() if _enabled.get() else None
     if tqdm is None:
         return _Silent()

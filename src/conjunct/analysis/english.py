@@ -16,7 +16,6 @@ corpora share). The tokenizer is trained on the treebank's raw text (its
 from __future__ import annotations
 
 import sys
-import time
 from typing import List, Optional, Sequence
 
 import numpy as np
@@ -29,11 +28,15 @@ from ..tasks.base import shipped_layout
 from ..tasks.chunk import Chunker
 from ..tasks.english import DepSentence, EnglishDependencyParser
 from ..tasks.tokenize import EnglishTokenizer
-from .jackknife import jackknife_tags
+from .jackknife import collect, fold_jobs, fold_of
 from .result import JOINT, Analysis, split_joint_tag
+from .schedule import Job, StageMeter, run_jobs, stage_report
 from .stages import TextPipeline, check_stage, clone_stage
 
 __all__ = ["EnglishTextPipeline"]
+
+#: Each stage's share of the training time (full EWT train, defaults), for the shared progress bar.
+WEIGHTS = {"tokenizer": 20.0, "tagger": 1.0, "parser": 15.0, "chunker": 2.0}
 
 
 class EnglishTextPipeline(TextPipeline):
@@ -83,7 +86,7 @@ class EnglishTextPipeline(TextPipeline):
 
     # -- training -------------------------------------------------------------------------------
     def fit(self, sentences: Sequence[DepSentence], *, chunk_data: Optional[Sequence] = None,
-            raw_text: Optional[Sequence] = None) -> "EnglishTextPipeline":
+            raw_text: Optional[Sequence] = None, n_jobs: Optional[int] = 1) -> "EnglishTextPipeline":
         """Train every stage: the tagger on gold ``UPOS|XPOS`` of ``sentences``,
         the parser on their trees with jackknifed tags, (with ``chunk_data``,
         CoNLL-2000 ``(word, POS, chunk)`` sentences) the chunker on the
@@ -99,6 +102,12 @@ class EnglishTextPipeline(TextPipeline):
             Gold tokenized paragraphs
             (:func:`conjunct.tasks.tokenize.read_tokenized_conllu` of the same
             treebank).
+        n_jobs : int or None
+            Stages trained at once, in threads (-1: one per core): the
+            tokenizer, the jackknife folds' taggers and the final tagger, the
+            parser once the folds are done and the chunker once the tagger is.
+            Every stage is the one a serial run
+            trains. ``stats_["stages"]`` holds each stage's seconds and peak memory.
         """
         sentences = list(sentences)
         if not sentences:
@@ -119,41 +128,47 @@ class EnglishTextPipeline(TextPipeline):
         words = [s.forms for s in sentences]
         gold = [[u + JOINT + x for u, x in zip(s.upos, s.xpos)] for s in sentences]
         self.stats_ = {}
+        meter = StageMeter()
+        folds = fold_of(len(words), self.folds, self.random_state)
+        fold_names = [f"tagger, fold {f + 1}" for f in range(self.folds)]
+        mb = len(words) / 1000 * 2**20  # the memory estimates are per 1,000 sentences (EWT train, defaults)
+        jobs = []
         if raw_text is not None:
             raw_text = list(raw_text)
-            t0 = time.perf_counter()
-            self.tokenizer = tokenizer.fit(raw_text)
-            self.stats_["tokenizer_seconds"] = time.perf_counter() - t0
-            self._say(f"tokenizer trained on {len(raw_text):,} paragraphs in {self.stats_['tokenizer_seconds']:.1f} s")
-        else:
-            self.tokenizer = None
-        t0 = time.perf_counter()
-        predicted, self.folds_ = jackknife_tags(lambda: clone_stage(tagger), words, gold, self.folds,
-                                                random_state=self.random_state, verbose=self.verbose)
-        self.stats_["jackknife_accuracy"] = _accuracy(predicted, gold)
-        self.stats_["jackknife_seconds"] = time.perf_counter() - t0
-        self._say(f"jackknifed tags: accuracy {self.stats_['jackknife_accuracy']:.4f} "
-                  f"({self.folds} folds, {self.stats_['jackknife_seconds']:.1f} s)")
-        t0 = time.perf_counter()
-        self.tagger = tagger.fit(words, gold)
-        self.stats_["tagger_seconds"] = time.perf_counter() - t0
-        jack = [DepSentence(s.forms, *map(list, zip(*map(split_joint_tag, p))), s.heads, s.labels)
-                for s, p in zip(sentences, predicted)]
-        t0 = time.perf_counter()
-        self.parser = parser.fit(jack)
-        self.stats_["parser_seconds"] = time.perf_counter() - t0
-        self._say(f"parser trained on jackknifed tags in {self.stats_['parser_seconds']:.1f} s")
+            jobs.append(Job("tokenizer", lambda: tokenizer.fit(raw_text), WEIGHTS["tokenizer"], memory=200 * mb))
+        jobs += [Job(name, call, WEIGHTS["tagger"], memory=15 * mb)
+                 for name, (_, call) in zip(fold_names, fold_jobs(lambda: clone_stage(tagger), words, gold, folds))]
+
+        def jackknifed(done):
+            predicted = collect([done[name] for name in fold_names], len(words))
+            self.stats_["jackknife_accuracy"] = _accuracy(predicted, gold)
+            return [DepSentence(s.forms, *map(list, zip(*map(split_joint_tag, p))), s.heads, s.labels)
+                    for s, p in zip(sentences, predicted)]
+
+        # The parser needs the folds only, the chunker the final tagger only: each starts when they are done.
+        jobs += [Job("jackknifed sentences", jackknifed, 0.1, after=tuple(fold_names), memory=5 * mb),
+                 Job("parser", lambda d: parser.fit(d["jackknifed sentences"]), WEIGHTS["parser"],
+                     after=("jackknifed sentences",), memory=100 * mb),
+                 Job("tagger", lambda: tagger.fit(words, gold), WEIGHTS["tagger"], memory=15 * mb)]
         if chunk_data is not None:
             chunk_data = list(chunk_data)
-            t0 = time.perf_counter()
-            xpos = self._xpos([[t[0] for t in s] for s in chunk_data])
-            self.stats_["chunk_tag_accuracy"] = _accuracy(xpos, [[t[1] for t in s] for s in chunk_data])
-            self.chunker = chunker.fit([[(t[0], x, t[2]) for t, x in zip(s, xs)] for s, xs in zip(chunk_data, xpos)])
-            self.stats_["chunker_seconds"] = time.perf_counter() - t0
-            self._say(f"chunker trained on predicted XPOS (accuracy {self.stats_['chunk_tag_accuracy']:.4f} on its "
-                      f"sentences) in {self.stats_['chunker_seconds']:.1f} s")
-        else:
-            self.chunker = None
+
+            def fit_chunker(done):
+                final = done["tagger"]
+                xpos = [[split_joint_tag(t)[1] for t in tags] for tags in final.predict([[t[0] for t in s] for s in chunk_data])]
+                self.stats_["chunk_tag_accuracy"] = _accuracy(xpos, [[t[1] for t in s] for s in chunk_data])
+                return chunker.fit([[(t[0], x, t[2]) for t, x in zip(s, xs)] for s, xs in zip(chunk_data, xpos)])
+
+            jobs.append(Job("chunker", fit_chunker, WEIGHTS["chunker"], after=("tagger",), memory=20 * mb))
+        with meter.stage("training"):
+            done = run_jobs(jobs, n_jobs, meter=meter, desc="training the stages")
+        self.tokenizer, self.tagger, self.folds_ = done.get("tokenizer"), done["tagger"], folds
+        self.parser, self.chunker = done["parser"], done.get("chunker")
+        del done
+        self._say(f"jackknifed tags: accuracy {self.stats_['jackknife_accuracy']:.4f} ({self.folds} folds)")
+        self.stats_["stages"] = meter.rows
+        if self.verbose:
+            self._say(stage_report(meter.rows))
         return self
 
     def _say(self, text: str) -> None:

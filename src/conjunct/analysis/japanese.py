@@ -20,8 +20,7 @@ text alike (its inflection feature is then always off).
 from __future__ import annotations
 
 import sys
-import time
-from typing import List, Sequence
+from typing import List, Optional, Sequence
 
 from .._errors import DataFormatError
 from ..tagging import HMMTagger, PerceptronTagger
@@ -31,12 +30,16 @@ from ..tasks.chunk import Chunker
 from ..tasks.segment import WordSegmenter
 from .._textin import check_no_surrogates, has_surrogate
 from .english import _accuracy, _check_tokens
-from .jackknife import jackknife_tags
+from .jackknife import collect, fold_jobs, fold_of
 from .result import JOINT, Analysis, split_joint_tag
+from .schedule import Job, StageMeter, run_jobs, stage_report
 from .stages import TextPipeline, check_stage, clone_stage
 from .japanese_engine import engine_for
 
 __all__ = ["JapaneseTextPipeline", "BUNSETSU_TAGS", "bunsetsu_sentence"]
+
+#: Each stage's share of the training time (full GSD train, defaults), for the shared progress bar.
+WEIGHTS = {"segmenter": 12.0, "tagger": 1.0, "parser": 8.0, "chunker": 2.0}
 
 #: The bunsetsu chunker's tags: a word starts a bunsetsu, or continues one.
 BUNSETSU_TAGS = ("B-B", "I-B")
@@ -96,7 +99,7 @@ class JapaneseTextPipeline(TextPipeline):
         self.verbose = verbose
 
     # -- training -------------------------------------------------------------------------------
-    def fit(self, sentences: Sequence[BunsetsuSentence]) -> "JapaneseTextPipeline":
+    def fit(self, sentences: Sequence[BunsetsuSentence], *, n_jobs: Optional[int] = 1) -> "JapaneseTextPipeline":
         """Train every stage on gold bunsetsu sentences
         (:func:`conjunct.tasks.bunsetsu.load_gsd_bunsetsu`): their words, tags,
         bunsetsu boundaries and bunsetsu heads.
@@ -105,6 +108,11 @@ class JapaneseTextPipeline(TextPipeline):
         ----------
         sentences : sequence of BunsetsuSentence
             Gold sentences.
+        n_jobs : int or None
+            Stages trained at once, in threads (-1: one per core): the
+            segmenter, the jackknife folds' taggers, the final tagger, and the
+            chunker and the parser once the folds are done. Every stage is the one a serial run
+            trains. ``stats_["stages"]`` holds each stage's seconds and peak memory.
         """
         sentences = list(sentences)
         if not sentences:
@@ -121,29 +129,46 @@ class JapaneseTextPipeline(TextPipeline):
         words = [[t.form for t in ts] for ts in tokens]
         gold = [[t.upos + JOINT + t.xpos for t in ts] for ts in tokens]
         starts = [[k == 0 for b in s.bunsetsu for k in range(len(b.tokens))] for s in sentences]
+        del tokens
         self.stats_ = {}
-        t0 = time.perf_counter()
-        self.segmenter = segmenter.fit(words)
-        self.stats_["segmenter_seconds"] = time.perf_counter() - t0
-        self._say(f"segmenter trained in {self.stats_['segmenter_seconds']:.1f} s")
-        t0 = time.perf_counter()
-        predicted, self.folds_ = jackknife_tags(lambda: clone_stage(tagger), words, gold, self.folds,
-                                                random_state=self.random_state, verbose=self.verbose)
-        self.stats_["jackknife_accuracy"] = _accuracy(predicted, gold)
-        self.stats_["jackknife_seconds"] = time.perf_counter() - t0
-        self._say(f"jackknifed tags: accuracy {self.stats_['jackknife_accuracy']:.4f} ({self.folds} folds, "
-                  f"{self.stats_['jackknife_seconds']:.1f} s)")
-        self.tagger = tagger.fit(words, gold)
-        jack = []
-        for s, ws, tags, st in zip(sentences, words, predicted, starts):
-            upos, xpos = (list(c) for c in zip(*map(split_joint_tag, tags)))
-            jack.append(bunsetsu_sentence(ws, upos, xpos, st, [b.head for b in s.bunsetsu]))
-        t0 = time.perf_counter()
-        self.bunsetsu = chunker.fit([[(t.form, t.xpos, BUNSETSU_TAGS[k > 0]) for b in s.bunsetsu
-                                      for k, t in enumerate(b.tokens)] for s in jack])
-        self.parser = parser.fit(jack)
-        self.stats_["bunsetsu_parser_seconds"] = time.perf_counter() - t0
-        self._say(f"bunsetsu chunker and parser trained on jackknifed tags in {self.stats_['bunsetsu_parser_seconds']:.1f} s")
+        meter = StageMeter()
+        folds = fold_of(len(words), self.folds, self.random_state)
+        fold_names = [f"tagger, fold {f + 1}" for f in range(self.folds)]
+        n = len(words)
+
+        def jackknifed(done):
+            predicted = collect([done[name] for name in fold_names], n)
+            self.stats_["jackknife_accuracy"] = _accuracy(predicted, gold)
+            jack = []
+            for s, ws, tags, st in zip(sentences, words, predicted, starts):
+                upos, xpos = (list(c) for c in zip(*map(split_joint_tag, tags)))
+                jack.append(bunsetsu_sentence(ws, upos, xpos, st, [b.head for b in s.bunsetsu]))
+            chunks = [[(t.form, t.xpos, BUNSETSU_TAGS[k > 0]) for b in s.bunsetsu for k, t in enumerate(b.tokens)]
+                      for s in jack]
+            return jack, chunks
+
+        # The chunker and parser need the folds only, not the segmenter: they start
+        # as soon as the folds are done, the segmenter still training beside them.
+        mb = n / 1000 * 2**20  # the memory estimates are per 1,000 sentences (GSD train, defaults)
+        parser_mb = 480 if parser.degree >= 3 else 120
+        jobs = [Job("segmenter", lambda: segmenter.fit(words), WEIGHTS["segmenter"], memory=170 * mb)]
+        jobs += [Job(name, call, WEIGHTS["tagger"], memory=20 * mb)
+                 for name, (_, call) in zip(fold_names, fold_jobs(lambda: clone_stage(tagger), words, gold, folds))]
+        jobs += [Job("jackknifed sentences", jackknifed, 0.1, after=tuple(fold_names), memory=10 * mb),
+                 Job("parser", lambda d: parser.fit(d["jackknifed sentences"][0]), WEIGHTS["parser"],
+                     after=("jackknifed sentences",), memory=parser_mb * mb),
+                 Job("bunsetsu chunker", lambda d: chunker.fit(d["jackknifed sentences"][1]), WEIGHTS["chunker"],
+                     after=("jackknifed sentences",), memory=50 * mb),
+                 Job("tagger", lambda: tagger.fit(words, gold), WEIGHTS["tagger"], memory=20 * mb)]
+        with meter.stage("training"):
+            done = run_jobs(jobs, n_jobs, meter=meter, desc="training the stages")
+        self.segmenter, self.tagger, self.folds_ = done["segmenter"], done["tagger"], folds
+        self.bunsetsu, self.parser = done["bunsetsu chunker"], done["parser"]
+        del done
+        self._say(f"jackknifed tags: accuracy {self.stats_['jackknife_accuracy']:.4f} ({self.folds} folds)")
+        self.stats_["stages"] = meter.rows
+        if self.verbose:
+            self._say(stage_report(meter.rows))
         return self
 
     def _say(self, text: str) -> None:

@@ -25,7 +25,7 @@ import sys
 import time
 
 from .._errors import ConjunctError
-from ..progress import status
+from ..progress import say, status
 from ._common import (Counted, at_least, in_file_terms, load_object, on_cluster, open_output, option, output_option,
                       scheduler_options)
 
@@ -82,9 +82,13 @@ def register(sub) -> None:
     tr.add_argument("--keep-models", action="store_true",
                     help="store the kernel models beside the compiled classifiers (needed only to recompile "
                          "with another method; several times the file size)")
+    option(tr, "jobs", default=-1, help="stages trained at once, in threads (default -1: every core); the model is "
+                                        "the same for any value")
+    tr.add_argument("--stage-report", default=None, metavar="FILE",
+                    help="write each stage's wall and CPU seconds and peak RSS to FILE as JSON (what -v prints)")
     option(tr, "seed")
     option(tr, "quiet")
-    option(tr, "verbose", help="training progress on standard error")
+    option(tr, "verbose", help="training progress on standard error, and each stage's seconds and peak memory")
     tr.set_defaults(func=run_train)
 
 
@@ -198,6 +202,7 @@ def _first_sentences(paragraphs, n: int):
 
 
 def run_train(args) -> int:
+    from ..analysis.schedule import StageMeter, stage_report
     from ..tagging import PerceptronTagger
     from ..tasks.base import shipped_layout
     from ..tasks.chunk import Chunker
@@ -207,6 +212,7 @@ def run_train(args) -> int:
     params = dict(n_iter=args.iterations, random_state=args.seed, verbose=max(0, verbose - 1))
     degree = {} if args.degree is None else {"degree": args.degree}
     start = time.perf_counter()
+    meter = StageMeter()
     status(f"reading {args.data}")  # seconds on a treebank before the first bar
     if args.lang == "en":
         from ..analysis import EnglishTextPipeline
@@ -214,9 +220,10 @@ def run_train(args) -> int:
         from ..tasks.english import EnglishDependencyParser, read_ud_english
         from ..tasks.tokenize import EnglishTokenizer, read_tokenized_conllu
 
-        data = read_ud_english(args.data)[:args.max_sentences]
-        chunks = read_conll2000(args.chunk_data) if args.chunk_data else None
-        raw = _first_sentences(read_tokenized_conllu(args.data), len(data))
+        with meter.stage("reading"):
+            data = read_ud_english(args.data)[:args.max_sentences]
+            chunks = read_conll2000(args.chunk_data) if args.chunk_data else None
+            raw = _first_sentences(read_tokenized_conllu(args.data), len(data))
         if not any(a[1] == b[0] for p in raw for a, b in zip(p.spans, p.spans[1:])):
             # Nothing to learn where tokens meet without a space: the model reads tokenized text.
             status(f"{args.data} never writes two tokens together (no SpaceAfter=No): training no tokenizer")
@@ -224,8 +231,8 @@ def run_train(args) -> int:
         # The shipped layout (kernel splitting) for the parser and tokenizer: about as fast as PKE in under half its bytes.
         nlp = EnglishTextPipeline(tagger, EnglishDependencyParser(**shipped_layout(), **params, **degree), Chunker(**params),
                                   EnglishTokenizer(**shipped_layout(), **params), folds=args.folds, random_state=args.seed,
-                                  verbose=verbose)
-        nlp.fit(data, chunk_data=chunks, raw_text=raw)
+                                  verbose=0)
+        nlp.fit(data, chunk_data=chunks, raw_text=raw, n_jobs=args.jobs)
     else:
         from ..analysis import JapaneseTextPipeline
         from ..tasks.bunsetsu import BunsetsuDependencyParser, load_gsd_bunsetsu
@@ -233,16 +240,31 @@ def run_train(args) -> int:
 
         if not os.path.isdir(args.data):
             raise ConjunctError(f"{args.data}: --lang ja trains on the UD Japanese GSD directory (ud_japanese_gsd)")
-        data = load_gsd_bunsetsu(args.data, "train")[:args.max_sentences]
+        with meter.stage("reading"):
+            data = load_gsd_bunsetsu(args.data, "train")[:args.max_sentences]
         nlp = JapaneseTextPipeline(WordSegmenter(**shipped_layout(), **params), tagger, Chunker(**params),
                                    BunsetsuDependencyParser(**params, **{"degree": 3, **degree}),
-                                   folds=args.folds, random_state=args.seed, verbose=verbose)
-        nlp.fit(data)
+                                   folds=args.folds, random_state=args.seed, verbose=0)
+        nlp.fit(data, n_jobs=args.jobs)
+    nlp.verbose = verbose  # saved with the model as before; the report below replaces the pipeline's own
     for stage in nlp.stages().values():
         if hasattr(stage, "keep_models"):
             stage.keep_models = args.keep_models
     status(f"writing {args.output}")  # every stage's models: seconds
-    nlp.save(args.output)
+    with meter.stage("writing"):
+        nlp.save(args.output)
+    rows = meter.rows[:1] + nlp.stats_["stages"] + meter.rows[1:]
+    if verbose:
+        say(stage_report(rows))
+    if args.stage_report:
+        import json
+
+        from pathlib import Path
+
+        from .._atomic import atomic_file
+
+        with atomic_file(Path(args.stage_report), text=True) as f:
+            json.dump({"lang": args.lang, "sentences": len(data), "jobs": args.jobs, "stages": rows}, f, indent=1)
     if not args.quiet:
         print(f"trained a {args.lang} text pipeline ({', '.join(n for n, s in nlp.stages().items() if s is not None)}) "
               f"on {len(data):,} sentences in {time.perf_counter() - start:.1f} s, tags jackknifed in {args.folds} folds "
