@@ -26,6 +26,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -119,6 +120,8 @@ def main() -> None:
     ap.add_argument("--reference", action="append", default=[], metavar="LANG=MODEL",
                     help="also score a model trained before with the same code")
     ap.add_argument("--name", default="pipeline_train")
+    ap.add_argument("--keep-models", type=Path, default=None, metavar="DIR",
+                    help="copy the trained pipelines to DIR/{en,ja}.cjt (for bench_text_peers)")
     args = ap.parse_args()
     data = require_shared_data()
     refs = dict(r.split("=", 1) for r in args.reference)
@@ -139,6 +142,9 @@ def main() -> None:
             print(f"{lang}: {r['wall_seconds']:.1f} s wall, {r['cpu_seconds']:.1f} s CPU, {r['peak_rss_mb']:,.0f} MB peak, "
                   f"dev {r['dev']}", flush=True)
             res["languages"][lang] = r
+            if args.keep_models:
+                args.keep_models.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(model, args.keep_models / f"{lang}.cjt")
     write_results(args.name, res, report(res))
 
 
