@@ -62,14 +62,14 @@ def training_examples(data: Sequence[TokenizedText], ngram: int = 3, dictionarie
     gap_y: List[str] = []
     sent_feats: List[List[str]] = []
     sent_y: List[int] = []
-    k = 0
+    n = 0
     for batch in oracle_sentences(data, ORACLE_BATCH):
         for t in batch:
             labels = gap_labels(t)
             gaps = sorted(labels)
             gap_y.extend(labels[b] for b in gaps)
-            d = None if dictionaries is None else dictionaries[k]
-            k += 1
+            d = None if dictionaries is None else dictionaries[n]
+            n += 1
             gap_feats.extend(f + p for f, p in zip(feature_lists(t.text, gaps, ngram, d),
                                                    gap_piece_features(t.text, gaps, links)))
             ends = set(np.cumsum(t.sentence_lengths)[:-1].tolist())
