@@ -149,9 +149,12 @@ def test_cli_round_trip(shared_data, corpus, tmp_path, capsys, monkeypatch):
 
     base = shared_data / "ud_japanese_gsd" / "r2.8"
     model = tmp_path / "seg.cjm"
+    user = tmp_path / "user.txt"
+    user.write_text("形態素解析器\n", encoding="utf-8")
     assert main(["segment", "train", str(base / "ja_gsd-ud-train.conllu"), "-o", str(model), "-d", "2", "-i", "3",
-                 "--max-sentences", "300", "--quiet", "--keep-models"]) == 0
+                 "--max-sentences", "300", "--quiet", "--keep-models", "--user-dictionary", str(user)]) == 0
     seg = conjunct.load(model)
+    assert seg.dictionary and "形態素解析器" in seg.dictionary_.words
     texts = ["".join(s) for s in corpus[1][:30]]
     reference = seg.segment(texts)
 
