@@ -65,6 +65,9 @@ def train_models(args, data: Path, models: Path) -> dict:
         if name == "en" and getattr(args, "en_model", None) is not None:  # a pipeline trained elsewhere (bench_parser_options.py)
             paths[name] = args.en_model
             continue
+        if name == "ja" and getattr(args, "ja_model", None) is not None:  # a pipeline trained elsewhere
+            paths[name] = args.ja_model
+            continue
         path = models / f"{name}.cjt"
         paths[name] = path
         if path.exists() and args.reuse:
@@ -125,8 +128,10 @@ def report(res: dict) -> str:
         rows = [[name.replace("_", " "), *(_pct(ja[name][f"{k}_f1"]) for k in ("word", "upos", "xpos", "bunsetsu", "dependency"))]
                 for name in ("raw_text", "gold_words")]
         parts.append(f"## Japanese: UD Japanese GSD r2.8 test ({ja['test_sentences']} sentences)\n\n"
-                     f"`conjunct analyze train --lang ja` on {res['train_sentences'] or 'all'} GSD train sentences "
-                     f"({res['iterations']} epochs, {res['folds']}-fold jackknifed tags). F1 of character spans "
+                     + (f"The pipeline `{res['ja_model']}`. " if res.get("ja_model") else
+                        f"`conjunct analyze train --lang ja` on {res['train_sentences'] or 'all'} GSD train sentences "
+                        f"({res['iterations']} epochs, {res['folds']}-fold jackknifed tags). ")
+                     + "F1 of character spans "
                      "(`japanese_scores`): a word; a word with its tag; a bunsetsu; a bunsetsu with its head bunsetsu.\n\n"
                      + markdown_table(["input", "word F1", "UPOS F1", "XPOS F1", "bunsetsu F1", "bunsetsu dep. F1"], rows))
     en = res.get("english")
@@ -163,6 +168,8 @@ def main() -> None:
     ap.add_argument("--reuse", action="store_true", help="use the models already in --models instead of training")
     ap.add_argument("--en-model", type=Path, default=None,
                     help="score this English text pipeline instead of training one (bench_parser_options.py --pipeline)")
+    ap.add_argument("--ja-model", type=Path, default=None,
+                    help="score this Japanese text pipeline instead of training one (conjunct analyze train --lang ja)")
     ap.add_argument("--quick", action="store_true", help="300 training sentences, 2 epochs, 2 folds, 100 test sentences")
     ap.add_argument("--name", default=None, help="results name (default accuracy, accuracy_quick with --quick)")
     args = ap.parse_args()
@@ -176,7 +183,8 @@ def main() -> None:
         trained = train_models(args, data, models)
         paths = trained["paths"]
         res = {"train_sentences": args.train_sentences, "iterations": args.iterations, "folds": args.folds,
-               "training_seconds": trained["seconds"], "en_model": args.en_model and args.en_model.name}
+               "training_seconds": trained["seconds"], "en_model": args.en_model and args.en_model.name,
+               "ja_model": args.ja_model and args.ja_model.name}
         # Test is read from here on, after every model is trained.
         if "ja" in args.langs:
             say("scoring Japanese on GSD test ...")

@@ -121,8 +121,10 @@ def tokenizer_only(base: Path, args) -> None:
             from conjunct.commands.analyze import _first_sentences
             raw = _first_sentences(raw, args.train_sentences)
         t0 = time.perf_counter()
-        tok = EnglishTokenizer(n_iter=args.n_iter, degree=args.tokenizer_degree).fit(raw)
+        tok = EnglishTokenizer(n_iter=args.n_iter, degree=args.tokenizer_degree, dictionary=not args.no_dictionary,
+                               links=not args.no_links).fit(raw)
         trained = {"paragraphs": len(raw), "n_iter": args.n_iter, "degree": args.tokenizer_degree,
+                   "dictionary": not args.no_dictionary, "links": not args.no_links,
                    "seconds": time.perf_counter() - t0, "components": tok.training_stats_}
         if args.save:
             tok.save(args.save)
@@ -154,6 +156,8 @@ def main() -> None:
     ap.add_argument("--n-iter", type=int, default=10)
     ap.add_argument("--tokenizer-degree", type=int, default=2)
     ap.add_argument("--tokenizer-only", action="store_true", help="train and score the tokenizer alone")
+    ap.add_argument("--no-dictionary", action="store_true", help="train the tokenizer without the dictionary flags")
+    ap.add_argument("--no-links", action="store_true", help="train the tokenizer without the link kind of pieces")
     ap.add_argument("--tokenizer-model", default=None,
                     help="a trained EnglishTokenizer file: scored alone (--tokenizer-only) or used instead of training one")
     ap.add_argument("--name", default=None, help="results file name (default raw_text[_quick], raw_text_tokenizer)")

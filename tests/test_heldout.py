@@ -104,3 +104,20 @@ def test_accuracy_benchmark_trains_without_test(tmp_path, shared_data):
     assert set(trained["paths"]) == {"ja", "en", "en_gold_tag_parser"} and all(p.exists() for p in trained["paths"].values())
     assert {"ja_gsd-ud-train.conllu", "en_ewt-ud-train.conllu"} <= {os.path.basename(p) for p in seen}
     assert split_files_of_test(seen, shared_data) == []
+
+
+@pytest.mark.realdata
+def test_segment_dictionary_benchmark_reads_test_only_when_asked(shared_data, monkeypatch, tmp_path):
+    """bench_segment_dictionary.py chooses on dev: without --test it never opens GSD test."""
+    monkeypatch.syspath_prepend(str(BENCHMARKS))
+    monkeypatch.chdir(tmp_path)
+    import bench_segment_dictionary
+
+    monkeypatch.setattr(bench_segment_dictionary, "write_results", lambda name, data, md: None)
+    monkeypatch.setattr(sys, "argv", ["bench_segment_dictionary.py", "--quick", "--train-sentences", "60", "--variants",
+                                      "d1+dict"])
+    with files_opened() as seen:
+        bench_segment_dictionary.main()
+    names = {os.path.basename(p) for p in seen}
+    assert {"ja_gsd-ud-train.conllu", "ja_gsd-ud-dev.conllu"} <= names
+    assert split_files_of_test(seen, shared_data) == []

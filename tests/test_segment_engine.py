@@ -16,19 +16,23 @@ from conjunct import ModelFormatError, _core
 from conjunct.feature_spec import FeatureKeys, FeatureSpec, Part, Template
 from conjunct.features import FeatureIndex
 from conjunct.tasks.segment import WordSegmenter, char_type, read_segmented_conllu, spec
+from conjunct.tasks.segment.dictionary import WordDictionary
 from conjunct.tasks.segment.features import feature_lists
 from conjunct.tasks.runner import engine_keys
 from conjunct.tasks.segment.runner import text_buffers
 from conjunct.tasks.tokenize import read_tokenized_conllu
 from conjunct.tasks.tokenize.features import gap_piece_features, gap_spec
-from conjunct.tasks.tokenize.oracle import decided_gaps
+from conjunct.tasks.tokenize.oracle import decided_gaps, known_words
 
 TOOLS = Path(__file__).resolve().parent.parent / "tools"
 
 
-def _engine(names, the_spec):
+def _engine(names, the_spec, dictionary=None):
     keys = FeatureKeys.from_names(the_spec, names)
-    return _core.BoundaryFeatures(tables=keys.tables())
+    if dictionary is None:
+        return _core.BoundaryFeatures(tables=keys.tables())
+    words, offsets = dictionary.to_arrays()
+    return _core.BoundaryFeatures(tables=keys.tables(), dictionary_words=words.tobytes(), dictionary_offsets=offsets)
 
 
 def _rows(engine, texts, gaps):
@@ -76,19 +80,39 @@ def test_segmenter_engine_ids_equal_reference_on_gsd(shared_data):
 
 
 @pytest.mark.realdata
-def test_tokenizer_engine_ids_equal_reference_on_ewt(shared_data):
+def test_dictionary_flags_of_the_engine_equal_reference_on_gsd(shared_data):
+    base = shared_data / "ud_japanese_gsd" / "r2.8"
+    train = read_segmented_conllu(base / "ja_gsd-ud-train.conllu")[:500]
+    dictionary = WordDictionary([w for s in train for w in s] + ["𠮷野家", "ａｂ"])
+    dev = ["".join(s) for s in read_segmented_conllu(base / "ja_gsd-ud-dev.conllu")[:200]]
+    texts = dev + ["𠮷野家の牛丼", "ａｂｃ", "", "日", "a\x02b", "東京都の東京"]
+    the_spec = spec(2, dictionary=True)
+    reference = [fl for t in texts for fl in feature_lists(t, range(1, len(t)), 2, dictionary)]
+    index = FeatureIndex.from_data(reference[::2])
+    positions, ptr, rows = _rows(_engine(index.names, the_spec, dictionary), texts, "all")
+    assert rows == [[i for i in (index.get(f) for f in fl) if i >= 0] for fl in reference]
+    flags = {index.get(f"d{k}{n}") for k in "LRI" for n in range(1, 5)} - {-1}
+    assert len(flags) >= 10 and sum(i in flags for r in rows for i in r) > len(rows)  # the flags are read
+
+
+@pytest.mark.realdata
+@pytest.mark.parametrize("extras", [False, True])
+def test_tokenizer_engine_ids_equal_reference_on_ewt(shared_data, extras):
     base = shared_data / "ud_english_ewt"
     train = read_tokenized_conllu(base / "en_ewt-ud-train.conllu")[:60]
     dev = [t.text for t in read_tokenized_conllu(base / "en_ewt-ud-dev.conllu")[:30]]
     texts = dev + ["I can't  believe it's 5 p.m.!! Mr. Smith said:\"no\".", "x", "", "a\u00a0b\tc\u3000d",
-                   "supercalifragilisticexpialidocious word", "ünïcödé straße"]
+                   "supercalifragilisticexpialidocious word", "ünïcödé straße", "<me...@x.com> http://a.b/c-d www.e.f"]
+    dictionary = WordDictionary([w for t in train for w in known_words(t)]) if extras else None
 
     def reference(text):
         gaps = decided_gaps(text).tolist()
-        return gaps, [f + p for f, p in zip(feature_lists(text, gaps), gap_piece_features(text, gaps))]
+        return gaps, [f + p for f, p in zip(feature_lists(text, gaps, 3, dictionary),
+                                            gap_piece_features(text, gaps, links=extras))]
 
-    index = FeatureIndex.from_data(f for t in train for f in reference(t.text)[1])
-    positions, ptr, rows = _rows(_engine(index.names, gap_spec()), texts, "inner")
+    index = FeatureIndex.from_data(f for t in train + read_tokenized_conllu(base / "en_ewt-ud-dev.conllu")[30:40]
+                                   for f in reference(t.text)[1])
+    positions, ptr, rows = _rows(_engine(index.names, gap_spec(3, extras, extras), dictionary), texts, "inner")
     expected_gaps, expected = [], []
     for t in texts:
         gaps, feats = reference(t)
@@ -98,6 +122,9 @@ def test_tokenizer_engine_ids_equal_reference_on_ewt(shared_data):
     assert rows == expected
     piece = {index.get(f) for f in index.names if f[:2] in ("L=", "R=", "P=", "N=")}
     assert sum(i in piece for r in rows for i in r) > len(rows)  # the piece templates are read too
+    if extras:
+        assert index.get("K=link") >= 0 and any(index.get("K=link") in r for r in rows)
+        assert sum(index.get("dI4") in r for r in rows) > 10
 
 
 # -- what the engine refuses ------------------------------------------------------------------------------------
@@ -118,6 +145,13 @@ def test_engine_refuses_what_it_cannot_compute():
     for s in bad:
         with pytest.raises(ValueError, match="boundary feature template 'x'"):
             _engine([], s)
+    with pytest.raises(ValueError, match="boundary feature template 'x': a flag at 'dict.L5'"):
+        _engine([], FeatureSpec([Template("x", (Part(None, "dict.L5"),))]))
+    with pytest.raises(ValueError, match="need the model's dictionary"):
+        _engine(["dL1"], spec(1, dictionary=True))
+    with pytest.raises(ValueError, match="dictionary"):
+        _core.BoundaryFeatures(tables=FeatureKeys.from_names(spec(1), []).tables(), dictionary_words=b"ab",
+                               dictionary_offsets=np.array([0, 3]))
 
 
 # -- model files ----------------------------------------------------------------------------------------------

@@ -93,7 +93,8 @@ def test_small_training_reaches_a_sane_f1(segmenter, corpus):
 @pytest.mark.realdata
 def test_batched_path_equals_python_reference(segmenter, corpus):
     texts = ["".join(s) for s in corpus[1][:40]] + ["未知の文字𠮷を含む", "Ｘ"]
-    assert segmenter.segment(texts) == segment_reference(segmenter.classifier_, texts)
+    assert segmenter.dictionary_ is not None and len(segmenter.dictionary_) > 1000  # the training words
+    assert segmenter.segment(texts) == segment_reference(segmenter.classifier_, texts, dictionary=segmenter.dictionary_)
 
 
 @pytest.mark.realdata
@@ -148,9 +149,12 @@ def test_cli_round_trip(shared_data, corpus, tmp_path, capsys, monkeypatch):
 
     base = shared_data / "ud_japanese_gsd" / "r2.8"
     model = tmp_path / "seg.cjm"
+    user = tmp_path / "user.txt"
+    user.write_text("形態素解析器\n", encoding="utf-8")
     assert main(["segment", "train", str(base / "ja_gsd-ud-train.conllu"), "-o", str(model), "-d", "2", "-i", "3",
-                 "--max-sentences", "300", "--quiet", "--keep-models"]) == 0
+                 "--max-sentences", "300", "--quiet", "--keep-models", "--user-dictionary", str(user)]) == 0
     seg = conjunct.load(model)
+    assert seg.dictionary and "形態素解析器" in seg.dictionary_.words
     texts = ["".join(s) for s in corpus[1][:30]]
     reference = seg.segment(texts)
 
@@ -177,3 +181,84 @@ def test_cli_errors(tmp_path, capsys):
 
     assert main(["segment", "train", str(tmp_path / "missing.conllu"), "-o", str(tmp_path / "m.cjm")]) == 2
     assert "missing.conllu" in capsys.readouterr().err
+
+
+# -- the word-dictionary flags --------------------------------------------------------------------------------
+def test_dictionary_flags_hand_case():
+    from conjunct.tasks.segment.dictionary import WordDictionary, flag_names
+
+    d = WordDictionary(["日本", "日本語", "語", "本語です", "x y", ""])  # words with whitespace or empty are not kept
+    assert sorted(d.words) == ["日本", "日本語", "本語です", "語"]
+    flags = d.flags("日本語です").tolist()
+    # boundary 1 (日|本): 本語です starts, 日本 and 日本語 span it; 2 (本|語): 日本 ends, 語 starts
+    assert flag_names(flags[1]) == ["dR4", "dI2", "dI3"]
+    assert flag_names(flags[2]) == ["dL2", "dR1", "dI3", "dI4"]
+    assert flag_names(flags[3]) == ["dL1", "dL3", "dI4"]
+    assert flag_names(flags[4]) == ["dI4"]
+    f = boundary_features("日本語です", 2, ngram=1, dictionary=d)
+    assert f[-4:] == ["dL2", "dR1", "dI3", "dI4"]
+
+
+def test_fold_dictionaries_leave_out_the_sentence_fold():
+    from conjunct.tasks.segment.dictionary import fold_dictionaries
+
+    sentences = [["a", "b"], ["b", "c"], ["c", "d"], ["a"]]
+    dicts = fold_dictionaries(sentences, 2, extra=["z"])
+    # Folds: sentences 0, 2 and 1, 3; a sentence sees the other fold's words.
+    assert dicts[0] is dicts[2] and sorted(dicts[0].words) == ["a", "b", "c", "z"]
+    assert dicts[1] is dicts[3] and sorted(dicts[1].words) == ["a", "b", "c", "d", "z"]
+    assert sorted(fold_dictionaries(sentences, 1)[3].words) == ["a", "b", "c", "d"]
+
+
+def test_user_dictionary_file(tmp_path):
+    from conjunct.tasks.segment.dictionary import read_user_dictionary
+
+    path = tmp_path / "user.txt"
+    path.write_text("# names\n形態素\n\n  京都大学 \n", encoding="utf-8")
+    assert read_user_dictionary(path) == ["形態素", "京都大学"]
+    path.write_text("形態素\n二つ の語\n", encoding="utf-8")
+    with pytest.raises(conjunct.DataFormatError, match="line 2: a dictionary word holds whitespace"):
+        read_user_dictionary(path)
+
+
+@pytest.mark.realdata
+def test_user_dictionary_words_are_known(corpus, tmp_path):
+    path = tmp_path / "user.txt"
+    path.write_text("形態素解析器\n", encoding="utf-8")
+    seg = WordSegmenter(degree=1, n_iter=2, user_dictionary=str(path)).fit(corpus[0][:100])
+    assert "形態素解析器" in seg.dictionary_.words
+    saved = tmp_path / "seg.cjm"
+    seg.save(saved)
+    loaded = conjunct.load(saved)
+    assert loaded.dictionary_.words == seg.dictionary_.words
+    texts = ["形態素解析器で文を解析した。"] + ["".join(s) for s in corpus[1][:30]]
+    assert loaded.segment(texts) == seg.segment(texts) == segment_reference(seg.classifier_, texts, dictionary=seg.dictionary_)
+
+
+@pytest.mark.realdata
+def test_dictionary_flags_improve_a_small_model(corpus):
+    # The flags are what KyTea adds to character n-grams: on 400 sentences they help.
+    plain = WordSegmenter(degree=1, n_iter=5, dictionary=False).fit(corpus[0])
+    assert plain.dictionary_ is None
+    assert "dL1" not in plain.classifier_.features.names
+    with_dict = WordSegmenter(degree=1, n_iter=5).fit(corpus[0])
+    assert with_dict.evaluate(corpus[1])["f1"] > plain.evaluate(corpus[1])["f1"]
+
+
+@pytest.mark.realdata
+def test_file_without_dictionary_loads_as_before(corpus, tmp_path):
+    # A file written before the dictionary flags: no dictionary in its config.
+    seg = WordSegmenter(degree=1, n_iter=2, dictionary=False).fit(corpus[0][:100])
+    texts = ["".join(s) for s in corpus[1][:30]]
+    kind, meta, arrays = seg.to_container()
+    for key in ("dictionary", "dictionary_folds", "user_dictionary"):
+        meta["config"].pop(key)
+    path = tmp_path / "old.cjm"
+    conjunct.model_io.write_container(path, kind, meta, arrays)
+    loaded = conjunct.load(path)
+    assert loaded.dictionary is False and loaded.segment(texts) == seg.segment(texts)
+    # A file that says it has dictionary flags but holds no words is refused.
+    meta["config"]["dictionary"] = True
+    conjunct.model_io.write_container(path, kind, meta, arrays)
+    with pytest.raises(conjunct.ModelFormatError, match="dictionary_words"):
+        conjunct.load(path)

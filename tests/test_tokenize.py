@@ -77,8 +77,10 @@ def test_reader_refuses_text_that_does_not_match(tmp_path):
 # -- decisions -----------------------------------------------------------------------------------------------
 def test_batched_tokenizer_equals_reference(tokenizer, ewt_raw):
     texts = [p.text for p in ewt_raw[1][:8]] + ["I can't believe it's 5 p.m. already!! Mr. Smith said:\"no\".", "x", "",
-                                               "  ", "a\u00a0b\tc\n"]
-    expected = tokenize_reference(tokenizer.classifiers_["boundary"], tokenizer.classifiers_["sentence"], texts)
+                                               "  ", "a\u00a0b\tc\n", "Mail me at <a.b...@mail.com> or see http://x.org/a-b."]
+    assert tokenizer.links and len(tokenizer.dictionary_) > 500  # the training tokens
+    expected = tokenize_reference(tokenizer.classifiers_["boundary"], tokenizer.classifiers_["sentence"], texts,
+                                  dictionary=tokenizer.dictionary_, links=True)
     got = tokenizer.tokenize(texts)
     assert [(t.spans, t.words, t.sentence_lengths) for t in got] == [(t.spans, t.words, t.sentence_lengths) for t in expected]
 
@@ -97,6 +99,29 @@ def test_tokenizer_model_file_round_trips(tokenizer, ewt_raw, tmp_path):
     texts = [p.text for p in ewt_raw[1]]
     assert [t.spans for t in back.tokenize(texts)] == [t.spans for t in tokenizer.tokenize(texts)]
     assert tokenization_scores(ewt_raw[1], back.tokenize(texts))["words_f1"] == back.score(ewt_raw[1])
+
+
+def test_piece_kind():
+    from conjunct.tasks.tokenize.features import piece_features, piece_kind
+
+    assert [piece_kind(p) for p in ("http://x.org", "www.x", "<a...@b.com>", "a@b", "U.S.", "@home.")] == \
+        ["link", "link", "link", None, None, "link"]
+    assert piece_features("see <a@b.co>", 5, links=True)[-1] == "K=link"
+    assert "K=link" not in piece_features("see <a@b.co>", 2, links=True) + piece_features("see <a@b.co>", 5)
+
+
+def test_tokenizer_file_without_the_new_features_loads_as_before(ewt_raw, tmp_path):
+    # A file written before the dictionary flags and the piece kinds has neither in its config.
+    old = EnglishTokenizer(n_iter=1, dictionary=False, links=False, method_params=SMALL).fit(ewt_raw[0][:20])
+    kind, meta, arrays = old.to_container()
+    for key in ("dictionary", "dictionary_folds", "links"):
+        meta["config"].pop(key)
+    path = tmp_path / "old.cjm"
+    conjunct.model_io.write_container(path, kind, meta, arrays)
+    back = conjunct.load(path)
+    texts = [p.text for p in ewt_raw[1]]
+    assert not back.dictionary and not back.links
+    assert [t.spans for t in back.tokenize(texts)] == [t.spans for t in old.tokenize(texts)]
 
 
 def test_tokenizer_refuses_non_text(tokenizer):

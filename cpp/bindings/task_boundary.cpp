@@ -1,6 +1,7 @@
 // Character-boundary decisions (the segmenter's, the tokenizer's gaps): a
 // batch of texts as UTF-8 bytes + offsets in, every decided boundary's
 // position and class out, features and classifier in one call without the GIL.
+#include <nanobind/stl/optional.h>
 #include <nanobind/stl/shared_ptr.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/tuple.h>
@@ -67,14 +68,21 @@ void bind_task_boundary(nb::module_& m) {
                                  "The character-boundary templates of a model's feature tables, built in C++ from text.")
       .def(
           "__init__",
-          [](PyBoundaryFeatures* self, std::shared_ptr<FeatureTables> tables) {
+          [](PyBoundaryFeatures* self, std::shared_ptr<FeatureTables> tables, std::optional<nb::bytes> words,
+             std::optional<Array1<int64_t>> offsets) {
+            if (words.has_value() != offsets.has_value())
+              throw nb::value_error("the dictionary needs both its words and their offsets");
             try {
-              new (self) PyBoundaryFeatures{std::make_shared<const BoundaryFeaturizer>(std::move(tables))};
+              new (self) PyBoundaryFeatures{
+                  words ? std::make_shared<const BoundaryFeaturizer>(std::move(tables), words->c_str(), words->size(),
+                                                                     offsets->data(), offsets->size())
+                        : std::make_shared<const BoundaryFeaturizer>(std::move(tables))};
             } catch (const std::invalid_argument& e) {
               throw nb::value_error(e.what());
             }
           },
-          nb::arg("tables"))
+          nb::arg("tables"), nb::arg("dictionary_words") = nb::none(), nb::arg("dictionary_offsets") = nb::none(),
+          "dictionary_words / dictionary_offsets: the known words of the dictionary flags (UTF-8, n + 1 offsets).")
       .def_prop_ro("has_piece_features", [](const PyBoundaryFeatures& self) { return self.impl->has_piece_features(); })
       .def(
           "features",

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <stdexcept>
+#include <unordered_map>
 
 namespace conjunct {
 
@@ -73,7 +74,9 @@ bool is_space(uint32_t cp) {
          cp == 0x2029 || cp == 0x202F || cp == 0x205F || cp == 0x3000;
 }
 
-BoundaryFeaturizer::BoundaryFeaturizer(std::shared_ptr<const FeatureTables> tables) : tables_(std::move(tables)) {
+BoundaryFeaturizer::BoundaryFeaturizer(std::shared_ptr<const FeatureTables> tables, const char* words,
+                                       size_t words_size, const int64_t* offsets, size_t n_words)
+    : tables_(std::move(tables)) {
   const FeatureSpec& spec = tables_->spec();
   for (size_t t = 0; t < spec.n_templates(); ++t) {
     const FeatureTemplate& tp = spec.templ(t);
@@ -81,11 +84,22 @@ BoundaryFeaturizer::BoundaryFeaturizer(std::shared_ptr<const FeatureTables> tabl
     Compiled c{t, tp.parts.size(), {}};
     for (size_t k = 0; k < c.n_parts; ++k) {
       const SpecPart& q = tp.parts[k];
-      if (q.attribute == SpecPart::kFlag) throw std::invalid_argument(where + "the boundary features have no flags");
       if (q.has_fallback) throw std::invalid_argument(where + "the boundary features have no fallback values");
-      const std::string& attr = spec.attribute(q.attribute);
       const std::string& pos = spec.position(q.position);
       Part& p = c.parts[k];
+      if (q.attribute == SpecPart::kFlag) {
+        // The dictionary flags: "dict." + kind (L, R, I) + length (1 .. kDictLengths).
+        const size_t kind = pos.size() == 7 && pos.compare(0, 5, "dict.") == 0 ? std::string_view("LRI").find(pos[5])
+                                                                                : std::string_view::npos;
+        if (kind == std::string_view::npos || pos[6] < '1' || pos[6] > '0' + kDictLengths)
+          throw std::invalid_argument(where + "a flag at '" + pos + "': the boundary features' flags are the "
+                                      "dictionary's, at dict.L1 .. dict.I4");
+        p.source = kDict;
+        p.bit = static_cast<int>(kind) * kDictLengths + (pos[6] - '1');
+        uses_dict_ = true;
+        continue;
+      }
+      const std::string& attr = spec.attribute(q.attribute);
       p.vocab = q.attribute;
       if (attr.size() == 2 && (attr[0] == 'c' || attr[0] == 't') && attr[1] >= '1' && attr[1] <= '0' + 2 * kWindow) {
         p.source = attr[0] == 'c' ? kChars : kTypes;
@@ -102,6 +116,7 @@ BoundaryFeaturizer::BoundaryFeaturizer(std::shared_ptr<const FeatureTables> tabl
                            : attr == "piece.right" ? kRight
                            : attr == "piece.end"   ? kPrevEnd
                            : attr == "piece.start" ? kNextStart
+                           : attr == "piece.kind"  ? kKind
                                                    : kChars;
         if (src == kChars) throw std::invalid_argument(where + "unknown attribute '" + attr + "'");
         const char* want = src == kPrevEnd ? "piece-1" : src == kNextStart ? "piece+1" : "gap";
@@ -112,6 +127,36 @@ BoundaryFeaturizer::BoundaryFeaturizer(std::shared_ptr<const FeatureTables> tabl
       }
     }
     templates_.push_back(c);
+  }
+  if (uses_dict_ && offsets == nullptr)
+    throw std::invalid_argument("the dictionary features need the model's dictionary (its known words)");
+  if (offsets != nullptr) {
+    if (n_words == 0 || offsets[0] != 0 || offsets[n_words - 1] != static_cast<int64_t>(words_size))
+      throw std::invalid_argument("dictionary: the word offsets do not cover the words");
+    // Every prefix of every word (at character boundaries), once, and whether it is a word.
+    std::unordered_map<std::string_view, bool> prefixes;
+    std::vector<uint32_t> cps, starts;
+    for (size_t w = 0; w + 1 < n_words; ++w) {
+      if (offsets[w + 1] <= offsets[w]) throw std::invalid_argument("dictionary: an empty word or offsets that decrease");
+      const std::string_view word(words + offsets[w], static_cast<size_t>(offsets[w + 1] - offsets[w]));
+      cps.clear();
+      starts.clear();
+      decode(word, cps, starts, 0);
+      for (size_t n = 1; n <= cps.size(); ++n) {
+        const size_t end = n == cps.size() ? word.size() : starts[n];
+        bool& is_word = prefixes[word.substr(0, end)];
+        is_word = is_word || n == cps.size();
+      }
+      dict_longest_ = std::max(dict_longest_, cps.size());
+    }
+    std::string blob;
+    std::vector<int64_t> offs{0};
+    for (const auto& [prefix, is_word] : prefixes) {
+      blob.append(prefix);
+      offs.push_back(static_cast<int64_t>(blob.size()));
+      dict_is_word_.push_back(is_word);
+    }
+    dict_prefixes_ = AttributeVocab(blob.data(), blob.size(), offs.data(), offs.size() - 1);
   }
   // A class n-gram has 7^n values: each one's code is looked up here, once.
   for (CharAttr& a : char_attrs_) {
@@ -207,6 +252,13 @@ void BoundaryFeaturizer::text(std::string_view utf8, Gaps gaps, Scratch& s, std:
         const size_t pa = static_cast<size_t>(s.piece_a[k - 1]), pe = static_cast<size_t>(s.piece_e[k - 1]);
         return v.find(span(std::max(pa, pe > kPart ? pe - kPart : pa), pe));
       }
+      case kKind: {
+        const std::string_view piece = span(a, e);
+        const size_t at = piece.find('@');
+        const bool link = piece.find("://") != std::string_view::npos || piece.find("www.") != std::string_view::npos ||
+                          (at != std::string_view::npos && piece.find('.', at) != std::string_view::npos);
+        return link ? v.find("link") : -1;
+      }
       default: {
         if (static_cast<size_t>(k) + 1 == s.piece_a.size()) return v.find("</p>");
         const size_t na = static_cast<size_t>(s.piece_a[k + 1]), ne = static_cast<size_t>(s.piece_e[k + 1]);
@@ -214,6 +266,7 @@ void BoundaryFeaturizer::text(std::string_view utf8, Gaps gaps, Scratch& s, std:
       }
     }
   };
+  if (uses_dict_) dictionary_flags(s, m);
   // Every decided boundary's keys, then one look-up pass over them.
   const FeatureKeys& fk = tables_->keys();
   const size_t first_row = positions.size();
@@ -231,7 +284,8 @@ void BoundaryFeaturizer::text(std::string_view utf8, Gaps gaps, Scratch& s, std:
         const Part& p = c.parts[k];
         codes[k] = p.source == kChars || p.source == kTypes
                        ? s.codes[static_cast<size_t>(p.slot) * len + static_cast<size_t>(static_cast<int64_t>(q) + p.offset)]
-                       : piece_code(p, q);
+                   : p.source == kDict ? (s.dict[b] >> p.bit & 1) - 1
+                                       : piece_code(p, q);
         ok = codes[k] >= 0;
       }
       if (ok) s.keys.push_back(fk.key(c.t, codes));
@@ -245,6 +299,27 @@ void BoundaryFeaturizer::text(std::string_view utf8, Gaps gaps, Scratch& s, std:
     for (const size_t end = ends[row - first_row]; r < end; ++r)
       if (s.found[r] >= 0) ids.push_back(s.found[r]);
     indptr.push_back(static_cast<int64_t>(ids.size()));
+  }
+}
+
+void BoundaryFeaturizer::dictionary_flags(Scratch& s, size_t m) const {
+  // From every character, the known words starting there: a walk over
+  // longer strings that stops at the first that no word begins with.
+  s.dict.assign(m + 1, 0);
+  const uint16_t span_bits = static_cast<uint16_t>(1u << (2 * kDictLengths));
+  for (size_t i = 0; i < m; ++i) {
+    const size_t q = i + kWindow;
+    const size_t most = std::min(dict_longest_, m - i);
+    for (size_t n = 1; n <= most; ++n) {
+      const int32_t code = dict_prefixes_.find(
+          std::string_view(s.bytes.data() + s.starts[q], s.starts[q + n] - s.starts[q]));
+      if (code < 0) break;
+      if (!dict_is_word_[static_cast<size_t>(code)]) continue;
+      const int k = static_cast<int>(std::min<size_t>(n, kDictLengths)) - 1;
+      s.dict[i + n] |= static_cast<uint16_t>(1u << k);
+      s.dict[i] |= static_cast<uint16_t>(1u << (kDictLengths + k));
+      for (size_t b = i + 1; b < i + n; ++b) s.dict[b] |= static_cast<uint16_t>(span_bits << k);
+    }
   }
 }
 

@@ -15,8 +15,7 @@ def register(sub) -> None:
         ssub, help="train a segmenter on the words of a CoNLL-U file",
         data_help="training corpus (CoNLL-U; the FORMs of a sentence are its words)",
         degree_help="polynomial kernel degree (default 2)",
-        extra=lambda p: p.add_argument("--ngram", type=int, choices=[1, 2, 3], default=3,
-                                       help="longest character / type n-gram in the window (default 3)"),
+        extra=_train_options,
     ).set_defaults(func=run_train)
     rn = add_pipeline_use(ssub, "run", output=True, help="segment raw text: one sentence per line in, space-separated "
                                                          "words out",
@@ -28,10 +27,22 @@ def register(sub) -> None:
                      data_help="test corpus (CoNLL-U)").set_defaults(func=run_eval)
 
 
+def _train_options(p) -> None:
+    p.add_argument("--ngram", type=int, choices=[1, 2, 3], default=3,
+                   help="longest character / type n-gram in the window (default 3)")
+    p.add_argument("--no-dictionary", action="store_true",
+                   help="leave out the word-dictionary features (known words of the training data)")
+    p.add_argument("--user-dictionary", default=None, metavar="FILE",
+                   help="more known words for the dictionary features, one per line (UTF-8)")
+
+
 def run_train(args) -> int:
     from ..tasks.segment import WordSegmenter, read_segmented_conllu
 
-    seg = WordSegmenter(ngram=args.ngram, **pipeline_params(args))
+    if args.no_dictionary and args.user_dictionary:
+        raise DataFormatError("--user-dictionary needs the dictionary features (drop --no-dictionary)")
+    seg = WordSegmenter(ngram=args.ngram, dictionary=not args.no_dictionary, user_dictionary=args.user_dictionary,
+                        **pipeline_params(args))
     return train_pipeline(args, seg, lambda: read_segmented_conllu(args.data))
 
 

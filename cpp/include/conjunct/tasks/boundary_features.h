@@ -6,7 +6,12 @@
 // ("-3" is the third character left of it, "+0" the first right of it), and
 // attributes of the whitespace-delimited piece around a gap ("piece.left",
 // "piece.right" at "gap"; "piece.end" at "piece-1", "piece.start" at
-// "piece+1"). Per character each n-gram is looked up once in its vocabulary;
+// "piece+1"; "piece.kind" at "gap": "link" for a piece that holds "://",
+// "www." or an "@" with a "." after it, else no feature), and the
+// word-dictionary flags (Neubig et al. 2011): at
+// position "dict.L<k>" / "dict.R<k>" / "dict.I<k>" a known word of length k
+// (k = 4: 4 or more) ends left of the boundary, starts right of it, or spans
+// it. Per character each n-gram is looked up once in its vocabulary;
 // per boundary a template reads the codes at its offsets. The Python
 // reference is conjunct.tasks.segment.features, over the same spec.
 #pragma once
@@ -16,6 +21,7 @@
 #include <string_view>
 #include <vector>
 
+#include "conjunct/features/attribute_vocab.h"
 #include "conjunct/features/feature_tables.h"
 
 namespace conjunct {
@@ -45,7 +51,12 @@ class BoundaryFeaturizer {
 
   // Throws std::invalid_argument naming the template on an attribute or a
   // position this task does not know, or an n-gram reaching past the window.
-  explicit BoundaryFeaturizer(std::shared_ptr<const FeatureTables> tables);
+  // words, offsets: the known words of the dictionary flags (n + 1 byte
+  // offsets into words; none when the spec has no dictionary flags).
+  explicit BoundaryFeaturizer(std::shared_ptr<const FeatureTables> tables, const char* words = nullptr,
+                              size_t words_size = 0, const int64_t* offsets = nullptr, size_t n_words = 0);
+
+  static constexpr int kDictLengths = 4;  // lengths 1, 2, 3 and 4 or more
 
   struct Scratch {
     std::vector<uint32_t> cps;      // the padded text's code points
@@ -58,6 +69,7 @@ class BoundaryFeaturizer {
     std::vector<int64_t> keys;
     std::vector<uint32_t> ends;     // per decided boundary, the end of its keys
     std::vector<int32_t> found;
+    std::vector<uint16_t> dict;     // per boundary b of the text, its dictionary flags (bit kind * 4 + k - 1)
     std::string tmp;
   };
 
@@ -74,13 +86,14 @@ class BoundaryFeaturizer {
 
  private:
   // What a part reads: a character attribute's codes at an offset, or a piece attribute.
-  enum Source { kChars, kTypes, kLeft, kRight, kPrevEnd, kNextStart };
+  enum Source { kChars, kTypes, kLeft, kRight, kPrevEnd, kNextStart, kDict, kKind };
   struct Part {
     Source source;
     int n = 0;         // n-gram length (kChars, kTypes)
     int offset = 0;    // from the boundary (kChars, kTypes)
     int slot = 0;      // row of Scratch::codes (kChars, kTypes)
     int32_t vocab = -1;
+    int bit = 0;       // kDict: the flag's bit
   };
   struct Compiled {
     size_t t;
@@ -98,6 +111,13 @@ class BoundaryFeaturizer {
   };
   std::vector<CharAttr> char_attrs_;
   bool uses_pieces_ = false;
+  bool uses_dict_ = false;
+  // The dictionary: every prefix of a known word (a walk stops at the first
+  // string that is none), and whether each prefix is itself a word.
+  AttributeVocab dict_prefixes_;
+  std::vector<uint8_t> dict_is_word_;
+  size_t dict_longest_ = 0;  // characters
+  void dictionary_flags(Scratch& s, size_t m) const;
 };
 
 }  // namespace conjunct

@@ -19,6 +19,7 @@ from functools import lru_cache
 from typing import List, Optional, Sequence, Tuple
 
 from ...feature_spec import FeatureSpec, Part, Template
+from .dictionary import WordDictionary, dictionary_templates, flag_names
 
 __all__ = ["char_type", "CHAR_TYPES", "PAD", "LEFT", "RIGHT", "spec", "templates", "boundary_features",
            "feature_lists"]
@@ -70,10 +71,12 @@ def templates(ngram: int = 3) -> List[Tuple[str, int, int]]:
     return [(kind, k, n) for kind in ("c", "t") for n in range(1, ngram + 1) for k in range(-LEFT, RIGHT - n + 1)]
 
 
-def spec(ngram: int = 3, extra: Sequence[Template] = ()) -> FeatureSpec:
-    """The template spec of the boundary features (``extra`` templates after them)."""
+def spec(ngram: int = 3, extra: Sequence[Template] = (), dictionary: bool = False) -> FeatureSpec:
+    """The template spec of the boundary features (with ``dictionary``, the
+    dictionary flags after them; ``extra`` templates last)."""
     return FeatureSpec([Template(f"{kind}{k:+d}:{n}", (Part(f"{kind}{n}", f"{k:+d}"),), "chars" if kind == "c" else "types")
-                        for kind, k, n in templates(ngram)] + list(extra))
+                        for kind, k, n in templates(ngram)] + (dictionary_templates() if dictionary else [])
+                       + list(extra))
 
 
 @lru_cache(maxsize=None)
@@ -83,8 +86,10 @@ def _prefixes(ngram: int) -> List[Tuple[str, bool, int, int]]:
     return [(s.name(t, ("",)), kind == "t", k, n) for t, (kind, k, n) in enumerate(templates(ngram))]
 
 
-def feature_lists(text: str, positions: Sequence[int], ngram: int = 3) -> List[List[str]]:
-    """The feature strings of the boundaries before characters ``positions`` of ``text``."""
+def feature_lists(text: str, positions: Sequence[int], ngram: int = 3,
+                  dictionary: Optional[WordDictionary] = None) -> List[List[str]]:
+    """The feature strings of the boundaries before characters ``positions`` of
+    ``text`` (with a ``dictionary``, its flags after the n-grams)."""
     padded = PAD * LEFT + text + PAD * RIGHT
     types = "".join(map(char_type, padded))
     prefixes = _prefixes(ngram)
@@ -92,9 +97,13 @@ def feature_lists(text: str, positions: Sequence[int], ngram: int = 3) -> List[L
     for b in positions:
         p = b + LEFT
         out.append([pre + (types if typed else padded)[p + k:p + k + n] for pre, typed, k, n in prefixes])
+    if dictionary is not None:
+        flags = dictionary.flags(text).tolist()
+        for row, b in zip(out, positions):
+            row.extend(flag_names(flags[b]))
     return out
 
 
-def boundary_features(text: str, b: int, ngram: int = 3) -> List[str]:
+def boundary_features(text: str, b: int, ngram: int = 3, dictionary: Optional[WordDictionary] = None) -> List[str]:
     """Feature strings of the boundary before character ``b`` (1 <= b < len(text))."""
-    return feature_lists(text, [b], ngram)[0]
+    return feature_lists(text, [b], ngram, dictionary)[0]

@@ -3,10 +3,11 @@ sequence (the training examples) and the words a sequence of decisions makes."""
 
 from __future__ import annotations
 
-from typing import List, Sequence, Tuple
+from typing import List, Optional, Sequence, Tuple
 
 from ..._errors import DataFormatError
 from ..base import oracle_sentences
+from .dictionary import WordDictionary
 from .features import feature_lists
 
 __all__ = ["boundary_labels", "words_from_boundaries", "training_examples"]
@@ -39,13 +40,18 @@ def words_from_boundaries(text: str, boundaries: Sequence[bool]) -> List[str]:
 ORACLE_BATCH = 1000
 
 
-def training_examples(sentences: Sequence[Sequence[str]], ngram: int = 3) -> Tuple[List[List[str]], List[int]]:
-    """(feature strings, +1/-1) of every character boundary of the gold segmentations."""
+def training_examples(sentences: Sequence[Sequence[str]], ngram: int = 3,
+                      dictionaries: Optional[Sequence[WordDictionary]] = None) -> Tuple[List[List[str]], List[int]]:
+    """(feature strings, +1/-1) of every character boundary of the gold
+    segmentations (with ``dictionaries``, sentence k's features hold the
+    flags of ``dictionaries[k]``)."""
     feats: List[List[str]] = []
     labels: List[int] = []
+    k = 0
     for batch in oracle_sentences(sentences, ORACLE_BATCH):
         for s in batch:
             text = "".join(s)
-            feats.extend(feature_lists(text, range(1, len(text)), ngram))
+            feats.extend(feature_lists(text, range(1, len(text)), ngram, None if dictionaries is None else dictionaries[k]))
             labels.extend(boundary_labels(s))
+            k += 1
     return feats, labels

@@ -6,7 +6,7 @@ tested against)."""
 
 from __future__ import annotations
 
-from typing import List, Sequence, Tuple
+from typing import List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -15,6 +15,7 @@ from ..._errors import ModelFormatError
 from ..._jobs import resolve_n_jobs
 from ...feature_spec import FeatureSpec
 from ..runner import Runner, check_classifier, engine_keys, events_matrix
+from .dictionary import WordDictionary
 from .features import boundary_features, spec
 from .oracle import words_from_boundaries
 
@@ -29,11 +30,15 @@ def text_buffers(texts: Sequence[str]) -> Tuple[bytes, np.ndarray]:
     return b"".join(encoded), offsets
 
 
-def boundary_engine(index, expected: FeatureSpec, what: str):
-    """The C++ boundary features over a model's feature keys."""
+def boundary_engine(index, expected: FeatureSpec, what: str, dictionary: Optional[WordDictionary] = None):
+    """The C++ boundary features over a model's feature keys (and the known
+    words of its dictionary flags)."""
     keys = engine_keys(index, expected, what)
+    words = {} if dictionary is None else dict(zip(("dictionary_words", "dictionary_offsets"), dictionary.to_arrays()))
+    if words:
+        words["dictionary_words"] = words["dictionary_words"].tobytes()
     try:
-        return _core.BoundaryFeatures(tables=keys.tables())
+        return _core.BoundaryFeatures(tables=keys.tables(), **words)
     except ValueError as e:  # a spec naming positions or attributes the boundary templates do not have
         raise ModelFormatError(f"section features.keys: {e}") from None
 
@@ -44,14 +49,16 @@ class BoundaryClassifier(Runner):
 
     COUNTERS = ("decisions", "classifier_seconds", "encode_seconds")
 
-    def __init__(self, classifier, *, ngram: int = 3, early_exit: bool = True, n_jobs: int = 1):
+    def __init__(self, classifier, *, ngram: int = 3, dictionary: Optional[WordDictionary] = None,
+                 early_exit: bool = True, n_jobs: int = 1):
         check_classifier(classifier, "word segmentation's")
         super().__init__([classifier])
         self.classifier = classifier
         self.early_exit = early_exit
         self.n_jobs = n_jobs
         self.ngram = ngram
-        self.features = boundary_engine(classifier.features, spec(ngram), "word segmentation")
+        self.features = boundary_engine(classifier.features, spec(ngram, dictionary=dictionary is not None),
+                                        "word segmentation", dictionary)
         self.cut_class = [str(c) for c in classifier.rule.classes].index("1")
 
     def classify(self, texts: Sequence[str], gaps: str = "all", collect: bool = False):
@@ -91,11 +98,13 @@ class BoundaryClassifier(Runner):
         return out
 
 
-def segment_reference(classifier, texts: Sequence[str], ngram: int = 3) -> List[List[str]]:
+def segment_reference(classifier, texts: Sequence[str], ngram: int = 3,
+                      dictionary: Optional[WordDictionary] = None) -> List[List[str]]:
     """Segmentation with one ``predict_one`` per boundary over the feature strings of
     :func:`boundary_features` (slow; the reference the batched path is tested against)."""
     out = []
     for text in texts:
-        cuts = [str(classifier.predict_one(boundary_features(text, b, ngram))) == "1" for b in range(1, len(text))]
+        cuts = [str(classifier.predict_one(boundary_features(text, b, ngram, dictionary))) == "1"
+                for b in range(1, len(text))]
         out.append(words_from_boundaries(text, cuts))
     return out

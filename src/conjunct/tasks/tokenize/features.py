@@ -18,7 +18,7 @@
 
 from __future__ import annotations
 
-from typing import List, Sequence, Tuple
+from typing import List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -26,7 +26,7 @@ from ...feature_spec import FeatureSpec, Part, Template
 from ..segment.features import spec as boundary_spec
 
 __all__ = ["shape", "sentence_features", "piece_features", "space_mask", "SentenceEncoder", "gap_spec",
-           "PIECE_TEMPLATES", "PARAGRAPH_START", "PARAGRAPH_END"]
+           "PIECE_TEMPLATES", "KIND_TEMPLATE", "piece_kind", "PARAGRAPH_START", "PARAGRAPH_END"]
 
 PARAGRAPH_START, PARAGRAPH_END = "<p>", "</p>"  # the neighbours of a paragraph's first and last token
 
@@ -69,9 +69,21 @@ PIECE_TEMPLATES = (Template("L", (Part("piece.left", "gap"),), "piece"),
                    Template("N", (Part("piece.start", "piece+1"),), "piece"))
 
 
-def gap_spec(ngram: int = 3) -> FeatureSpec:
-    """The template spec of the tokenizer's gap features."""
-    return boundary_spec(ngram, PIECE_TEMPLATES)
+#: A piece that looks like a web address or an e-mail address (:func:`piece_kind`):
+#: EWT keeps such a piece whole, though its characters are cut elsewhere.
+KIND_TEMPLATE = Template("K", (Part("piece.kind", "gap"),), "piece")
+
+
+def piece_kind(piece: str) -> Optional[str]:
+    """"link" for a piece that holds "://", "www." or an "@" with a "." after it, else None."""
+    at = piece.find("@")
+    return "link" if "://" in piece or "www." in piece or (at >= 0 and piece.find(".", at) >= 0) else None
+
+
+def gap_spec(ngram: int = 3, dictionary: bool = False, links: bool = False) -> FeatureSpec:
+    """The template spec of the tokenizer's gap features (with ``dictionary``,
+    the segmenter's dictionary flags; with ``links``, :data:`KIND_TEMPLATE`)."""
+    return boundary_spec(ngram, PIECE_TEMPLATES + ((KIND_TEMPLATE,) if links else ()), dictionary=dictionary)
 
 
 _L, _R, _P, _N = (t.name + "=" for t in PIECE_TEMPLATES)
@@ -96,8 +108,8 @@ def _runs(space: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
     return np.flatnonzero(edges == 1), np.flatnonzero(edges == -1)
 
 
-def gap_piece_features(text: str, gaps: Sequence[int]) -> List[List[str]]:
-    """:func:`piece_features` of many gaps of one text."""
+def gap_piece_features(text: str, gaps: Sequence[int], links: bool = False) -> List[List[str]]:
+    """:func:`piece_features` of many gaps of one text (with ``links``, the piece's kind after them)."""
     starts, ends = _runs(space_mask(text))
     out = []
     for b in gaps:
@@ -105,15 +117,18 @@ def gap_piece_features(text: str, gaps: Sequence[int]) -> List[List[str]]:
         a, e = int(starts[k]), int(ends[k])
         before = text[starts[k - 1]:ends[k - 1]] if k > 0 else PARAGRAPH_START
         after = text[starts[k + 1]:ends[k + 1]] if k + 1 < len(starts) else PARAGRAPH_END
-        out.append(_parts(text[a:e], int(b) - a) + _neighbours(before, after))
+        row = _parts(text[a:e], int(b) - a) + _neighbours(before, after)
+        if links and piece_kind(text[a:e]):
+            row.append("K=link")
+        out.append(row)
     return out
 
 
-def piece_features(text: str, b: int) -> List[str]:
+def piece_features(text: str, b: int, links: bool = False) -> List[str]:
     """The parts of the whitespace-delimited piece of ``text`` around gap ``b``
     (before character ``b``; both neighbours non-whitespace) left and right of
     it, and the pieces before and after it (:data:`PARAGRAPH_START` / ``END`` at the ends)."""
-    return gap_piece_features(text, [b])[0]
+    return gap_piece_features(text, [b], links)[0]
 
 
 def space_mask(text: str) -> np.ndarray:

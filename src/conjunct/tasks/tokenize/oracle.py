@@ -4,7 +4,7 @@ ends) and, per token end, whether a sentence ends there."""
 
 from __future__ import annotations
 
-from typing import Dict, List, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -13,7 +13,7 @@ from ..segment.features import feature_lists
 from .features import gap_piece_features, sentence_features, space_mask
 from .reader import TokenizedText
 
-__all__ = ["GAP_CLASSES", "gap_labels", "decided_gaps", "training_examples"]
+__all__ = ["GAP_CLASSES", "gap_labels", "decided_gaps", "training_examples", "known_words"]
 
 #: The classes of a gap between two non-whitespace characters.
 GAP_CLASSES = ("0", "1", "2")  # inside a token, a token ends, a word of a multiword token ends
@@ -44,22 +44,34 @@ def gap_labels(t: TokenizedText) -> Dict[int, str]:
     return labels
 
 
+def known_words(t: TokenizedText) -> List[str]:
+    """What a text adds to the tokenizer's dictionary: its tokens and the words of its multiword tokens."""
+    return [t.text[a:b] for a, b in t.spans] + [w for ws in t.words if len(ws) > 1 for w in ws]
+
+
 # Texts per vectorised call of the oracle.
 ORACLE_BATCH = 200
 
 
-def training_examples(data: Sequence[TokenizedText], ngram: int = 3) -> Dict[str, Tuple[List[List[str]], List]]:
-    """Per component, (feature strings, labels) of the gold decisions of ``data``."""
+def training_examples(data: Sequence[TokenizedText], ngram: int = 3, dictionaries: Optional[Sequence] = None,
+                      links: bool = False) -> Dict[str, Tuple[List[List[str]], List]]:
+    """Per component, (feature strings, labels) of the gold decisions of
+    ``data`` (with ``dictionaries``, text k's gaps hold the flags of
+    ``dictionaries[k]``; with ``links``, the piece kinds)."""
     gap_feats: List[List[str]] = []
     gap_y: List[str] = []
     sent_feats: List[List[str]] = []
     sent_y: List[int] = []
+    n = 0
     for batch in oracle_sentences(data, ORACLE_BATCH):
         for t in batch:
             labels = gap_labels(t)
             gaps = sorted(labels)
             gap_y.extend(labels[b] for b in gaps)
-            gap_feats.extend(f + p for f, p in zip(feature_lists(t.text, gaps, ngram), gap_piece_features(t.text, gaps)))
+            d = None if dictionaries is None else dictionaries[n]
+            n += 1
+            gap_feats.extend(f + p for f, p in zip(feature_lists(t.text, gaps, ngram, d),
+                                                   gap_piece_features(t.text, gaps, links)))
             ends = set(np.cumsum(t.sentence_lengths)[:-1].tolist())
             for k in range(len(t.spans) - 1):
                 sent_feats.append(sentence_features(t.text, t.spans, k))

@@ -8,7 +8,8 @@ from ..._textin import check_no_surrogates, has_surrogate
 from ..base import TaskPipeline
 from ..runner import keys_at_load
 from .features import gap_spec
-from .oracle import training_examples
+from ..segment.dictionary import check_dictionary_config, dictionary_config, restore_dictionary, training_dictionaries
+from .oracle import known_words, training_examples
 from .reader import TokenizedText
 from .runner import TokenizerRunner
 
@@ -36,6 +37,15 @@ class EnglishTokenizer(TaskPipeline):
         Polynomial kernel degree of both classifiers.
     ngram : {1, 2, 3}
         Longest character / character-type n-gram of the gap features.
+    dictionary : bool
+        Add the segmenter's word-dictionary flags to the gap features, the
+        known words being the training tokens and the words of multiword
+        tokens (a training text sees those of the other ``dictionary_folds``
+        folds, as in :class:`~conjunct.tasks.segment.WordSegmenter`).
+    dictionary_folds : int
+    links : bool
+        Add the piece's kind to the gap features: whether it looks like a
+        web or e-mail address (:func:`~conjunct.tasks.tokenize.features.piece_kind`).
     **params
         :class:`~conjunct.tasks.base.TaskPipeline`'s (C, n_iter, margin, method, ...).
     """
@@ -48,21 +58,42 @@ class EnglishTokenizer(TaskPipeline):
     CONFIG_RANGES = {"ngram": (1, 3)}
     batch_size = 1000  # texts per batch of decisions
 
-    def __init__(self, *, degree: int = 2, ngram: int = 3, **params):
+    def __init__(self, *, degree: int = 2, ngram: int = 3, dictionary: bool = True, dictionary_folds: int = 10,
+                 links: bool = True, **params):
         super().__init__(degree=degree, **params)
         self.ngram = ngram
+        self.dictionary = dictionary
+        self.dictionary_folds = dictionary_folds
+        self.links = links
+
+    @classmethod
+    def check_config(cls, config) -> None:
+        config.bool("links", optional=True)
+        check_dictionary_config(config)
+
+    def _config(self) -> dict:
+        return dictionary_config(self)
+
+    def _restore(self, config: dict) -> None:
+        super()._restore(config)
+        # A file written before these features has neither.
+        self.links = config.get("links", False) is True
+        restore_dictionary(self, config)
 
     def _compiled(self) -> None:
         self.runner()  # its feature keys go on the feature index, so the file saved next stores them
 
     def _loaded(self, name: str) -> None:
-        keys_at_load(self, "boundary", gap_spec(self.ngram), "tokenizer's boundary", name)
+        keys_at_load(self, "boundary", gap_spec(self.ngram, self.dictionary, self.links), "tokenizer's boundary", name)
 
     def training_examples(self, data):
-        return training_examples(data, self.ngram)
+        dictionaries = training_dictionaries(self, [known_words(t) for t in data])
+        return training_examples(data, self.ngram, dictionaries, self.links)
 
     def _make_runner(self) -> TokenizerRunner:
-        return TokenizerRunner(self.classifiers_["boundary"], self.classifiers_["sentence"], ngram=self.ngram)
+        return TokenizerRunner(self.classifiers_["boundary"], self.classifiers_["sentence"], ngram=self.ngram,
+                               dictionary=getattr(self, "dictionary_", None) if self.dictionary else None,
+                               links=self.links)
 
     def _inputs(self, data) -> List[str]:
         return [t if isinstance(t, str) else t.text for t in data]
