@@ -99,12 +99,22 @@ class BunsetsuFeaturizer {
     size_t t;
     size_t n_parts;
     Part parts[FeatureSpec::kMaxParts];
+    bool single = false;  // one part that is not a token set: its key is base + code * step
+    int64_t base = 0, step = 0;
   };
+  // The one code (-1: none) a part that is not a token set yields for bunsetsu k (or the pair i, j).
+  int32_t scalar_code(const Sentence& s, const Part& p, size_t k, size_t i, size_t j) const;
   // The codes part p yields for bunsetsu k (or the pair i, j) into out.
   void part_codes(const Sentence& s, const Part& p, size_t k, size_t i, size_t j, std::vector<int32_t>& out) const;
   void emit(Sentence& s, const Compiled& c, size_t k, size_t i, size_t j, std::vector<int64_t>& keys) const;
 
+  struct XposInfo {
+    int32_t codes[3];  // pos, subpos, fullpos (-1: none or not in the vocabulary)
+    uint8_t cls;       // token class bits
+  };
+
   std::shared_ptr<const FeatureTables> tables_;
+  std::vector<XposInfo> xpos_info_;  // per code of the xpos attribute's vocabulary
   std::vector<Compiled> slots_[kSlots];
   int32_t closed_[kFlagAttr - kEnding][4];  // codes of the unit attributes' values (-1: not in the vocabulary)
   int32_t token_vocab_[kTokenAttrs];        // the spec's attribute of each token attribute (-1: unused)
