@@ -5,7 +5,6 @@
 #include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
 
-#include <cstring>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -109,75 +108,10 @@ TokenInput from_sentences(nb::handle sentences) {
   return in;
 }
 
-// The tokens of J.DepP's input text (CaboCha lattice, J.DepP -I 2): per
-// sentence, a "* <id> <head>D" line opens each bunsetsu, a token line is
-// "<surface>\t<f0>,<f1>,<f2>,<XPOS>,<f4>,<INFL>" and "EOS" ends it; '#' lines
-// are comments. INFL "*" means the form is its lemma (inflection "-"); any
-// other value means an inflected form (its last character stands in), so the
-// lemma is left empty.
+// The tokens of J.DepP's input text, read by the core (read_cabocha_tokens).
 TokenInput from_cabocha_text(const char* text, size_t size) {
   TokenInput in;
-  in.text.reserve(size);
-  in.field_ptr.push_back(0);
-  in.bunsetsu_ptr.push_back(0);
-  in.sentence_ptr.push_back(0);
-  int64_t n_tokens = 0, line_no = 0;
-  bool in_bunsetsu = false, in_sentence = false;
-  auto fail = [&](const std::string& what) {
-    throw std::invalid_argument("line " + std::to_string(line_no) + ": " + what);
-  };
-  auto close_bunsetsu = [&]() {
-    if (!in_bunsetsu) return;
-    if (in.bunsetsu_ptr.back() == n_tokens) fail("the bunsetsu before this line has no tokens");
-    in.bunsetsu_ptr.push_back(n_tokens);
-    in_bunsetsu = false;
-  };
-  for (size_t pos = 0; pos < size;) {
-    const char* nl = static_cast<const char*>(std::memchr(text + pos, '\n', size - pos));
-    const size_t end = nl ? static_cast<size_t>(nl - text) : size;
-    std::string_view line(text + pos, end - pos);
-    pos = end + 1;
-    ++line_no;
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    if (line == "EOS") {
-      close_bunsetsu();
-      in.sentence_ptr.push_back(static_cast<int64_t>(in.bunsetsu_ptr.size() - 1));
-      in_sentence = false;
-      continue;
-    }
-    if (line.empty() || line[0] == '#') continue;
-    in_sentence = true;
-    if (line[0] == '*') {
-      if (line.size() < 2 || line[1] != ' ') fail("a bunsetsu line is '* <id> <head>D'");
-      close_bunsetsu();
-      in_bunsetsu = true;
-      continue;
-    }
-    if (!in_bunsetsu) fail("a token line before the first '* <id> <head>D' line of its sentence");
-    const size_t tab = line.find('\t');
-    if (tab == std::string_view::npos || tab == 0) fail("a token line is '<surface>\\t<features>'");
-    const std::string_view form = line.substr(0, tab);
-    std::string_view f[6];
-    size_t at = tab + 1, k = 0;
-    for (; k < 6; ++k) {
-      const size_t comma = k < 5 ? line.find(',', at) : std::string_view::npos;
-      if (k < 5 && comma == std::string_view::npos) break;
-      f[k] = line.substr(at, (comma == std::string_view::npos ? line.size() : comma) - at);
-      at = comma + 1;
-    }
-    if (k < 6) fail("a token's features need 6 comma-separated fields (..., XPOS, ..., INFL)");
-    in.text.append(form);
-    in.field_ptr.push_back(static_cast<int64_t>(in.text.size()));
-    if (f[5] == "*") in.text.append(form);  // the lemma: the form itself, or empty (an inflected form)
-    in.field_ptr.push_back(static_cast<int64_t>(in.text.size()));
-    in.text.append(f[3]);
-    in.field_ptr.push_back(static_cast<int64_t>(in.text.size()));
-    ++n_tokens;
-  }
-  if (in_sentence) {
-    ++line_no;
-    fail("the text ends inside a sentence (no EOS line)");
-  }
+  read_cabocha_tokens(text, size, in.text, in.field_ptr, in.bunsetsu_ptr, in.sentence_ptr);
   return in;
 }
 

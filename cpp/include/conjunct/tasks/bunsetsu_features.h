@@ -9,6 +9,7 @@
 #pragma once
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -31,6 +32,16 @@ struct BunsetsuTokens {
   std::string_view lemma(int64_t k) const { return field(k, 1); }
   std::string_view xpos(int64_t k) const { return field(k, 2); }
 };
+
+// The tokens of J.DepP's input text (the CaboCha lattice of J.DepP -I 2) as
+// BunsetsuTokens buffers: per sentence, a "* <id> <head>D" line opens each
+// bunsetsu, a token line is "<surface>\t<f0>,<f1>,<f2>,<XPOS>,<f4>,<INFL>" and
+// "EOS" ends it; '#' lines are comments, the heads given are not read. INFL
+// "*" means the form is its lemma (inflection "-"); any other value means an
+// inflected form (its last character stands in), so the lemma is left empty.
+// Throws std::invalid_argument "line N: problem" on a malformed line.
+void read_cabocha_tokens(const char* text, size_t size, std::string& out, std::vector<int64_t>& field_ptr,
+                         std::vector<int64_t>& bunsetsu_ptr, std::vector<int64_t>& sentence_ptr);
 
 class BunsetsuFeaturizer {
  public:
