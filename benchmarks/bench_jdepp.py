@@ -17,12 +17,15 @@ parses never-used sentence objects (J.DepP re-reads its in-memory text).
 
 What one pass covers. J.DepP: ``jdepp_bench bench`` reads each sentence's
 tokens from the in-memory J.DepP text (dictionary lookups), sets up its
-chunks and parses (features and classification). conjunct: one
-``BunsetsuParser.parse_many`` call on never-used ``BunsetsuSentence`` objects
-(unpickled outside the timer): C++ reads every token's form, lemma and XPOS
-from the objects, looks each token's attributes up in the model's
-vocabularies, builds the feature keys and ids, parses and classifies, and the
-heads come back as Python lists.
+chunks and parses (features and classification). conjunct, two inputs, each
+timed: "conjunct" is one ``BunsetsuParser.parse_many`` call on never-used
+``BunsetsuSentence`` objects (unpickled outside the timer): C++ reads every
+token's form, lemma and XPOS from the objects, looks each token's attributes
+up in the model's vocabularies, builds the feature keys and ids, parses and
+classifies, and the heads come back as Python lists. "conjunct text" is one
+``BunsetsuParser.parse_text`` call on the same in-memory J.DepP text J.DepP
+reads (``test.JDP``, read into memory outside the timer): C++ reads its lines
+and does the rest as above.
 
     python benchmarks/bench_jdepp.py [--degrees 2 3] [--rounds 5] [--passes 20] [--quick]
 """
@@ -54,7 +57,10 @@ PASS_COVERS = {
     "conjunct": "one BunsetsuParser.parse_many call on never-used BunsetsuSentence objects: C++ reads every token's "
                 "form, lemma and XPOS from the objects, looks its attributes up in the model's vocabularies, builds "
                 "feature keys and ids, parses and classifies; heads returned as Python lists",
+    "conjunct text": "one BunsetsuParser.parse_text call on the in-memory J.DepP text (test.JDP bytes, read outside the "
+                     "timer): C++ reads its bunsetsu and token lines, then as above",
 }
+SYSTEMS = ("J.DepP", "conjunct", "conjunct text")
 
 
 def say(msg: str) -> None:
@@ -88,7 +94,7 @@ def read_heads(path):
 
 
 # -- the conjunct side's fresh process ------------------------------------------------------------
-def worker(model: str, passes: int, heads_out: str) -> None:
+def worker(model: str, passes: int, heads_out: str, text_path: str = None) -> None:
     import conjunct
     from conjunct.tasks.bunsetsu import load_gsd_bunsetsu
 
@@ -96,11 +102,16 @@ def worker(model: str, passes: int, heads_out: str) -> None:
 
     parser = conjunct.load(model)
     runner = parser.runner()
-    blob = pickle.dumps(load_gsd_bunsetsu(SHARED_DATA / "ud_japanese_gsd", "test"), protocol=pickle.HIGHEST_PROTOCOL)
+    if text_path:  # J.DepP's input text, held in memory as J.DepP holds it
+        with open(text_path, "rb") as f:
+            text = f.read()
+    else:
+        blob = pickle.dumps(load_gsd_bunsetsu(SHARED_DATA / "ud_japanese_gsd", "test"), protocol=pickle.HIGHEST_PROTOCOL)
     for k in range(passes):
-        sentences = pickle.loads(blob)  # never-used objects, made outside the timer
+        if not text_path:
+            sentences = pickle.loads(blob)  # never-used objects, made outside the timer
         t0 = time.perf_counter()
-        heads = runner.parse_many(sentences)
+        heads = runner.parse_text(text) if text_path else runner.parse_many(sentences)
         print(f"PASS {k} total_s={time.perf_counter() - t0:.6f}", flush=True)
         if k == 0:
             with open(heads_out, "w") as f:
@@ -161,7 +172,8 @@ def run_degree(degree, args, train, test, work: Path) -> dict:
     jd = train_jdepp(args.jdepp_build, args.jdepp_data, jdepp_dir, degree, args.jdepp_cache)
     say(f"d={degree}: training conjunct")
     cj = train_conjunct(train, degree, work, [m for m in METHODS if m in args.methods])
-    units = [("J.DepP", m) for m in PECCO if m in args.methods] + [("conjunct", m) for m in METHODS if m in args.methods]
+    units = [("J.DepP", m) for m in PECCO if m in args.methods] + [
+        (system, m) for system in SYSTEMS[1:] for m in METHODS if m in args.methods]
     timings = {u: [] for u in units}
     rss = {u: [] for u in units}
     heads = {}
@@ -171,13 +183,15 @@ def run_degree(degree, args, train, test, work: Path) -> dict:
             if m in SLOW and rnd >= args.slow_rounds:
                 continue
             passes = args.slow_passes if m in SLOW else args.passes
-            hpath = work / f"heads_d{degree}_{system}_{m}.txt"
+            hpath = work / f"heads_d{degree}_{system.replace(' ', '_')}_{m}.txt"
             if system == "J.DepP":
                 so, proc = run([str(args.jdepp_build / "jdepp_bench_notimer"), "bench", str(jdepp_dir),
                                 str(args.jdepp_data / "test.JDP"), str(passes), str(hpath), "--", "--", "--",
                                 *PECCO[m], *([] if m == "PKI" else EXACT)])
             else:
-                so, proc = run([sys.executable, os.path.abspath(__file__), "--worker", cj["models"][m], str(passes), str(hpath)])
+                text = [str(args.jdepp_data / "test.JDP")] if system == "conjunct text" else []
+                so, proc = run([sys.executable, os.path.abspath(__file__), "--worker", cj["models"][m], str(passes), str(hpath),
+                                *text])
             timings[(system, m)].append(passes_of(so))
             rss[(system, m)].append(proc["max_rss_mb"])
             if rnd == 0:
@@ -191,10 +205,13 @@ def run_degree(degree, args, train, test, work: Path) -> dict:
         rows[f"{system}:{m}"] = {"system": system, "method": m, "cold_sentences_per_s": cold, "warm_sentences_per_s": warm,
                                  "dependency_accuracy": dep, "sentence_accuracy": sent, "max_rss_mb": max(rss[(system, m)]),
                                  "rounds": len(rounds)}
-    for system in ("J.DepP", "conjunct"):
+    for system in SYSTEMS:
         same = {tuple(map(tuple, h)) for (s, _), h in heads.items() if s == system}
         if len(same) > 1:
             raise RuntimeError(f"{system}'s exact methods disagree on the heads")
+    inputs = {tuple(map(tuple, h)) for (s, _), h in heads.items() if s != "J.DepP"}
+    if len(inputs) > 1:
+        raise RuntimeError("conjunct's heads from the sentence objects and from the J.DepP text differ")
     return {"degree": degree, "jdepp_training": jd, "conjunct_training": {k: v for k, v in cj.items() if k != "models"},
             "methods": rows}
 
@@ -207,7 +224,7 @@ def best(rows, system, key):
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     if len(sys.argv) > 1 and sys.argv[1] == "--worker":
-        worker(sys.argv[2], int(sys.argv[3]), sys.argv[4])
+        worker(sys.argv[2], int(sys.argv[3]), sys.argv[4], *sys.argv[5:6])
         return
     ap.add_argument("--degrees", type=int, nargs="+", default=[2, 3])
     ap.add_argument("--rounds", type=int, default=5)
@@ -248,20 +265,24 @@ def main() -> None:
                   f"{row['max_rss_mb']:,.0f}"] for row in rows.values()]
         md.append(f"## d = {d}\n\n" + markdown_table(["system", "method", "dep. acc.", "sent. acc.", "cold sent/s", "warm sent/s",
                                                         "peak RSS MB"], table))
-        summary = []
-        for system in ("J.DepP", "conjunct"):
+        summary = {}
+        for system in SYSTEMS:
             cold, cm = best(rows, system, "cold_sentences_per_s")
             warm, wm = best(rows, system, "warm_sentences_per_s")
-            summary.append((system, cold, cm, warm, wm))
-        (_, jc, _, jw, _), (_, cc, _, cw, _) = summary
-        r["best"] = {s: {"cold": c, "cold_method": cm, "warm": w, "warm_method": wm} for s, c, cm, w, wm in summary}
-        r["best"]["ratio"] = {"cold": cc / jc, "warm": cw / jw}
+            if cold is not None:
+                summary[system] = (cold, cm, warm, wm)
+        jc, jcm, jw, jwm = summary["J.DepP"]
+        r["best"] = {s: {"cold": c, "cold_method": cm, "warm": w, "warm_method": wm} for s, (c, cm, w, wm) in summary.items()}
+        r["best"]["ratio"] = {s: {"cold": c / jc, "warm": w / jw} for s, (c, _, w, _) in summary.items() if s != "J.DepP"}
         jt, ct = r["jdepp_training"]["train"]["cpu_s"], r["conjunct_training"]["train"]["cpu_s"]
-        md.append(markdown_table(["", "J.DepP", "conjunct", "conjunct / J.DepP"], [
-            ["best cold sent/s", f"{jc:,.0f} ({summary[0][2]})", f"{cc:,.0f} ({summary[1][2]})", f"{cc / jc:.2f}x"],
-            ["best warm sent/s", f"{jw:,.0f} ({summary[0][4]})", f"{cw:,.0f} ({summary[1][4]})", f"{cw / jw:.2f}x"],
-            ["conjunct cold / warm", "", f"{cc / cw:.2f}", ""],
-            ["training CPU s", f"{jt:.1f}", f"{ct:.1f}", f"{ct / jt:.2f}x"],
+        ours = [s for s in SYSTEMS[1:] if s in summary]
+        md.append(markdown_table(["", "J.DepP"] + ours + [f"{s} / J.DepP" for s in ours], [
+            ["best cold sent/s", f"{jc:,.0f} ({jcm})"] + [f"{summary[s][0]:,.0f} ({summary[s][1]})" for s in ours]
+            + [f"{summary[s][0] / jc:.2f}x" for s in ours],
+            ["best warm sent/s", f"{jw:,.0f} ({jwm})"] + [f"{summary[s][2]:,.0f} ({summary[s][3]})" for s in ours]
+            + [f"{summary[s][2] / jw:.2f}x" for s in ours],
+            ["cold / warm", ""] + [f"{summary[s][0] / summary[s][2]:.2f}" for s in ours] + [""] * len(ours),
+            ["training CPU s", f"{jt:.1f}"] + [f"{ct:.1f}"] * len(ours) + [f"{ct / jt:.2f}x"] * len(ours),
         ]))
     write_results("jdepp" + ("_quick" if args.quick else ""),
                   {"results": results, "args": {k: shown_path(v) if isinstance(v, Path) else str(v)

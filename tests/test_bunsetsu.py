@@ -321,3 +321,42 @@ def test_engine_trained_model_equals_string_trained(gsd_train_head, degree):
     c = pipeline.model_
     assert (c.support_vectors != a.support_vectors).nnz == 0 and np.array_equal(c.dual_coef, a.dual_coef)
     assert c.features.names == a.features.names and c.features.keys is not None
+
+
+def test_parse_text_equals_parse_many(shared_data):
+    """J.DepP's input text parsed in C++ gives the heads of the sentence
+    objects; a malformed line is refused naming the input and its line."""
+    from conjunct._errors import DataFormatError
+    from conjunct.tasks.bunsetsu import BunsetsuDependencyParser
+    from conjunct.tasks.bunsetsu.runner import cabocha_text
+
+    data = shared_data / "ud_japanese_gsd"
+    parser = BunsetsuDependencyParser(degree=2, n_iter=3, method="pke").fit(load_gsd_bunsetsu(data, "train")[:400])
+    dev = [s for s in load_gsd_bunsetsu(data, "dev")[:300] if not any(t.form[0] in "*#" for b in s.bunsetsu for t in b.tokens)]
+    runner = parser.runner()
+    text = cabocha_text(dev)
+    assert text.startswith("* 0 ") and text.endswith("EOS\n") and "\t*,*,*," in text
+    heads = runner.parse_many(dev)
+    assert any(h != [k + 1 if k + 1 < len(h) else -1 for k in range(len(h))] for h in heads)  # not all trivial
+    assert runner.parse_text(text) == runner.parse_text(text.encode()) == heads
+    assert runner.parse_text(text.replace("\n", "\r\n")) == heads
+    assert runner.parse_text("# a comment\n" + text) == heads
+    assert runner.parse_text("") == []
+    one = "* 0 1D\n犬\t*,*,*,名詞-普通名詞-一般,*,*\n* 1 -1D\nが\t*,*,*,助詞-格助詞,*,*\nEOS\n"
+    assert runner.parse_text(one) == [[1, -1]]
+    for bad, line, problem in [
+        ("犬\t*,*,*,名詞,*,*\nEOS\n", 1, "before the first"),
+        ("* 0 -1D\n犬\t*,*,*,名詞\nEOS\n", 2, "6 comma-separated fields"),
+        ("* 0 -1D\n犬 名詞\nEOS\n", 2, "<surface>"),
+        ("* 0 1D\n* 1 -1D\n犬\t*,*,*,名詞,*,*\nEOS\n", 2, "no tokens"),
+        ("* 0 -1D\n犬\t*,*,*,名詞,*,*\n", 3, "no EOS"),
+        ("*0 -1D\nEOS\n", 1, "bunsetsu line"),
+    ]:
+        with pytest.raises(DataFormatError, match=problem) as e:
+            runner.parse_text(bad, name="test.JDP")
+        assert e.value.line == line and "test.JDP" in str(e.value)
+    from conjunct.tasks.bunsetsu import Bunsetsu, BunsetsuSentence
+
+    star = Token(1, "*注", "*注", "SYM", "補助記号-一般", 0, "root")
+    with pytest.raises(ValueError, match="no CaboCha line"):
+        cabocha_text([BunsetsuSentence([Bunsetsu([star])])])

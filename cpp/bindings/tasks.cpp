@@ -108,6 +108,13 @@ TokenInput from_sentences(nb::handle sentences) {
   return in;
 }
 
+// The tokens of J.DepP's input text, read by the core (read_cabocha_tokens).
+TokenInput from_cabocha_text(const char* text, size_t size) {
+  TokenInput in;
+  read_cabocha_tokens(text, size, in.text, in.field_ptr, in.bunsetsu_ptr, in.sentence_ptr);
+  return in;
+}
+
 struct PyBunsetsuFeatures {
   std::shared_ptr<const BunsetsuFeaturizer> impl;
 };
@@ -190,6 +197,28 @@ void bind_tasks(nb::module_& m) {
           nb::arg("timing") = false, nb::arg("collect") = false,
           "The same from flat buffers: UTF-8 text, 3 field offsets per token (form, lemma, XPOS) plus one,\n"
           "bunsetsu token offsets and sentence bunsetsu offsets.")
+      .def(
+          "parse_text",
+          [](const PyBunsetsuFeatures& self, nb::handle classifier, const std::string& rule, size_t n_classes,
+             int64_t depends, bool early_exit, const nb::bytes& text, bool timing, bool collect) {
+            const SassanoJudge judge = judge_of(classifier, rule, n_classes, depends, early_exit);
+            TokenInput in;
+            std::string error;
+            {
+              nb::gil_scoped_release release;
+              try {
+                in = from_cabocha_text(text.c_str(), text.size());
+              } catch (const std::invalid_argument& e) {
+                error = e.what();
+              }
+            }
+            if (!error.empty()) throw nb::value_error(error.c_str());
+            return run(*self.impl, judge, in, timing, collect, false);
+          },
+          nb::arg("classifier"), nb::arg("rule"), nb::arg("n_classes"), nb::arg("depends"), nb::arg("early_exit"),
+          nb::arg("text"), nb::arg("timing") = false, nb::arg("collect") = false,
+          "The same from J.DepP's input text (UTF-8 bytes): '* <id> <head>D' bunsetsu lines, token lines\n"
+          "'<surface>\\t*,*,*,<XPOS>,*,<INFL>' and an EOS line per sentence; the heads given are not read.")
       .def(
           "oracle",
           [](const PyBunsetsuFeatures& self, nb::handle sentences, const Array1<int32_t>& gold) {

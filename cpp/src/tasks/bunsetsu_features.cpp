@@ -53,6 +53,7 @@ enum Role {
   kCoordHNext,
   kRoles
 };
+constexpr int kTokenRoles = kHNextLast + 1;  // the one-token roles come first
 enum Kind { kToken, kSet, kUnit, kPredicate };
 struct RoleInfo {
   const char* name;
@@ -115,6 +116,23 @@ BunsetsuFeaturizer::BunsetsuFeaturizer(std::shared_ptr<const FeatureTables> tabl
       for (size_t a = 0; a < spec.n_attributes() && value; ++a)
         if (attr_of[a] == k) code = tables_->vocab(a).find(value);
     }
+  // Per XPOS value the model knows, its POS levels' codes and class bits,
+  // so a token costs one XPOS lookup instead of four lookups and string tests.
+  if (token_vocab_[kXpos] >= 0) {
+    const AttributeVocab& xv = tables_->vocab(token_vocab_[kXpos]);
+    xpos_info_.resize(xv.size());
+    for (size_t v = 0; v < xv.size(); ++v) {
+      XposInfo& info = xpos_info_[v];
+      const sv xpos = xv.value(static_cast<int32_t>(v)), p1 = pos1(xpos), p2 = pos2(xpos);
+      const sv values[3] = {p1, p2, xpos};
+      const bool has[3] = {true, p2 != p1, xpos != p2};
+      for (int k = 0; k < 3; ++k) {
+        const int32_t a = token_vocab_[kPos + k];
+        info.codes[k] = a >= 0 && has[k] ? tables_->vocab(a).find(values[k]) : -1;
+      }
+      info.cls = token_class(xpos);
+    }
+  }
   std::vector<int> role_of(spec.n_positions(), -1);
   for (size_t p = 0; p < spec.n_positions(); ++p) {
     for (int r = 0; r < kRoles; ++r)
@@ -147,51 +165,54 @@ BunsetsuFeaturizer::BunsetsuFeaturizer(std::shared_ptr<const FeatureTables> tabl
       if (kRoleInfo[p.role].slot != kRoleInfo[c.parts[0].role].slot)
         throw std::invalid_argument(where + "its parts lie in different places (modifier, head, between, pair)");
     }
+    if (c.n_parts == 1 && kRoleInfo[c.parts[0].role].kind != kSet) {  // key = base + code * step
+      const int32_t zero = 0, one = 1;
+      c.single = true;
+      c.base = tables_->keys().key(t, &zero);
+      c.step = tables_->keys().key(t, &one) - c.base;
+    }
     slots_[kRoleInfo[c.parts[0].role].slot].push_back(c);
   }
 }
 
-void BunsetsuFeaturizer::part_codes(const Sentence& s, const Part& p, size_t k, size_t i, size_t j,
-                                    std::vector<int32_t>& out) const {
-  out.clear();
+// The token a one-token role names for bunsetsu k: an index, -1 (none) or kFallback.
+static int64_t role_token(const BunsetsuFeaturizer::Sentence& s, int role, size_t k) {
+  const BunsetsuFeaturizer::Sentence::Parts& u = s.parts[k];
+  const size_t n = s.size();
+  switch (role) {
+    case kMHead: case kHHead: return u.head;
+    case kMFunc: case kHFunc: return u.func;
+    case kMLast: case kHLast: return u.last;
+    case kHFirst: return u.first;
+    case kMPrevLast: return k > 0 ? s.parts[k - 1].last : -1;
+    case kHNextFirst: return k + 1 < n ? s.parts[k + 1].first : -1;
+    case kHNextLast: return k + 1 < n ? s.parts[k + 1].last : -1;
+    case kHNextHead: return k + 1 < n ? (s.parts[k + 1].head >= 0 ? s.parts[k + 1].head : kFallback) : -1;
+    default: return -1;
+  }
+}
+
+int32_t BunsetsuFeaturizer::scalar_code(const Sentence& s, const Part& p, size_t k, size_t i, size_t j) const {
   const size_t n = s.size();
   const Sentence::Parts& u = s.parts[k];
-  auto token_code = [&](int64_t tok) {
-    if (tok == kFallback) return p.fallback;
-    return tok < 0 ? -1 : s.tok_codes[static_cast<size_t>(tok - s.first_token) * kTokenAttrs + p.attr];
-  };
-  auto push = [&](int32_t code) {
-    if (code >= 0) out.push_back(code);
-  };
-  auto each = [&](uint8_t cls) {
-    for (int64_t m = u.first; m <= u.last; ++m)
-      if (s.tok_class[m - s.first_token] & cls) push(token_code(m));
-  };
-  switch (p.role) {
-    case kMHead: case kHHead: push(token_code(u.head)); break;
-    case kMFunc: case kHFunc: push(token_code(u.func)); break;
-    case kMLast: case kHLast: push(token_code(u.last)); break;
-    case kHFirst: push(token_code(u.first)); break;
-    case kMPrevLast: if (k > 0) push(token_code(s.parts[k - 1].last)); break;
-    case kHNextFirst: if (k + 1 < n) push(token_code(s.parts[k + 1].first)); break;
-    case kHNextLast: if (k + 1 < n) push(token_code(s.parts[k + 1].last)); break;
-    case kHNextHead:
-      if (k + 1 < n) push(token_code(s.parts[k + 1].head >= 0 ? s.parts[k + 1].head : kFallback));
-      break;
-    case kMSymbols: case kHSymbols: case kBSymbols: each(kSymbol); break;
-    case kMParticles: case kHParticles: case kSibParticles: each(kParticle); break;
-    case kBCase: if (u.case_particle) push(token_code(u.func)); break;
-    case kMUnit: case kHUnit:
-      push(closed_[p.attr - kEnding][p.attr == kEnding ? ending(u) : balance(u.opens, u.closes)]);
-      break;
-    case kBetweenUnit: {
-      int32_t opens = 0, closes = 0;
-      for (size_t m = i + 1; m < j; ++m) opens += s.parts[m].opens, closes += s.parts[m].closes;
-      push(closed_[kBalance - kEnding][balance(opens, closes)]);
-      break;
+  switch (kRoleInfo[p.role].kind) {
+    case kToken: {
+      const int64_t tok = role_token(s, p.role, k);
+      if (tok == kFallback) return p.fallback;
+      return tok < 0 ? -1 : s.tok_codes[static_cast<size_t>(tok - s.first_token) * kTokenAttrs + p.attr];
     }
-    case kPairUnit: push(closed_[kDistance - kEnding][distance(j - i)]); break;
-    default: {  // predicates
+    case kUnit:
+      switch (p.role) {
+        case kMUnit: case kHUnit:
+          return closed_[p.attr - kEnding][p.attr == kEnding ? ending(u) : balance(u.opens, u.closes)];
+        case kBetweenUnit: {
+          int32_t opens = 0, closes = 0;
+          for (size_t m = i + 1; m < j; ++m) opens += s.parts[m].opens, closes += s.parts[m].closes;
+          return closed_[kBalance - kEnding][balance(opens, closes)];
+        }
+        default: return closed_[kDistance - kEnding][distance(j - i)];  // kPairUnit
+      }
+    case kPredicate: {
       const BunsetsuTokens& t = *s.tokens;
       auto same = [&](int64_t a, int64_t b) { return a >= 0 && b >= 0 && t.form(a) == t.form(b); };
       bool holds = false;
@@ -207,19 +228,52 @@ void BunsetsuFeaturizer::part_codes(const Sentence& s, const Part& p, size_t k, 
         case kCoordHNext: holds = j + 1 < n && same(s.parts[j + 1].head, s.parts[i].head); break;
         default: break;
       }
-      if (holds) out.push_back(0);
+      return holds ? 0 : -1;
     }
+    default: return -1;  // sets: part_codes
+  }
+}
+
+void BunsetsuFeaturizer::part_codes(const Sentence& s, const Part& p, size_t k, size_t i, size_t j,
+                                    std::vector<int32_t>& out) const {
+  out.clear();
+  if (kRoleInfo[p.role].kind != kSet) {
+    const int32_t code = scalar_code(s, p, k, i, j);
+    if (code >= 0) out.push_back(code);
+    return;
+  }
+  const Sentence::Parts& u = s.parts[k];
+  auto token_code = [&](int64_t tok) {
+    return s.tok_codes[static_cast<size_t>(tok - s.first_token) * kTokenAttrs + p.attr];
+  };
+  auto push = [&](int32_t code) {
+    if (code >= 0) out.push_back(code);
+  };
+  auto each = [&](uint8_t cls) {
+    for (int64_t m = u.first; m <= u.last; ++m)
+      if (s.tok_class[m - s.first_token] & cls) push(token_code(m));
+  };
+  switch (p.role) {
+    case kMSymbols: case kHSymbols: case kBSymbols: each(kSymbol); break;
+    case kMParticles: case kHParticles: case kSibParticles: each(kParticle); break;
+    case kBCase: if (u.case_particle) push(token_code(u.func)); break;
+    default: break;
   }
 }
 
 void BunsetsuFeaturizer::emit(Sentence& s, const Compiled& c, size_t k, size_t i, size_t j,
                               std::vector<int64_t>& keys) const {
+  if (c.single) {  // most templates: at most one value, no code list
+    const int32_t code = scalar_code(s, c.parts[0], k, i, j);
+    if (code >= 0) keys.push_back(c.base + code * c.step);
+    return;
+  }
+  const FeatureKeys& fk = tables_->keys();
   std::vector<int32_t>* codes = s.codes;
   for (size_t p = 0; p < c.n_parts; ++p) {
     part_codes(s, c.parts[p], k, i, j, codes[p]);
     if (codes[p].empty()) return;
   }
-  const FeatureKeys& fk = tables_->keys();
   int32_t tuple[FeatureSpec::kMaxParts];
   if (c.n_parts == 1) {
     for (int32_t code : codes[0]) keys.push_back(fk.key(c.t, &code));
@@ -248,6 +302,16 @@ void BunsetsuFeaturizer::prepare_keys(const BunsetsuTokens& t, int64_t b, int64_
   s.tok_class.resize(static_cast<size_t>(t1 - t0));
   for (int64_t m = t0; m < t1; ++m) {
     int32_t* c = s.tok_codes.data() + static_cast<size_t>(m - t0) * kTokenAttrs;
+    const int32_t xc = xpos_info_.empty() ? -1 : tables_->vocab(token_vocab_[kXpos]).find(t.xpos(m));
+    if (xc >= 0) {  // a known XPOS: its levels from the table, then the form and the inflection
+      const XposInfo& info = xpos_info_[static_cast<size_t>(xc)];
+      c[kPos] = info.codes[0], c[kSubpos] = info.codes[1], c[kFullpos] = info.codes[2], c[kXpos] = xc;
+      s.tok_class[m - t0] = info.cls;
+      const sv form = t.form(m);
+      if (token_vocab_[kForm] >= 0) c[kForm] = tables_->vocab(token_vocab_[kForm]).find(form);
+      if (token_vocab_[kInfl] >= 0) c[kInfl] = tables_->vocab(token_vocab_[kInfl]).find(inflection(form, t.lemma(m)));
+      continue;
+    }
     sv values[kTokenAttrs];
     bool has[kTokenAttrs];
     token_values(t, m, values, has);
@@ -281,11 +345,23 @@ void BunsetsuFeaturizer::prepare_keys(const BunsetsuTokens& t, int64_t b, int64_
   // is looked up at once and keys the model does not know leave the lists.
   s.keys.clear();
   s.ends.assign(1, 0);
-  for (size_t k = 0; k < n; ++k)
+  for (size_t k = 0; k < n; ++k) {
+    int64_t at[kTokenRoles];  // the token of each one-token role for bunsetsu k
+    for (int r = 0; r < kTokenRoles; ++r) at[r] = role_token(s, r, k);
     for (int slot = kMod; slot <= kSiblings; ++slot) {
-      for (const Compiled& c : slots_[slot]) emit(s, c, k, k, k, s.keys);
+      for (const Compiled& c : slots_[slot]) {
+        if (!c.single || kRoleInfo[c.parts[0].role].kind != kToken) {
+          emit(s, c, k, k, k, s.keys);
+          continue;
+        }
+        const Part& p = c.parts[0];
+        const int64_t tok = at[p.role];
+        const int32_t code = tok == kFallback ? p.fallback : tok < 0 ? -1 : s.tok_codes[static_cast<size_t>(tok - t0) * kTokenAttrs + p.attr];
+        if (code >= 0) s.keys.push_back(c.base + code * c.step);
+      }
       s.ends.push_back(static_cast<int64_t>(s.keys.size()));
     }
+  }
 }
 
 void BunsetsuFeaturizer::prepare(const BunsetsuTokens& t, int64_t b, int64_t e, Sentence& s) const {

@@ -9,6 +9,7 @@
 #pragma once
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -31,6 +32,16 @@ struct BunsetsuTokens {
   std::string_view lemma(int64_t k) const { return field(k, 1); }
   std::string_view xpos(int64_t k) const { return field(k, 2); }
 };
+
+// The tokens of J.DepP's input text (the CaboCha lattice of J.DepP -I 2) as
+// BunsetsuTokens buffers: per sentence, a "* <id> <head>D" line opens each
+// bunsetsu, a token line is "<surface>\t<f0>,<f1>,<f2>,<XPOS>,<f4>,<INFL>" and
+// "EOS" ends it; '#' lines are comments, the heads given are not read. INFL
+// "*" means the form is its lemma (inflection "-"); any other value means an
+// inflected form (its last character stands in), so the lemma is left empty.
+// Throws std::invalid_argument "line N: problem" on a malformed line.
+void read_cabocha_tokens(const char* text, size_t size, std::string& out, std::vector<int64_t>& field_ptr,
+                         std::vector<int64_t>& bunsetsu_ptr, std::vector<int64_t>& sentence_ptr);
 
 class BunsetsuFeaturizer {
  public:
@@ -99,12 +110,22 @@ class BunsetsuFeaturizer {
     size_t t;
     size_t n_parts;
     Part parts[FeatureSpec::kMaxParts];
+    bool single = false;  // one part that is not a token set: its key is base + code * step
+    int64_t base = 0, step = 0;
   };
+  // The one code (-1: none) a part that is not a token set yields for bunsetsu k (or the pair i, j).
+  int32_t scalar_code(const Sentence& s, const Part& p, size_t k, size_t i, size_t j) const;
   // The codes part p yields for bunsetsu k (or the pair i, j) into out.
   void part_codes(const Sentence& s, const Part& p, size_t k, size_t i, size_t j, std::vector<int32_t>& out) const;
   void emit(Sentence& s, const Compiled& c, size_t k, size_t i, size_t j, std::vector<int64_t>& keys) const;
 
+  struct XposInfo {
+    int32_t codes[3];  // pos, subpos, fullpos (-1: none or not in the vocabulary)
+    uint8_t cls;       // token class bits
+  };
+
   std::shared_ptr<const FeatureTables> tables_;
+  std::vector<XposInfo> xpos_info_;  // per code of the xpos attribute's vocabulary
   std::vector<Compiled> slots_[kSlots];
   int32_t closed_[kFlagAttr - kEnding][4];  // codes of the unit attributes' values (-1: not in the vocabulary)
   int32_t token_vocab_[kTokenAttrs];        // the spec's attribute of each token attribute (-1: unused)

@@ -15,13 +15,13 @@ from typing import Iterable, List, Sequence, Tuple
 import numpy as np
 
 from ... import _core
-from ..._errors import ModelFormatError
+from ..._errors import DataFormatError, ModelFormatError
 from ...feature_spec import FeatureKeys
 from ..runner import Runner, check_classifier, events_matrix, per_sentence
 from .features import DEFAULT_GROUPS, check_groups, spec_for
 from .sentence import BunsetsuSentence
 
-__all__ = ["BunsetsuParser", "token_buffers", "feature_keys"]
+__all__ = ["BunsetsuParser", "token_buffers", "feature_keys", "cabocha_text"]
 
 _FIELDS = attrgetter("form", "lemma", "xpos")
 
@@ -39,6 +39,26 @@ def token_buffers(sentences: Sequence[BunsetsuSentence]) -> Tuple[bytes, np.ndar
     sentence_ptr = np.zeros(len(sentences) + 1, dtype=np.int64)
     np.cumsum(np.fromiter((len(s.bunsetsu) for s in sentences), dtype=np.int64, count=len(sentences)), out=sentence_ptr[1:])
     return b"".join(encoded), field_ptr, bunsetsu_ptr, sentence_ptr
+
+
+def cabocha_text(sentences: Sequence[BunsetsuSentence]) -> str:
+    """``sentences`` as the text :meth:`BunsetsuParser.parse_text` reads (the
+    CaboCha lattice J.DepP reads with ``-I 2``): per bunsetsu a ``* <id>
+    <head>D`` line, per token ``<form>\\t*,*,*,<XPOS>,*,<INFL>`` (INFL: the
+    form's last character when it differs from its lemma, else ``*``), and
+    ``EOS`` after each sentence. A form with a tab or newline, or starting
+    with ``*`` or ``#``, and an XPOS with a comma cannot be written: ValueError."""
+    out = []
+    for n, s in enumerate(sentences):
+        for k, b in enumerate(s.bunsetsu):
+            out.append(f"* {k} {b.head}D\n")
+            for t in b.tokens:
+                if not t.form or t.form[0] in "*#" or "\t" in t.form or "\n" in t.form or "," in t.xpos or "\n" in t.xpos:
+                    raise ValueError(f"sentence {n}: token {t.form!r} ({t.xpos!r}) has no CaboCha line")
+                infl = t.form[-1] if t.form != t.lemma else "*"
+                out.append(f"{t.form}\t*,*,*,{t.xpos},*,{infl}\n")
+        out.append("EOS\n")
+    return "".join(out)
 
 
 def feature_keys(index, groups: Iterable[str] = DEFAULT_GROUPS, name: str = "<model>") -> FeatureKeys:
@@ -112,6 +132,20 @@ class BunsetsuParser(Runner):
                                           bunsetsu_ptr=np.asarray(bunsetsu_ptr, dtype=np.int64),
                                           sentence_ptr=np.asarray(sentence_ptr, dtype=np.int64), timing=timing,
                                           collect=collect)
+        return self._finish(out, collect)
+
+    def parse_text(self, text, *, name: str = "<text>", collect: bool = False, timing: bool = False):
+        """:meth:`parse_many` over J.DepP's input text (``str`` or UTF-8
+        ``bytes``; see :func:`cabocha_text`), read in C++ with the rest of the
+        loop: the heads of each sentence (the heads the text gives are not
+        read). A malformed line raises DataFormatError naming ``name`` and the line."""
+        data = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else bytes(text)
+        try:
+            out = self.features.parse_text(**self._args(), text=data, timing=timing, collect=collect)
+        except ValueError as e:
+            where, _, problem = str(e).partition(": ")
+            line = int(where.split()[1]) if where.startswith("line ") else None
+            raise DataFormatError(problem if line else str(e), name, line) from None
         return self._finish(out, collect)
 
     run = parse_many
