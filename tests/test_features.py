@@ -3,6 +3,7 @@ import pytest
 import scipy.sparse as sp
 from hypothesis import given, settings, strategies as st
 
+import conjunct
 from conjunct import DataFormatError, FeatureIndex, rows_to_csr
 
 
@@ -124,3 +125,20 @@ def test_transform_names_the_example_of_a_feature_that_is_not_a_string(add, bad,
     assert idx.names == ["a"]  # nothing added by a failed call
     with pytest.raises(DataFormatError, match="not a single string"):
         idx.transform(["ab"], add=add)
+
+
+def test_a_loaded_index_decodes_its_names_only_when_asked(tmp_path):
+    """Loading keeps feature names as bytes (a pipeline's engine reads keys);
+    saving them again, asking for an id or a name gives what was saved."""
+    names = ["w=dog", "w=caf\u00e9", "pair=the|N", "bos"]
+    index = FeatureIndex(names, counts=[3, 2, 1, 1])
+    path = tmp_path / "index.cjt"
+    index.save(path)
+    loaded = conjunct.load(path)
+    assert loaded._pending is not None and not loaded.is_numeric and len(loaded) == 4
+    again = tmp_path / "again.cjt"
+    loaded.save(again)  # straight from the bytes as read
+    assert loaded._pending is not None and again.read_bytes() == path.read_bytes()
+    assert loaded.id("w=caf\u00e9") == 1 and loaded._pending is None
+    assert loaded.names == names and loaded == index
+    assert conjunct.load(path).name(2) == "pair=the|N"

@@ -182,12 +182,25 @@ class FeatureKeys:
 
     def __init__(self, spec: FeatureSpec, vocabs: Sequence[Sequence[str]], template_of, codes):
         self.spec = spec
-        self.vocabs: List[List[str]] = [list(v) for v in vocabs]
+        self._vocabs: Optional[List[List[str]]] = [list(v) for v in vocabs]
         self.template_of = np.ascontiguousarray(template_of, dtype=np.int32)
         self.codes = np.ascontiguousarray(codes, dtype=np.int32).reshape(-1, MAX_PARTS)
-        if len(self.vocabs) != len(spec.attributes) or len(self.codes) != len(self.template_of):
+        if len(self._vocabs) != len(spec.attributes) or len(self.codes) != len(self.template_of):
             raise ValueError("feature keys: one vocabulary per attribute and one code row per feature are needed")
         self._tables = None
+
+    @property
+    def vocabs(self) -> List[List[str]]:
+        """Per attribute, its values as strings (code k is value k). Keys read
+        from a file decode them at the first use: the C++ tables read the bytes."""
+        if self._vocabs is None:
+            stored = self._stored
+            blob = stored["values_blob"].tobytes()
+            offsets = stored["values_offsets"].tolist()
+            ptr = stored["vocab_ptr"].tolist()
+            self._vocabs = [[blob[offsets[k]:offsets[k + 1]].decode("utf-8", "surrogatepass")
+                             for k in range(ptr[a], ptr[a + 1])] for a in range(len(ptr) - 1)]
+        return self._vocabs
 
     def __len__(self) -> int:
         return len(self.template_of)
@@ -240,11 +253,9 @@ class FeatureKeys:
     def from_arrays(cls, meta: dict, arrays: Dict[str, np.ndarray]) -> "FeatureKeys":
         spec = FeatureSpec.from_meta(meta)
         blob = bytes(np.asarray(arrays["values_blob"], dtype=np.uint8))
-        offsets = np.asarray(arrays["values_offsets"], dtype=np.int64).tolist()
-        ptr = np.asarray(arrays["vocab_ptr"], dtype=np.int64).tolist()
-        vocabs = [[blob[offsets[k]:offsets[k + 1]].decode("utf-8", "surrogatepass") for k in range(ptr[a], ptr[a + 1])]
-                  for a in range(len(ptr) - 1)]
-        keys = cls(spec, vocabs, arrays["template"], arrays["codes"])
+        ptr = np.asarray(arrays["vocab_ptr"], dtype=np.int64)
+        keys = cls(spec, [[]] * (len(ptr) - 1), arrays["template"], arrays["codes"])
+        keys._vocabs = None  # decoded from _stored at the first use
         keys._stored = {"values_blob": np.frombuffer(blob, dtype=np.uint8),
                         "values_offsets": np.asarray(arrays["values_offsets"], dtype=np.int64),
                         "vocab_ptr": np.asarray(arrays["vocab_ptr"], dtype=np.int64),

@@ -126,22 +126,19 @@ class FeatureIndex(Saveable):
 
     def __init__(self, names: Optional[Iterable[str]] = None, counts: Any = None,
                  n_features: Optional[int] = None) -> None:
+        # Names read from a file stay bytes until a string is asked for: a loaded
+        # model's engine reads keys, and decoding and hashing every name cost
+        # a pipeline's load time and memory (and every full garbage collection).
+        self._pending: Optional[Tuple[bytes, np.ndarray]] = None
         if names is None:
-            self._names: Optional[List[str]] = None
-            self._ids: Optional[Dict[str, int]] = None
+            self._names_list: Optional[List[str]] = None
+            self._ids_map: Optional[Dict[str, int]] = None
             n = len(counts) if counts is not None else int(n_features or 0)
             if counts is None:
                 _check_numeric_width(n)
         else:
-            self._names = [n if type(n) is str else str(n) for n in names]
-            # One C-level pass (a load builds hundreds of thousands); a repeat is found only if there is one.
-            self._ids = dict(zip(self._names, range(len(self._names))))
-            if len(self._ids) != len(self._names):
-                seen: Dict[str, int] = {}
-                for i, name in enumerate(self._names):
-                    if seen.setdefault(name, i) != i:
-                        raise DataFormatError(f"feature {name!r} appears twice in the feature index")
-            n = len(self._names)
+            self._set_names([n if type(n) is str else str(n) for n in names])
+            n = len(self._names_list or ())
         self.counts = np.zeros(n, dtype=np.int64) if counts is None else np.array(counts, dtype=np.int64)
         if self.counts.shape != (n,):
             raise DataFormatError(f"counts has shape {self.counts.shape}, expected ({n},)")
@@ -150,6 +147,40 @@ class FeatureIndex(Saveable):
         #: The features' templates and codes (:class:`~conjunct.feature_spec.FeatureKeys`)
         #: when a task's feature engine reads them; dropped when features are added.
         self.keys: Optional[FeatureKeys] = None
+
+    def _set_names(self, names: List[str]) -> None:
+        self._names_list = names
+        # One C-level pass (a load builds hundreds of thousands); a repeat is found only if there is one.
+        self._ids_map = dict(zip(names, range(len(names))))
+        if len(self._ids_map) != len(names):
+            seen: Dict[str, int] = {}
+            for i, name in enumerate(names):
+                if seen.setdefault(name, i) != i:
+                    raise DataFormatError(f"feature {name!r} appears twice in the feature index")
+
+    def _decode_pending(self) -> None:
+        """The names held as bytes since loading, as strings (once)."""
+        pending, self._pending = self._pending, None
+        assert pending is not None
+        blob, offsets = pending
+        o = offsets.tolist()
+        if blob.isascii():  # byte offsets are character offsets: slice one decoded string
+            text = blob.decode("ascii")
+            self._set_names([text[o[i]:o[i + 1]] for i in range(len(o) - 1)])
+        else:
+            self._set_names([blob[o[i]:o[i + 1]].decode("utf-8", "surrogatepass") for i in range(len(o) - 1)])
+
+    @property
+    def _names(self) -> Optional[List[str]]:
+        if self._pending is not None:
+            self._decode_pending()
+        return self._names_list
+
+    @property
+    def _ids(self) -> Optional[Dict[str, int]]:
+        if self._pending is not None:
+            self._decode_pending()
+        return self._ids_map
 
     # -- construction -------------------------------------------------------
     @classmethod
@@ -179,7 +210,7 @@ class FeatureIndex(Saveable):
     @property
     def is_numeric(self) -> bool:
         """Whether features are column numbers rather than strings."""
-        return self._names is None
+        return self._names_list is None and self._pending is None
 
     @property
     def names(self) -> Optional[List[str]]:
@@ -333,13 +364,16 @@ class FeatureIndex(Saveable):
     def to_arrays(self) -> Tuple[Dict[str, Any], Dict[str, np.ndarray]]:
         """(metadata, arrays) for the model file format."""
         arrays = {"counts": self.counts}
-        if self._names is not None:
-            encoded = [n.encode("utf-8", "surrogatepass") for n in self._names]
+        if self._pending is not None:  # never decoded: the bytes as read
+            arrays["names_blob"] = np.frombuffer(self._pending[0], dtype=np.uint8)
+            arrays["names_offsets"] = self._pending[1]
+        elif self._names_list is not None:
+            encoded = [n.encode("utf-8", "surrogatepass") for n in self._names_list]
             offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
             np.cumsum([len(e) for e in encoded], out=offsets[1:])
             arrays["names_blob"] = np.frombuffer(b"".join(encoded), dtype=np.uint8)
             arrays["names_offsets"] = offsets
-        meta: Dict[str, Any] = {"numeric": self._names is None, "n_features": len(self)}
+        meta: Dict[str, Any] = {"numeric": self.is_numeric, "n_features": len(self)}
         if self.keys is not None and len(self.keys) == len(self):
             meta["keys"], own = self.keys.to_arrays()
             arrays.update(prefixed(own, "keys"))
@@ -354,12 +388,8 @@ class FeatureIndex(Saveable):
         offsets = np.asarray(arrays["names_offsets"], dtype=np.int64)
         if len(offsets) != len(counts) + 1 or (len(offsets) and offsets[-1] != len(blob)):
             raise DataFormatError("feature names do not match the feature counts")
-        if blob.isascii():  # byte offsets are character offsets: slice one decoded string
-            text, o = blob.decode("ascii"), offsets.tolist()
-            names = [text[o[i]:o[i + 1]] for i in range(len(counts))]
-        else:
-            names = [blob[offsets[i]:offsets[i + 1]].decode("utf-8", "surrogatepass") for i in range(len(counts))]
-        index = cls(names=names, counts=counts)
+        index = cls(names=None, counts=counts)
+        index._pending = (blob, offsets)
         if "keys" in meta:
             index.keys = FeatureKeys.from_arrays(meta["keys"], nested(arrays, "keys"))
         return index

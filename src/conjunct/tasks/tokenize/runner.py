@@ -7,7 +7,7 @@ and the same one decision at a time over feature strings
 from __future__ import annotations
 
 import time
-from typing import List, Sequence, Tuple
+from typing import List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -104,9 +104,17 @@ class TokenizerRunner(Runner):
         self.n_jobs = n_jobs
         self.features = boundary_engine(boundary.features, gap_spec(ngram, dictionary is not None, links),
                                         "tokenizer's boundary", dictionary)
-        self.sentence_encoder = SentenceEncoder(sentence.features)
+        self._sentence_encoder: Optional[SentenceEncoder] = None
         self.gap_classes = np.asarray([str(c) for c in boundary.rule.classes], dtype=object)
         self.end_class = [str(c) for c in sentence.rule.classes].index("1")
+
+    @property
+    def sentence_encoder(self) -> SentenceEncoder:
+        """Built at the first sentence decision: a pipeline given tokens never needs it, and building it
+        looks up (and so decodes) the sentence component's feature strings."""
+        if self._sentence_encoder is None:
+            self._sentence_encoder = SentenceEncoder(self.sentence.features)
+        return self._sentence_encoder
 
     def _predict(self, clf, indptr, cols) -> np.ndarray:
         t0 = time.perf_counter()
