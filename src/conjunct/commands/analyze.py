@@ -76,7 +76,7 @@ def register(sub) -> None:
     tr.add_argument("--lang", choices=["en", "ja"], required=True, help="language of the pipeline")
     tr.add_argument("--chunk-data", default=None, help="en: CoNLL-2000 chunk training data (no chunker without it)")
     tr.add_argument("-k", "--folds", type=int, default=5, help="folds of the jackknifed training tags (default 5)")
-    option(tr, "degree", default=None, help="the parser's polynomial kernel degree (default: 2 en, 3 ja)")
+    option(tr, "degree", default=None, help="the parser's polynomial kernel degree (default 2)")
     option(tr, "iterations", help="training epochs of every stage (default 10)")
     tr.add_argument("--max-sentences", type=int, default=None, help="train on the first N sentences only")
     tr.add_argument("--keep-models", action="store_true",
@@ -243,7 +243,7 @@ def run_train(args) -> int:
         with meter.stage("reading"):
             data = load_gsd_bunsetsu(args.data, "train")[:args.max_sentences]
         nlp = JapaneseTextPipeline(WordSegmenter(**shipped_layout(), **params), tagger, Chunker(**params),
-                                   BunsetsuDependencyParser(**params, **{"degree": 3, **degree}),
+                                   BunsetsuDependencyParser(**params, **{"degree": 2, **degree}),
                                    folds=args.folds, random_state=args.seed, verbose=0)
         nlp.fit(data, n_jobs=args.jobs)
     nlp.verbose = verbose  # saved with the model as before; the report below replaces the pipeline's own
