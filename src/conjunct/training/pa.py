@@ -248,9 +248,13 @@ class PAClassifier(OnlineEstimator):
         """
         params = self._validated()
         M, y, w = self._begin(X, y, None, True, params, sample_weight)
-        self._train(M, y, params["n_iter"], self._shuffle_mode(), w)
+        rows = self._training_rows(M, y)
+        # Training reads the rows in internal ids: M (a copy of X) is let go
+        # unless calibration needs it.
+        kept, M = (M if self.probability else None), None
+        self._train(rows, params["n_iter"], self._shuffle_mode(), w)
         if self.probability:
-            self._fit_calibration(M, y, w, params["n_iter"])
+            self._fit_calibration(kept, y, w, params["n_iter"])
         return self
 
     def partial_fit(self, X, y, classes: Optional[Sequence] = None, sample_weight=None) -> "PAClassifier":
@@ -262,7 +266,7 @@ class PAClassifier(OnlineEstimator):
         """
         params = self._validated()
         M, y, w = self._begin(X, y, classes, self._first_partial(classes), params, sample_weight)
-        self._train(M, y, 1, self._shuffle_mode(), w)
+        self._train(self._training_rows(M, y), 1, self._shuffle_mode(), w)
         return self
 
     def _shuffle_mode(self):
@@ -290,8 +294,9 @@ class PAClassifier(OnlineEstimator):
                            (int(lengths.max()) if lengths.size else 0) + bool(self.fit_intercept))
         return trainer, indptr, indices, encode_labels(y, self.classes_)
 
-    def _train(self, M: sp.csr_matrix, y: np.ndarray, n_iter: int, shuffle: bool, weights=None) -> None:
-        trainer, indptr, indices, labels = self._training_rows(M, y)
+    def _train(self, rows, n_iter: int, shuffle, weights=None) -> None:
+        """n_iter epochs over ``rows``, what ``_training_rows`` returns."""
+        trainer, indptr, indices, labels = rows
         p = self._params
         traces: List[dict] = []
 
