@@ -142,8 +142,8 @@ class KernelSlicing final : public MarginEngine {
 
   // `adaptive` termination: blocks of kBlock margins, each with or without
   // it; per mode a running mean of the work per margin (< 0: not measured
-  // yet). Work in instructions: about 7 per weight lookup, 15 per posting,
-  // 200 per partial margin planned and bounded (callgrind, d = 3).
+  // yet). Work in instructions: about 7 per weight lookup and 200 per partial
+  // margin planned and bounded (callgrind, d = 3), 15 per posting (estimated).
   static constexpr int32_t kBlock = 512;
   static constexpr int64_t kExplore = 8;
   static constexpr double kLookupWork = 7.0, kPostingWork = 15.0, kPlanWork = 200.0;
