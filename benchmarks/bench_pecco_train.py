@@ -8,7 +8,7 @@ kernel of degree d, PA-I, C = 1, 10 epochs, averaging, shuffling, kernel
 slicing -- opal's ``-t 1 -d D -c 1 -i 10 -a -s -k -p`` against
 ``PAClassifier(degree=D, margin="slicing")`` with each step rule: ours
 (``step="kernel"``, the default: q = k(x, x)) and opal's (``step="opal"``:
-q = |x|, opal's model). ``--order file`` turns shuffling off on both sides
+q = |x|, with opal's example order policy ``shuffle="once"``: opal's model). ``--order file`` turns shuffling off on both sides
 (the same example order: opal's model, up to rounding).
 
 Two tasks per degree, each run of each learner in a fresh process, in
@@ -60,7 +60,9 @@ DEFAULT_KIT = ROOT.parent / "shared" / "peers" / "jdepp"
 DEFAULT_WORK = ROOT.parent / "peer" / "work"
 
 
-SYSTEMS = {"opal": None, "conjunct": {"step": "kernel"}, "conjunct step=opal": {"step": "opal"}}
+# step=opal also takes opal's example order policy, one shuffle for all epochs (opal's -s); with a
+# new order every epoch it keeps about 5% more support vectors on these data.
+SYSTEMS = {"opal": None, "conjunct": {"step": "kernel"}, "conjunct step=opal": {"step": "opal", "shuffle": "once"}}
 
 
 def opal_options(degree: int, shuffle: bool = True) -> List[str]:
@@ -189,7 +191,8 @@ def run_pecco_train(work: Path = DEFAULT_WORK, kit: Path = DEFAULT_KIT, degrees:
                 for task, system in keys:
                     train, test = inputs[task]
                     res = (opal_run(binary, d, train, test, scratch / f"d{d}" / "opal.model", shuffle) if system == "opal"
-                           else conjunct_run(d, train, test, params=dict(SYSTEMS[system], shuffle=shuffle)))
+                           else conjunct_run(d, train, test, params=dict(
+                               SYSTEMS[system], shuffle=SYSTEMS[system].get("shuffle", True) if shuffle else False)))
                     runs[(task, system)].append(res)
                     if verbose:
                         print(f"d={d} {task:8s} {system:8s} round {r}: cpu {res['cpu_s']:.2f} s, train {res.get('train_s', 0):.2f} s, "
@@ -226,7 +229,8 @@ def markdown(res: dict) -> str:
              r["max_rss_mb"] if r["max_rss_mb"] is not None else "", r.get("train_rss_mb") or "", r["support_vectors"],
              f"{r['accuracy']:.4f}" if r["accuracy"] is not None else "",
              ratio(r.get("train_vs_opal")), ratio(r.get("svs_vs_opal"), 3), ratio(r.get("rss_vs_opal"))] for r in res["rows"]]
-    order = "shuffled (opal once, ours every epoch)" if res.get("shuffle", True) else "the file's order on both sides"
+    order = ("shuffled (opal and `conjunct step=opal` once, `conjunct` every epoch)" if res.get("shuffle", True)
+             else "the file's order on both sides")
     return ("opal (`" + res["options"] + "`) against `PAClassifier(degree=D, margin=\"slicing\")` with its default "
             "step (`conjunct`, q = k(x, x)) and with opal's (`conjunct step=opal`, q = |x|) on J.DepP's "
             f"training vectors; example order: {order}. Each run a fresh process, medians of interleaved rounds. "
@@ -275,7 +279,7 @@ def main() -> None:
 
 
 SWEEP = [{}, {"common_features": 100}, {"common_features": 1000}, {"common_features": 3000}, {"reuse": False},
-         {"terminate": False}]
+         {"terminate": False}, {"terminate": True}]
 
 
 def sweep(work: Path, degree: int, epochs: int) -> List[dict]:

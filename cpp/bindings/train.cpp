@@ -76,6 +76,8 @@ nb::dict stats_dict(const PaTrainer& t) {
   d["postings_visited"] = s.postings;
   d["trie_lookups"] = s.trie_lookups;
   d["prunes"] = s.prunes;
+  d["adaptive_blocks"] = s.adaptive_blocks;
+  d["plain_blocks"] = s.plain_blocks;
   d["common_features"] = s.limit;
   d["weight_trie_nodes"] = s.weight_nodes;
   d["partial_margin_trie_nodes"] = s.partial_nodes;
@@ -98,7 +100,7 @@ void bind_train(nb::module_& m) {
           "__init__",
           [](PaTrainer* self, double gamma, double coef0, int degree, size_t n_outputs, const std::string& learner,
              double C, const std::string& margin, int64_t common_features, bool reuse, bool terminate,
-             bool fit_intercept, int64_t weight_budget, bool trace, const std::string& step) {
+             bool fit_intercept, int64_t weight_budget, bool trace, const std::string& step, bool adaptive_terminate) {
             translating([&] {
               PaOptions o;
               o.kernel = PolyKernel(gamma, coef0, degree);
@@ -110,6 +112,7 @@ void bind_train(nb::module_& m) {
               o.common_features = common_features;
               o.reuse = reuse;
               o.terminate = terminate;
+              o.adaptive_terminate = adaptive_terminate;
               o.fit_intercept = fit_intercept;
               o.weight_budget = weight_budget;
               o.trace = trace;
@@ -119,7 +122,8 @@ void bind_train(nb::module_& m) {
           },
           nb::kw_only(), nb::arg("gamma"), nb::arg("coef0"), nb::arg("degree"), nb::arg("n_outputs"), nb::arg("learner"),
           nb::arg("C"), nb::arg("margin"), nb::arg("common_features"), nb::arg("reuse"), nb::arg("terminate"),
-          nb::arg("fit_intercept"), nb::arg("weight_budget"), nb::arg("trace"), nb::arg("step") = "kernel")
+          nb::arg("fit_intercept"), nb::arg("weight_budget"), nb::arg("trace"), nb::arg("step") = "kernel",
+          nb::arg("adaptive_terminate") = false)
       .def_prop_ro("n_features", &PaTrainer::n_features)
       .def_prop_ro("n_outputs", [](const PaTrainer& t) { return t.options().n_outputs; })
       .def_prop_ro("rounds", &PaTrainer::rounds)

@@ -297,7 +297,8 @@ bool KernelSlicing::margins(Span<int32_t> x, const MarginGoal& goal, double* out
       if (j) partial_.prefetch(place);
     }
   }
-  if (!(opt_.terminate && goal.enabled)) {
+  const bool terminate = opt_.terminate && goal.enabled && (!opt_.adaptive || choose_termination());
+  if (!terminate) {
     // Algorithm 2: frequent to rare, each prefix's node from its parent's.
     uint32_t node = HashTrie::kRoot;
     for (size_t j = 0; j < n; ++j) {
@@ -313,9 +314,10 @@ bool KernelSlicing::margins(Span<int32_t> x, const MarginGoal& goal, double* out
     // needs no update. Loose and cheap ones go first, so what is left when
     // the bounds suffice is what was tightly bounded for its cost (reused
     // partial margins with few updates since; rare features).
+    planned_ += static_cast<int64_t>(n);
     steps_.resize(n);
     order_.resize(n);
-    low_.resize(n * K), up_.resize(n * K);
+    low_.resize(n * K), up_.resize(n * K), parts_.resize(n * K);
     upper_.assign(K, 0.0), lower_.assign(K, 0.0), slack_.assign(K, 0.0);
     mag_.resize(K);
     double* mag = mag_.data();
@@ -351,12 +353,20 @@ bool KernelSlicing::margins(Span<int32_t> x, const MarginGoal& goal, double* out
         break;
       }
       const size_t j = order_[i];
-      compute(x, j, steps_[j], part);
+      double* pj = parts_.data() + j * K;
+      compute(x, j, steps_[j], pj);
       for (size_t o = 0; o < K; ++o) {
-        acc_[o] += part[o];
+        acc_[o] += pj[o];
         lower_[o] -= low_[j * K + o];
         upper_[o] -= up_[j * K + o];
       }
+    }
+    if (!stopped) {
+      // The margin summed frequent to rare, as without termination: the
+      // same rounding whichever way the learner computes it.
+      for (size_t o = 0; o < K; ++o) acc_[o] = k0 * sum[o];
+      for (size_t j = 0; j < n; ++j)
+        for (size_t o = 0; o < K; ++o) acc_[o] += parts_[j * K + o];
     }
   }
   for (int32_t f : x) mark_[static_cast<size_t>(f)] = 0;
@@ -367,6 +377,29 @@ bool KernelSlicing::margins(Span<int32_t> x, const MarginGoal& goal, double* out
   }
   std::copy(acc_.begin(), acc_.end(), out);
   return true;
+}
+
+bool KernelSlicing::choose_termination() {
+  if (block_left_-- > 0) return block_terminates_;
+  const double now = work();
+  if (blocks_ > 0) {
+    const double per_margin = (now - block_start_) / kBlock;
+    double& c = cost_[block_terminates_ ? 1 : 0];
+    c = c < 0 ? per_margin : 0.5 * (c + per_margin);
+  }
+  // Measure each mode once, then keep the faster one, with one block in
+  // kExplore of the other (its cost moves as training converges).
+  bool next;
+  if (cost_[1] < 0) next = true;
+  else if (cost_[0] < 0) next = false;
+  else next = (cost_[1] <= cost_[0]) != (blocks_ % kExplore == kExplore - 1);
+  ++blocks_;
+  block_terminates_ = next;
+  block_start_ = now;
+  block_left_ = kBlock - 1;
+  ++counters_.adaptive_blocks;
+  if (!next) ++counters_.plain_blocks;
+  return next;
 }
 
 void KernelSlicing::on_update(const SupportSet& S, size_t e, bool) {

@@ -52,17 +52,26 @@ PaTrainer::PaTrainer(const PaOptions& options)
                     : opt_.common_features < 0 || opt_.common_features >= INT32_MAX
                         ? INT32_MAX
                         : static_cast<int32_t>(opt_.common_features);
+  so.reuse = so.terminate = so.choose = false;
   switch (opt_.mode) {
     case MarginMode::Expanded:
-      so = SlicingOptions{INT32_MAX, false, false, false, 0};
+      so.limit = INT32_MAX;
       break;
     case MarginMode::Split:
-      so = SlicingOptions{N, false, false, false, opt_.weight_budget};
+      so.limit = N;
+      so.weight_budget = opt_.weight_budget;
       break;
     default:
       // Eq. 7's choice needs every feature's postings; without reuse or
       // termination, slicing is kernel splitting and keeps only the rare ones.
-      so = SlicingOptions{N, opt_.reuse, opt_.terminate, opt_.reuse || opt_.terminate, opt_.weight_budget};
+      // Adaptive termination without reuse keeps splitting's postings too:
+      // when it runs without termination, it is splitting.
+      so.limit = N;
+      so.reuse = opt_.reuse;
+      so.terminate = opt_.terminate;
+      so.adaptive = opt_.terminate && opt_.adaptive_terminate;
+      so.choose = opt_.reuse || (opt_.terminate && !so.adaptive);
+      so.weight_budget = opt_.weight_budget;
   }
   engine_ = std::make_unique<KernelSlicing>(opt_.kernel, S_, so);
 }

@@ -83,15 +83,19 @@ class OnlineEstimator(Params):
             return False
         return True
 
-    def _epochs(self, indptr, indices, labels, n_iter: int, shuffle: bool, step: Callable, info: Callable) -> None:
+    def _epochs(self, indptr, indices, labels, n_iter: int, shuffle, step: Callable, info: Callable) -> None:
+        """n_iter epochs over the rows; shuffle: True (a new order every epoch), False (the data's
+        order) or "once" (one shuffled order for all the epochs of this call, as opal)."""
         n = len(indptr) - 1
+        fixed = self._rng.permutation(n).astype(np.int64) if shuffle == "once" else None
         often = self.verbose >= 2 or self.callback is not None
         every = _PROGRESS_EVERY if often else max(n, 1)
         start_time = time.perf_counter()
         slices = self.__dict__.setdefault("_slices", Slices())  # also for estimators pickled before slices
         with bar(total=n * n_iter, desc=f"training {type(self).__name__}", unit="ex") as shown:
             for _ in range(n_iter):
-                order = self._rng.permutation(n).astype(np.int64) if shuffle else np.arange(n, dtype=np.int64)
+                order = (fixed if fixed is not None else self._rng.permutation(n).astype(np.int64) if shuffle
+                         else np.arange(n, dtype=np.int64))
                 epoch_start, done, stop = time.perf_counter(), 0, False
                 for lo in range(0, max(n, 1), every):
                     part = order[lo:lo + every]

@@ -7,7 +7,6 @@ from __future__ import annotations
 from typing import Optional
 
 import numpy as np
-import scipy.optimize
 import scipy.sparse as sp
 
 __all__ = ["held_out_margins", "fit_sigmoids", "sigmoid_proba", "FOLDS"]
@@ -65,6 +64,8 @@ def _platt(margins: np.ndarray, positive: np.ndarray, weights: np.ndarray) -> np
         return value, np.array([np.sum(g * margins), np.sum(g)])
 
     start = np.array([0.0, np.log((n_neg + 1.0) / (n_pos + 1.0))])
+    import scipy.optimize  # here only: its import costs about a second and 25 MB
+
     return scipy.optimize.minimize(loss, start, jac=True, method="L-BFGS-B").x
 
 

@@ -48,7 +48,8 @@ class FeatureEncoder:
             return X.matrix
         if sp.issparse(X) or isinstance(X, np.ndarray):
             # Columns are column ids (the feature index's ids for string features).
-            M = as_binary_csr(X)
+            # A matrix already canonical (matrix_or_rows' output) is not copied again.
+            M = X if _is_canonical_binary(X) else as_binary_csr(X)
             if learn:
                 if self.index is None:
                     self.index = FeatureIndex.numeric(M.shape[1])
@@ -111,6 +112,13 @@ class FeatureEncoder:
 
     def n_columns(self) -> int:
         return max(len(self.index) if self.index is not None else 0, int(self.col_map.size))
+
+
+def _is_canonical_binary(X) -> bool:
+    """X is what ``as_binary_csr`` returns: CSR, int32 indices, int64 pointers, sorted without
+    duplicates, every value 1."""
+    return (isinstance(X, sp.csr_matrix) and X.indices.dtype == np.int32 and X.indptr.dtype == np.int64
+            and X.data.dtype == np.float64 and bool(X.has_canonical_format) and bool(np.all(X.data == 1.0)))
 
 
 def encode_labels(y: np.ndarray, classes: np.ndarray) -> np.ndarray:

@@ -26,6 +26,16 @@
 // Modes: expanded = N = all features, Eq. 5 only; split = Eq. 5 for common
 // and Eq. 4 for rare features, no reuse, no termination; slicing = all of the
 // above, with switches for reuse (SL* without it) and termination.
+//
+// Termination is not free: planning, bounding and ordering every partial
+// margin costs about as much as the cheap ones, and when the bounds rarely
+// suffice before the expensive steps, it costs more than it saves (on
+// J.DepP's parsing decisions at d = 3 with opal's step it does). With
+// `adaptive`, the engine measures the work of blocks of margin computations
+// with and without it (weight lookups, postings visited, partial margins
+// planned, weighted by their instruction counts) and keeps the cheaper,
+// trying the other one block in kExplore. The work is counted, not timed, so
+// the choice, and the model, are the same on every run.
 #pragma once
 #include <cstdint>
 #include <vector>
@@ -41,6 +51,7 @@ struct SlicingOptions {
   int32_t limit = INT32_MAX;  // N: internal ids below are common features
   bool reuse = true;          // partial-margin trie + Eq. 6
   bool terminate = true;      // early termination by Eq. 8-9
+  bool adaptive = false;      // ... only where it measures faster (see Timing below)
   bool choose = true;         // Eq. 7 picks Eq. 5 or Eq. 6 for common features (false: always Eq. 5)
   int64_t weight_budget = 0;  // bytes of the weight trie before N is halved (0: no budget)
 };
@@ -83,6 +94,9 @@ class KernelSlicing final : public MarginEngine {
   void bound_step(Span<int32_t> x, size_t j, const Step& st, double* low, double* up, double* mag) const;
   bool proven(const MarginGoal& goal, double* bound) const;
   void enforce_budget();
+  // With `adaptive`: whether this margin computation may terminate (closes
+  // and opens the timed blocks).
+  bool choose_termination();
   bool has_postings(int32_t f) const { return f >= postings_from_; }
 
   PolyKernel kernel_;
@@ -119,11 +133,30 @@ class KernelSlicing final : public MarginEngine {
   std::vector<double> acc_, part_, abs_;
   std::vector<double> upper_, lower_, slack_;  // bounds of the partial margins not yet computed, per output
   std::vector<double> low_, up_, mag_;          // ... of each position
+  std::vector<double> parts_;                   // the partial margins computed, per position
   std::vector<Step> steps_;
   std::vector<uint32_t> order_;
   std::vector<uint64_t> places_;
   WeightTrie::Scratch trie_scratch_;
   MarginStats counters_;
+
+  // `adaptive` termination: blocks of kBlock margins, each with or without
+  // it; per mode a running mean of the work per margin (< 0: not measured
+  // yet). Work in instructions: about 7 per weight lookup and 200 per partial
+  // margin planned and bounded (callgrind, d = 3), 15 per posting (estimated).
+  static constexpr int32_t kBlock = 512;
+  static constexpr int64_t kExplore = 8;
+  static constexpr double kLookupWork = 7.0, kPostingWork = 15.0, kPlanWork = 200.0;
+  double work() const {
+    return kLookupWork * static_cast<double>(counters_.trie_lookups) +
+           kPostingWork * static_cast<double>(counters_.postings) + kPlanWork * static_cast<double>(planned_);
+  }
+  int64_t planned_ = 0;  // partial margins planned for termination
+  double block_start_ = 0.0;
+  int32_t block_left_ = 0;
+  int64_t blocks_ = 0;
+  bool block_terminates_ = true;
+  double cost_[2] = {-1.0, -1.0};  // [0] without termination, [1] with
 };
 
 }  // namespace conjunct

@@ -34,6 +34,8 @@ struct MarginStats {
   int64_t postings = 0;         // support vectors / events visited
   int64_t trie_lookups = 0;     // weight-trie nodes visited
   int64_t prunes = 0;           // halvings of N under the memory budget
+  int64_t adaptive_blocks = 0;  // blocks of margins timed by adaptive termination
+  int64_t plain_blocks = 0;     // ... of which ran without termination
   int64_t limit = -1;           // current N (features with internal id < N are common); -1: none
   int64_t weight_nodes = 0;
   int64_t partial_nodes = 0;

@@ -59,6 +59,7 @@ struct PaOptions {
   int64_t common_features = -1;  // N (internal ids below are common); -1: all; kAutoCommon: as many as dense tables hold
   bool reuse = true;
   bool terminate = true;
+  bool adaptive_terminate = false;  // terminate only where timed faster (KernelSlicing)
   bool fit_intercept = false;
   int64_t weight_budget = 0;   // bytes; 0: none
   bool trace = false;
