@@ -4,6 +4,7 @@ tables built from them."""
 
 import numpy as np
 import pytest
+from hypothesis import given, settings, strategies as st
 
 import conjunct
 from conjunct import _core, model_io
@@ -155,3 +156,19 @@ def test_bad_feature_keys_sections_are_refused(tmp_path, edit, message):
     model_io.write_container(bad, kind, meta, arrays)
     with pytest.raises(ModelFormatError, match=message.replace("(", r"\(").replace("[", r"\[")):
         conjunct.load(bad)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 2), st.binary(max_size=3)), max_size=30))
+def test_repeated_string_finds_a_repeat_within_a_group_exactly_when_there_is_one(items):
+    from conjunct.feature_checks import repeated_string
+
+    items = sorted(items, key=lambda x: x[0])
+    values = [v for _, v in items]
+    blob = np.frombuffer(b"".join(values), dtype=np.uint8) if values else np.zeros(0, dtype=np.uint8)
+    offsets = np.zeros(len(values) + 1, dtype=np.int64)
+    np.cumsum([len(v) for v in values], out=offsets[1:])
+    got = repeated_string(blob, offsets, np.asarray([g for g, _ in items], dtype=np.int64))
+    assert (got >= 0) == (len(set(items)) != len(items))
+    if got >= 0:
+        assert items[got] in items[:got]

@@ -6,7 +6,7 @@ classifiers that carry an index check it here too (:func:`optional_features`).
 
 from __future__ import annotations
 
-from typing import Dict, Set, Tuple
+from typing import Dict, Tuple
 
 import numpy as np
 
@@ -93,15 +93,13 @@ def _feature_keys(meta: Meta, arrays: Arrays, where: Where, n: int) -> None:
     vocab_ptr = section(arrays, where, "vocab_ptr", "<i8", (n_attr + 1,))
     check_pointers(vocab_ptr, offsets.size - 1, where, "vocab_ptr")
     sizes = np.diff(vocab_ptr)
-    raw = blob.tobytes()
-    bounds = offsets.tolist()
-    for a in range(n_attr):
-        values = [raw[bounds[k]:bounds[k + 1]] for k in range(int(vocab_ptr[a]), int(vocab_ptr[a + 1]))]
-        if len(set(values)) != len(values):
-            seen: Set[bytes] = set()
-            twice = next(v for v in values if v in seen or _add(seen, v))
-            where.section_fail("values_blob", f"attribute {names['attributes'][a]!r} holds the value "
-                                              f"{twice.decode('utf-8', 'replace')!r} twice")
+    attribute_of = np.repeat(np.arange(n_attr, dtype=np.int64), sizes)
+    twice = repeated_string(blob, offsets, attribute_of)
+    if twice >= 0:
+        a = int(attribute_of[twice])
+        value = blob[int(offsets[twice]):int(offsets[twice + 1])].tobytes()
+        where.section_fail("values_blob", f"attribute {names['attributes'][a]!r} holds the value "
+                                          f"{value.decode('utf-8', 'replace')!r} twice")
     template = section(arrays, where, "template", "<i4", (n,))
     check_range(template, 0, len(templates), where, "template")
     codes = section(arrays, where, "codes", "<i4", (n, _MAX_PARTS))
@@ -137,6 +135,23 @@ def optional_features(meta: Meta, arrays: Arrays, where: Where) -> Tuple[bool, i
     return check_feature_index(sub, arrays, where.sub("features"))
 
 
-def _add(seen: Set[bytes], value: bytes) -> bool:
-    seen.add(value)
-    return False
+def repeated_string(blob: np.ndarray, offsets: np.ndarray, group: np.ndarray) -> int:
+    """The index of a string of ``blob`` (string k is ``blob[offsets[k]:offsets[k + 1]]``)
+    equal to an earlier one of the same ``group``, or -1. Vectorised per string
+    length (a model's vocabularies hold hundreds of thousands of values, and a
+    set of Python bytes cost a fifth of a pipeline's load)."""
+    lengths = np.diff(offsets)
+    found = -1
+    for length in np.unique(lengths).tolist():
+        idx = np.flatnonzero(lengths == length)
+        if idx.size < 2:
+            continue
+        rows = blob[offsets[idx, None] + np.arange(length)] if length else np.zeros((idx.size, 0), dtype=np.uint8)
+        key = np.ascontiguousarray(np.concatenate([group[idx].astype(">i8").view(np.uint8).reshape(-1, 8), rows], axis=1))
+        void = key.view(np.dtype((np.void, key.shape[1]))).ravel()
+        order = np.argsort(void, kind="stable")
+        same = np.flatnonzero(void[order[1:]] == void[order[:-1]])
+        if same.size:
+            later = int(idx[order[same + 1]].min())
+            found = later if found < 0 else min(found, later)
+    return found
