@@ -337,3 +337,30 @@ def test_training_with_exploration_adds_examples_and_parses_exactly(ewt):
     sample = dev[:20]
     for s, got in zip(sample, explored.parse(sample)):
         assert got == explored.reference_parse(s)
+
+
+def test_a_static_parser_is_the_first_round_of_exploration(ewt):
+    from conjunct import ConjunctError
+
+    train, dev = ewt
+    static = EnglishDependencyParser(degree=2, n_iter=2).fit(train[:60])
+    fresh = EnglishDependencyParser(degree=2, n_iter=2, explore=True).fit(train[:60])
+    reused = EnglishDependencyParser(degree=2, n_iter=2, explore=True).fit(train[:60], first_round=static)
+    assert reused.parse(dev[:30]) == fresh.parse(dev[:30])
+    assert reused.training_stats_["transition"]["examples"] == fresh.training_stats_["transition"]["examples"]
+    with pytest.raises(ConjunctError, match="n_iter"):
+        EnglishDependencyParser(degree=2, n_iter=1, explore=True).fit(train[:60], first_round=static)
+    with pytest.raises(ConjunctError, match="other sentences"):
+        EnglishDependencyParser(degree=2, n_iter=2, explore=True).fit(train[:50], first_round=static)
+    with pytest.raises(ConjunctError, match="explore=True"):
+        EnglishDependencyParser(degree=2, n_iter=2).fit(train[:60], first_round=static)
+
+
+def test_rich_is_the_default_and_files_without_a_feature_set_load_as_malt():
+    """Files saved before the feature set was a parameter were trained on
+    "malt": they keep it although new parsers default to "rich"."""
+    from pathlib import Path
+
+    assert EnglishDependencyParser().features == "rich"
+    old = conjunct.load(Path(__file__).parent / "data" / "english_parser_v1" / "parser_malt.cjt")
+    assert old.features == "malt"
