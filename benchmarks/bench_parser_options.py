@@ -36,6 +36,7 @@ from conjunct.analysis.metrics import english_scores
 from conjunct.analysis.stages import clone_stage
 from conjunct.tagging import PerceptronTagger
 from conjunct.tasks.english import DepSentence, EnglishDependencyParser, read_ud_english
+from conjunct.tasks.english.features import FEATURE_SETS
 from conjunct.analysis.result import JOINT, split_joint_tag
 
 
@@ -59,9 +60,9 @@ def cached(path: Path, make):
 
 def parse_variant(text: str) -> dict:
     parts = text.split(":")
-    if len(parts) not in (2, 3) or parts[0] not in ("malt", "rich") or not parts[1].isdigit() \
+    if len(parts) not in (2, 3) or parts[0] not in FEATURE_SETS or not parts[1].isdigit() \
             or (len(parts) == 3 and parts[2] != "explore"):
-        raise SystemExit(f"{text!r}: a variant is FEATURES:DEGREE[:explore], e.g. malt:2 or rich:2:explore")
+        raise SystemExit(f"{text!r}: a variant is FEATURES:DEGREE[:explore], e.g. malt:2 or rich:2:explore; FEATURES is one of {sorted(FEATURE_SETS)}")
     return {"features": parts[0], "degree": int(parts[1]), "explore": len(parts) == 3}
 
 

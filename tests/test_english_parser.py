@@ -364,3 +364,18 @@ def test_rich_is_the_default_and_files_without_a_feature_set_load_as_malt():
     assert EnglishDependencyParser().features == "rich"
     old = conjunct.load(Path(__file__).parent / "data" / "english_parser_v1" / "parser_malt.cjt")
     assert old.features == "malt"
+
+
+def test_zn_feature_set_is_exact_across_loops_and_methods(ewt):
+    """The "zn" set's conjunctions of three parts: the C++ loop parses as the
+    reference, and every method as the other."""
+    train, dev = ewt
+    parser = EnglishDependencyParser(degree=2, n_iter=2, features="zn").fit(train[:150])
+    names = parser.classifiers_["transition"].features.names
+    assert any(n.startswith("b0.p+b1.p+b2.p=") for n in names)
+    assert not any(n.startswith("b2.w=") for n in parser.classifiers_["label"].features.names)
+    sample = dev[:30]
+    got = parser.parse(sample)
+    for s, parse in zip(sample, got):
+        assert parse == parser.reference_parse(s)
+    assert parser.compile("pki").parse(sample) == got

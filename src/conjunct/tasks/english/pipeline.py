@@ -33,13 +33,14 @@ class EnglishDependencyParser(TaskPipeline):
     ----------
     degree : int
         Polynomial kernel degree.
-    features : {"rich", "malt"}
+    features : {"rich", "malt", "zn"}
         Configuration features: MaltParser's default model plus Zhang &
         Nivre's (2011) non-local features ("rich", the default) or
         MaltParser's model alone ("malt": on EWT dev with predicted tags 1.56
         LAS lower, for half the features per decision, a quarter of the
         conjunctions at d = 2, and several times less training time;
-        docs/english_parser.md).
+        docs/english_parser.md); "zn": "rich" plus Zhang & Nivre's
+        conjunctions of three (:mod:`.features`).
     explore : bool
         Train with exploration (Goldberg & Nivre 2012's dynamic oracle on the
         configurations a first-round model reaches); about doubles training.
