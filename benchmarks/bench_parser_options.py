@@ -15,7 +15,7 @@ pipeline ``conjunct analyze train --lang en`` would train with that parser
 (tagger, parser, tokenizer; no chunker), for ``bench_accuracy.py --en-model``
 and ``bench_raw_text.py --model``.
 
-    python benchmarks/bench_parser_options.py --work W --variants malt:2 rich:2 rich:2:explore malt:3
+    python benchmarks/bench_parser_options.py --work W --variants malt:2 rich:2 rich:2:explore malt:3 zn:2 rich:2:i20:c0.5
     python benchmarks/bench_parser_options.py --work W --variants rich:2 --pipeline rich:2 -o en_rich.cjt
     python benchmarks/bench_parser_options.py --quick --work W      # 300 sentences, 2 epochs, 2 folds, 200 dev sentences
 """
@@ -59,11 +59,26 @@ def cached(path: Path, make):
 
 
 def parse_variant(text: str) -> dict:
+    """The parser parameters of FEATURES:DEGREE[:explore][:iN][:cX] (N epochs, PA-I's C = X)."""
     parts = text.split(":")
-    if len(parts) not in (2, 3) or parts[0] not in FEATURE_SETS or not parts[1].isdigit() \
-            or (len(parts) == 3 and parts[2] != "explore"):
-        raise SystemExit(f"{text!r}: a variant is FEATURES:DEGREE[:explore], e.g. malt:2 or rich:2:explore; FEATURES is one of {sorted(FEATURE_SETS)}")
-    return {"features": parts[0], "degree": int(parts[1]), "explore": len(parts) == 3}
+    v = {"explore": False}
+    try:
+        if parts[0] not in FEATURE_SETS:
+            raise ValueError
+        v["features"], v["degree"] = parts[0], int(parts[1])
+        for p in parts[2:]:
+            if p == "explore" and not v["explore"]:
+                v["explore"] = True
+            elif p[:1] == "i" and "n_iter" not in v:
+                v["n_iter"] = int(p[1:])
+            elif p[:1] == "c" and "C" not in v:
+                v["C"] = float(p[1:])
+            else:
+                raise ValueError
+    except (ValueError, IndexError):
+        raise SystemExit(f"{text!r}: a variant is FEATURES:DEGREE[:explore][:iN][:cX], e.g. malt:2, rich:2:explore or "
+                         f"rich:2:i20:c0.5; FEATURES is one of {sorted(FEATURE_SETS)}") from None
+    return v
 
 
 def main() -> None:
@@ -129,14 +144,14 @@ def main() -> None:
 
         def fit(v=v):
             # The static variant of an explored one, if an earlier run trained it, is its first round.
-            static = work(f"parser_{v['features']}_{v['degree']}")
+            static = work("parser_" + "_".join(p for p in text.split(":") if p != "explore"))
             first = None
             if v["explore"] and static.exists():
                 say(f"{text}: first round from {static}")
                 with open(static, "rb") as f:
                     first = pickle.load(f)
             t0 = time.perf_counter()
-            p = EnglishDependencyParser(**params, **v).fit(jack, first_round=first)
+            p = EnglishDependencyParser(**{**params, **v}).fit(jack, first_round=first)
             seconds["fit"] = time.perf_counter() - t0
             return p
 
