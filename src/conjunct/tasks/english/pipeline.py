@@ -43,7 +43,10 @@ class EnglishDependencyParser(TaskPipeline):
         conjunctions of three (:mod:`.features`).
     explore : bool
         Train with exploration (Goldberg & Nivre 2012's dynamic oracle on the
-        configurations a first-round model reaches); about doubles training.
+        configurations a first-round model reaches): +0.36 LAS on EWT dev
+        with predicted tags (2,000 training sentences) for about three times
+        the training (the first round, a pass over the training text, a final
+        round on twice the examples; ``fit(first_round=...)`` skips the first).
     **params
         :class:`~conjunct.tasks.base.TaskPipeline`'s (C, n_iter, margin, method, ...).
     """
