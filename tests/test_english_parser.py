@@ -66,7 +66,8 @@ def ewt(shared_data):
 @pytest.fixture(scope="module")
 def small_parser(ewt):
     train, _ = ewt
-    return EnglishDependencyParser(degree=2, n_iter=3).fit(train[:300])
+    # "malt" keeps pkb / pki fast here; the default "rich" set is tested in test_english_features.py.
+    return EnglishDependencyParser(degree=2, n_iter=3, features="malt").fit(train[:300])
 
 
 def test_oracle_on_ewt(ewt):
@@ -188,7 +189,7 @@ def test_cli_bunsetsu(shared_data, tmp_path, capsys):
 
 def test_degree_3_fstrie_sits_on_splitting(ewt):
     train, dev = ewt
-    parser = EnglishDependencyParser(degree=3, n_iter=2).fit(train[:150])
+    parser = EnglishDependencyParser(degree=3, n_iter=2, features="malt").fit(train[:150])  # rich at d = 3: minutes
     assert all(c.meta["base"] == "split" for c in parser.classifiers_.values())
     sample = dev[:40]
     expected = parser.parse(sample)
