@@ -4,7 +4,7 @@ The pipeline's parser reads the tagger's tags, so its options are compared
 the way the pipeline trains and runs it: trained on jackknifed tags of EWT
 train (the folds, seeds and tagger of ``conjunct analyze train --lang en``),
 scored on EWT dev tagged by the tagger trained on all of train. Each variant
-``FEATURES:DEGREE[:explore]`` (``malt:2`` is the pipeline's default) gets dev
+``FEATURES:DEGREE[:explore]`` (``rich:2`` is the pipeline's default) gets dev
 UPOS / XPOS, UAS / LAS with predicted tags and UAS / LAS with gold tags (the
 same parser). Test is never read.
 
@@ -15,7 +15,7 @@ pipeline ``conjunct analyze train --lang en`` would train with that parser
 (tagger, parser, tokenizer; no chunker), for ``bench_accuracy.py --en-model``
 and ``bench_raw_text.py --model``.
 
-    python benchmarks/bench_parser_options.py --work W --variants malt:2 rich:2 rich:2:explore malt:3
+    python benchmarks/bench_parser_options.py --work W --variants malt:2 rich:2 rich:2:explore malt:3 zn:2 rich:2:i20:c0.5
     python benchmarks/bench_parser_options.py --work W --variants rich:2 --pipeline rich:2 -o en_rich.cjt
     python benchmarks/bench_parser_options.py --quick --work W      # 300 sentences, 2 epochs, 2 folds, 200 dev sentences
 """
@@ -36,6 +36,7 @@ from conjunct.analysis.metrics import english_scores
 from conjunct.analysis.stages import clone_stage
 from conjunct.tagging import PerceptronTagger
 from conjunct.tasks.english import DepSentence, EnglishDependencyParser, read_ud_english
+from conjunct.tasks.english.features import FEATURE_SETS
 from conjunct.analysis.result import JOINT, split_joint_tag
 
 
@@ -58,17 +59,32 @@ def cached(path: Path, make):
 
 
 def parse_variant(text: str) -> dict:
+    """The parser parameters of FEATURES:DEGREE[:explore][:iN][:cX] (N epochs, PA-I's C = X)."""
     parts = text.split(":")
-    if len(parts) not in (2, 3) or parts[0] not in ("malt", "rich") or not parts[1].isdigit() \
-            or (len(parts) == 3 and parts[2] != "explore"):
-        raise SystemExit(f"{text!r}: a variant is FEATURES:DEGREE[:explore], e.g. malt:2 or rich:2:explore")
-    return {"features": parts[0], "degree": int(parts[1]), "explore": len(parts) == 3}
+    v = {"explore": False}
+    try:
+        if parts[0] not in FEATURE_SETS:
+            raise ValueError
+        v["features"], v["degree"] = parts[0], int(parts[1])
+        for p in parts[2:]:
+            if p == "explore" and not v["explore"]:
+                v["explore"] = True
+            elif p[:1] == "i" and "n_iter" not in v:
+                v["n_iter"] = int(p[1:])
+            elif p[:1] == "c" and "C" not in v:
+                v["C"] = float(p[1:])
+            else:
+                raise ValueError
+    except (ValueError, IndexError):
+        raise SystemExit(f"{text!r}: a variant is FEATURES:DEGREE[:explore][:iN][:cX], e.g. malt:2, rich:2:explore or "
+                         f"rich:2:i20:c0.5; FEATURES is one of {sorted(FEATURE_SETS)}") from None
+    return v
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--work", type=Path, required=True, help="folder of the work files (reused by later runs)")
-    ap.add_argument("--variants", nargs="+", default=["malt:2"], help="FEATURES:DEGREE[:explore] (default malt:2)")
+    ap.add_argument("--variants", nargs="+", default=["rich:2"], help="FEATURES:DEGREE[:explore] (default rich:2)")
     ap.add_argument("--train-sentences", type=int, default=None, help="first N EWT train sentences (default all)")
     ap.add_argument("--dev-sentences", type=int, default=None, help="first N dev sentences (default all)")
     ap.add_argument("-i", "--iterations", type=int, default=10, help="epochs of every stage (the default 10)")
@@ -127,8 +143,15 @@ def main() -> None:
         seconds = {}
 
         def fit(v=v):
+            # The static variant of an explored one, if an earlier run trained it, is its first round.
+            static = work("parser_" + "_".join(p for p in text.split(":") if p != "explore"))
+            first = None
+            if v["explore"] and static.exists():
+                say(f"{text}: first round from {static}")
+                with open(static, "rb") as f:
+                    first = pickle.load(f)
             t0 = time.perf_counter()
-            p = EnglishDependencyParser(**params, **v).fit(jack)
+            p = EnglishDependencyParser(**{**params, **v}).fit(jack, first_round=first)
             seconds["fit"] = time.perf_counter() - t0
             return p
 

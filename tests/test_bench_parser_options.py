@@ -32,11 +32,12 @@ def test_parser_options_match_the_command_and_read_no_test(tmp_path, shared_data
     monkeypatch.setattr(script, "write_results", lambda name, res, md: written.update(name=name, res=res, md=md))
     monkeypatch.setattr(sys, "argv", ["bench_parser_options.py", "--work", str(tmp_path / "w"), "--train-sentences", "60",
                                       "--dev-sentences", "25", "-i", "1", "-k", "2", "--variants", "malt:2", "rich:2",
-                                      "--pipeline", "malt:2", "-o", str(tmp_path / "mine.cjt"), "--name", "x"])
+                                      "rich:2:explore", "--pipeline", "rich:2", "-o", str(tmp_path / "mine.cjt"), "--name", "x"])
     with files_opened() as seen:
         script.main()
     assert split_files_of_test(seen, shared_data) == []
-    assert written["name"] == "x" and [r["variant"] for r in written["res"]["results"]] == ["malt:2", "rich:2"]
+    assert written["name"] == "x" and [r["variant"] for r in written["res"]["results"]] == ["malt:2", "rich:2",
+                                                                                         "rich:2:explore"]
     assert all(0 < r["predicted_tags"]["las"] <= r["predicted_tags"]["uas"] <= 1 for r in written["res"]["results"])
 
     ewt = shared_data / "ud_english_ewt"
@@ -56,3 +57,13 @@ def test_parser_options_match_the_command_and_read_no_test(tmp_path, shared_data
     script.main()
     again = written["res"]["results"][0]
     assert again["fit_seconds"] is None and again["predicted_tags"] == first[1]["predicted_tags"]
+
+
+def test_variants_name_their_parameters():
+    script = _script()
+    assert script.parse_variant("rich:2") == {"features": "rich", "degree": 2, "explore": False}
+    assert script.parse_variant("zn:3:explore:i20:c0.5") == {"features": "zn", "degree": 3, "explore": True, "n_iter": 20,
+                                                             "C": 0.5}
+    for bad in ("rich", "nope:2", "rich:x", "rich:2:fast", "rich:2:i5:i6"):
+        with pytest.raises(SystemExit, match="a variant is"):
+            script.parse_variant(bad)

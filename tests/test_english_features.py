@@ -77,7 +77,7 @@ def _check_equal(train, test_sets, t_spec, l_spec):
     return indexes, checked
 
 
-@pytest.mark.parametrize("features", ["malt", "rich"])
+@pytest.mark.parametrize("features", ["malt", "rich", "zn"])
 def test_engine_ids_equal_python_reference_over_oracle_runs(ewt, features):
     """Every configuration of the static oracle's runs on real sentences gets
     exactly the reference path's ids (names from the same spec looked up in
@@ -241,7 +241,12 @@ def test_spec_names_the_shipped_sets():
     transition = [t.name for t in spec_for("rich", "transition").templates]
     assert "t" not in transition and "b2.p" in transition
     assert "b2.p" not in [t.name for t in rich.templates]  # the label component does without the lookahead
-    assert len(SPEC) == len(spec_for("rich", None)) == len(set(transition) | {t.name for t in rich.templates})
+    assert len(spec_for("rich", None)) == len(set(transition) | {t.name for t in rich.templates})
+    zn_transition = {t.name for t in spec_for("zn", "transition").templates}
+    zn_label = {t.name for t in spec_for("zn", "label").templates}
+    assert {"b2.w", "b0.p+b1.p+b2.p"} <= zn_transition - zn_label and "s0.p+lds0.p+ld2s0.p" in zn_label
+    assert set(transition) | {t.name for t in rich.templates} < zn_transition | zn_label
+    assert len(SPEC) == len(spec_for("zn", None)) == len(zn_transition | zn_label)
 
 
 def test_a_file_whose_spec_the_parser_cannot_read_is_refused(small, ewt):

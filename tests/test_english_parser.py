@@ -66,7 +66,8 @@ def ewt(shared_data):
 @pytest.fixture(scope="module")
 def small_parser(ewt):
     train, _ = ewt
-    return EnglishDependencyParser(degree=2, n_iter=3).fit(train[:300])
+    # "malt" keeps pkb / pki fast here; the default "rich" set is tested in test_english_features.py.
+    return EnglishDependencyParser(degree=2, n_iter=3, features="malt").fit(train[:300])
 
 
 def test_oracle_on_ewt(ewt):
@@ -188,7 +189,7 @@ def test_cli_bunsetsu(shared_data, tmp_path, capsys):
 
 def test_degree_3_fstrie_sits_on_splitting(ewt):
     train, dev = ewt
-    parser = EnglishDependencyParser(degree=3, n_iter=2).fit(train[:150])
+    parser = EnglishDependencyParser(degree=3, n_iter=2, features="malt").fit(train[:150])  # rich at d = 3: minutes
     assert all(c.meta["base"] == "split" for c in parser.classifiers_.values())
     sample = dev[:40]
     expected = parser.parse(sample)
@@ -337,3 +338,45 @@ def test_training_with_exploration_adds_examples_and_parses_exactly(ewt):
     sample = dev[:20]
     for s, got in zip(sample, explored.parse(sample)):
         assert got == explored.reference_parse(s)
+
+
+def test_a_static_parser_is_the_first_round_of_exploration(ewt):
+    from conjunct import ConjunctError
+
+    train, dev = ewt
+    static = EnglishDependencyParser(degree=2, n_iter=2).fit(train[:60])
+    fresh = EnglishDependencyParser(degree=2, n_iter=2, explore=True).fit(train[:60])
+    reused = EnglishDependencyParser(degree=2, n_iter=2, explore=True).fit(train[:60], first_round=static)
+    assert reused.parse(dev[:30]) == fresh.parse(dev[:30])
+    assert reused.training_stats_["transition"]["examples"] == fresh.training_stats_["transition"]["examples"]
+    with pytest.raises(ConjunctError, match="n_iter"):
+        EnglishDependencyParser(degree=2, n_iter=1, explore=True).fit(train[:60], first_round=static)
+    with pytest.raises(ConjunctError, match="other sentences"):
+        EnglishDependencyParser(degree=2, n_iter=2, explore=True).fit(train[:50], first_round=static)
+    with pytest.raises(ConjunctError, match="explore=True"):
+        EnglishDependencyParser(degree=2, n_iter=2).fit(train[:60], first_round=static)
+
+
+def test_rich_is_the_default_and_files_without_a_feature_set_load_as_malt():
+    """Files saved before the feature set was a parameter were trained on
+    "malt": they keep it although new parsers default to "rich"."""
+    from pathlib import Path
+
+    assert EnglishDependencyParser().features == "rich"
+    old = conjunct.load(Path(__file__).parent / "data" / "english_parser_v1" / "parser_malt.cjt")
+    assert old.features == "malt"
+
+
+def test_zn_feature_set_is_exact_across_loops_and_methods(ewt):
+    """The "zn" set's conjunctions of three parts: the C++ loop parses as the
+    reference, and every method as the other."""
+    train, dev = ewt
+    parser = EnglishDependencyParser(degree=2, n_iter=2, features="zn").fit(train[:150])
+    names = parser.classifiers_["transition"].features.names
+    assert any(n.startswith("b0.p+b1.p+b2.p=") for n in names)
+    assert not any(n.startswith("b2.w=") for n in parser.classifiers_["label"].features.names)
+    sample = dev[:30]
+    got = parser.parse(sample)
+    for s, parse in zip(sample, got):
+        assert parse == parser.reference_parse(s)
+    assert parser.compile("pki").parse(sample) == got

@@ -39,8 +39,9 @@ Declared once as a template spec (:data:`~conjunct.tasks.english.features.SPEC`)
 attributes (FORM, XPOS, UPOS, the arc label, valency, distance, the arc's
 direction) at configuration roles (s0, s1, b0-b3, s0's head, leftmost /
 rightmost dependents, ...), and conjunctions of them. ``features="malt"``
-is MaltParser's default model, ``features="rich"`` adds Zhang & Nivre's
-(2011) non-local features (:mod:`~conjunct.tasks.english.features`). The
+is MaltParser's default model, ``features="rich"`` (the default) adds
+Zhang & Nivre's (2011) non-local features, ``features="zn"`` the rest of
+their templates (:mod:`~conjunct.tasks.english.features`). The
 Python reference names features through the spec; the parse loop
 (``cpp/src/tasks/arc_eager.cpp``, features in ``cpp/src/tasks/arc_eager_features.cpp``)
 compiles the same spec to integer keys and looks each token's strings up

@@ -28,8 +28,13 @@ rightmost dependents and of b0's leftmost dependent; the distance b0 - s0.
 s0's leftmost and rightmost and b0's leftmost dependents; XPOS of the head of
 s0's head and of the second leftmost / rightmost dependents, and their
 labels; the label of s0's head's arc; the valencies of s0 (left, right) and b0
-(left); the label sets of those dependents. The label component reads the
-arc's direction (``t=LA`` / ``t=RA``) and not the lookahead (s1, b2, b3).
+(left); the label sets of those dependents. ``"zn"`` adds what remains of
+Zhang & Nivre's templates that the kernel's pairs do not give: FORM of b2,
+of s0's head's head and of the second dependents, and their conjunctions of
+three (the POS trigrams of s0, b0 and their heads / dependents, b0 b1 b2,
+s0 b0 b1; s0 and b0's words or tags with the distance). The label component
+reads the arc's direction (``t=LA`` / ``t=RA``) and not the lookahead (s1,
+b1 and b2 in conjunctions, b2, b3).
 """
 
 from __future__ import annotations
@@ -48,7 +53,9 @@ DISTANCES = ("1", "2", "3", "4", "5-9", "10+")
 VALENCIES = ("0", "1", "2", "3", "4+")
 MOVES = ("LA", "RA")
 #: Feature set name -> its template groups.
-FEATURE_SETS = {"malt": ("malt",), "rich": ("malt", "rich")}
+FEATURE_SETS = {"malt": ("malt",), "rich": ("malt", "rich"), "zn": ("malt", "rich", "zn", "zn_lookahead")}
+#: Groups of a set that one component only reads (the lookahead: the transition's).
+COMPONENT_ONLY = {"zn_lookahead": "transition"}
 #: Groups per component: the transition component reads the lookahead (s1,
 #: b2, b3); the label component does without it (on EWT dev it halved the
 #: label classifier's time, the larger part of the decisions' cost, at equal
@@ -70,6 +77,16 @@ def _one(name: str, group: str, attribute: Optional[str], position: str, fallbac
     return Template(name, (Part(attribute, position, fallback),), group)
 
 
+def _conjoined(parts: Tuple[str, ...], group: str) -> Template:
+    """The conjunction of ``role.w`` / ``role.p`` (form / XPOS) and ``a-b`` (distance) parts."""
+    def part(p: str) -> Part:
+        if "-" in p:
+            return Part("distance", p)
+        role, attr = p.split(".")
+        return Part(_SHORT[attr], role)
+    return Template("+".join(parts), tuple(part(p) for p in parts), group)
+
+
 def _label(role: str, group: str) -> Template:
     return _one(f"{role}.l", group, "deprel", role, "NONE")
 
@@ -88,7 +105,19 @@ SPEC = FeatureSpec(
        _one("b0.vl", "rich", "valency", "b0.ldeps")]
     + [_one("s0.sl", "rich", "deprel", "s0.ldeps"), _one("s0.sr", "rich", "deprel", "s0.rdeps"),
        _one("b0.sl", "rich", "deprel", "b0.ldeps")]
-    + [_one("t", "arc", "move", "arc")])
+    + [_one("t", "arc", "move", "arc")]
+    # Zhang & Nivre's (2011) templates the kernel's pairs do not give: words
+    # of b2, of s0's head's head and of the second dependents, and their
+    # conjunctions of three (POS trigrams; the distance with the two words or
+    # tags), which a d = 2 kernel then pairs with the rest.
+    + [_one(f"{r}.w", "zn", "form", r) for r in ("hhs0", "ld2s0", "rd2s0", "ld2b0")]
+    + [_one("b2.w", "zn_lookahead", "form", "b2")]
+    + [_conjoined(parts, "zn") for parts in (("s0.p", "b0.p", "s0-b0"), ("s0.w", "b0.w", "s0-b0"),
+                                             ("hs0.p", "s0.p", "b0.p"), ("s0.p", "lds0.p", "b0.p"),
+                                             ("s0.p", "rds0.p", "b0.p"), ("s0.p", "b0.p", "ldb0.p"),
+                                             ("s0.p", "lds0.p", "ld2s0.p"), ("s0.p", "rds0.p", "rd2s0.p"),
+                                             ("s0.p", "hs0.p", "hhs0.p"), ("b0.p", "ldb0.p", "ld2b0.p"))]
+    + [_conjoined(parts, "zn_lookahead") for parts in (("b0.p", "b1.p", "b2.p"), ("s0.p", "b0.p", "b1.p"))])
 
 
 def feature_set(name: str) -> Tuple[str, ...]:
@@ -106,6 +135,8 @@ def spec_for(features: str = "malt", component: Optional[str] = "transition") ->
     for c, more in COMPONENT_GROUPS.items():
         if component is None or c == component:
             groups |= set(more)
+    if component is not None:
+        groups -= {g for g, c in COMPONENT_ONLY.items() if c != component}
     return SPEC.select(lambda t: t.group in groups)
 
 

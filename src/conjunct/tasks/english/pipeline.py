@@ -9,7 +9,7 @@ from ...progress import status
 from .metrics import attachment_scores
 from .features import FEATURE_SETS, feature_set
 from .oracle import exploration_examples, training_examples
-from ..._errors import DataFormatError
+from ..._errors import ConjunctError, DataFormatError
 from ...tokens import sentence_columns
 from .reader import DepSentence, _sentence
 from .runner import ArcEagerParser, reference_parse
@@ -33,15 +33,20 @@ class EnglishDependencyParser(TaskPipeline):
     ----------
     degree : int
         Polynomial kernel degree.
-    features : {"malt", "rich"}
-        Configuration features: MaltParser's default model ("malt", the
-        default) or that plus Zhang & Nivre's (2011) non-local features
-        ("rich": on EWT with gold tags +1.05 LAS, for about twice the features
-        per decision, 3-4x the training time and a model about twice the size;
-        docs/english_parser.md).
+    features : {"rich", "malt", "zn"}
+        Configuration features: MaltParser's default model plus Zhang &
+        Nivre's (2011) non-local features ("rich", the default) or
+        MaltParser's model alone ("malt": on EWT dev with predicted tags 1.56
+        LAS lower, for half the features per decision, a quarter of the
+        conjunctions at d = 2, and several times less training time;
+        docs/english_parser.md); "zn": "rich" plus Zhang & Nivre's
+        conjunctions of three (:mod:`.features`).
     explore : bool
         Train with exploration (Goldberg & Nivre 2012's dynamic oracle on the
-        configurations a first-round model reaches); about doubles training.
+        configurations a first-round model reaches): +0.36 LAS on EWT dev
+        with predicted tags (2,000 training sentences) for about three times
+        the training (the first round, a pass over the training text, a final
+        round on twice the examples; ``fit(first_round=...)`` skips the first).
     **params
         :class:`~conjunct.tasks.base.TaskPipeline`'s (C, n_iter, margin, method, ...).
     """
@@ -56,16 +61,26 @@ class EnglishDependencyParser(TaskPipeline):
     def check_config(cls, config) -> None:
         config.str("features", tuple(FEATURE_SETS), optional=True)
 
-    def __init__(self, *, degree: int = 2, features: str = "malt", explore: bool = False, **params):
+    def __init__(self, *, degree: int = 2, features: str = "rich", explore: bool = False, **params):
         # d = 2 by default: d = 3 adds 0.3 UAS on EWT and parses 8x slower.
         super().__init__(degree=degree, **params)
         self.features = features
         self.explore = explore
 
-    def fit(self, data, *, models=None, events=None) -> "EnglishDependencyParser":
+    def fit(self, data, *, models=None, events=None, first_round=None) -> "EnglishDependencyParser":
         """Train on gold sentences (any iterable: it is read twice, for the
-        examples and for the fstrie's events)."""
-        return super().fit(list(data), models=models, events=events)
+        examples and for the fstrie's events). With ``explore=True``,
+        ``first_round`` may be a parser trained on the same sentences with the
+        same parameters and ``explore=False``: it takes the first round's place
+        (its parses are what that round's model would give), saving that
+        training."""
+        if first_round is not None and not self.explore:
+            raise ConjunctError("first_round is the first round of training with exploration: set explore=True")
+        self._first_round = first_round
+        try:
+            return super().fit(list(data), models=models, events=events)
+        finally:
+            del self._first_round
 
     def training_examples(self, data):
         feature_set(self.features)  # an unknown name fails before any work
@@ -79,8 +94,10 @@ class EnglishDependencyParser(TaskPipeline):
         # oracle, join the static examples for the final training.
         from ...training import PAClassifier
 
-        first = {}
+        first = self._first_round_classifiers(examples)
         for name, (feats, labels) in examples.items():
+            if name in first:
+                continue
             status(f"{name}: first round (static oracle) on {len(labels):,} examples")
             est = PAClassifier(degree=self.degree, C=self.C, n_iter=self.n_iter, margin=self.margin,
                                common_features=self.common_features, random_state=self.random_state, verbose=self.verbose)
@@ -89,6 +106,30 @@ class EnglishDependencyParser(TaskPipeline):
         explored = exploration_examples(data, first["transition"], first["label"], self.features)
         return {name: (examples[name][0] + explored[name][0], examples[name][1] + explored[name][1])
                 for name in examples}
+
+    def _first_round_classifiers(self, examples) -> dict:
+        """The classifiers of ``fit``'s ``first_round`` parser (checked to be
+        this training's first round), or {} without one."""
+        other = getattr(self, "_first_round", None)
+        if other is None:
+            return {}
+        if not isinstance(other, EnglishDependencyParser) or not getattr(other, "classifiers_", None):
+            raise ConjunctError("first_round must be a fitted EnglishDependencyParser")
+        mine, theirs = self.get_params(), other.get_params()
+        differ = sorted(k for k in ("features", "degree", "C", "n_iter", "margin", "common_features", "random_state")
+                        if mine[k] != theirs[k])
+        if other.explore or differ:
+            raise ConjunctError("first_round was trained " + ("with exploration" if other.explore else
+                                                              f"with other {', '.join(differ)}") +
+                                "; it has to be the static round of this training")
+        stats = getattr(other, "training_stats_", {}) or {}
+        for name, (_, labels) in examples.items():
+            seen = stats.get(name, {}).get("examples")
+            if seen is not None and seen != len(labels):
+                raise ConjunctError(f"first_round's {name} component was trained on {seen:,} examples, this "
+                                    f"training has {len(labels):,}: it was trained on other sentences")
+        status("first round: the static parser given as first_round")
+        return {name: other.classifiers_[name] for name in self.COMPONENTS}
 
     def compile(self, method: str, *, events=None, **params):
         """As :meth:`TaskPipeline.compile`; an fstrie of degree >= 3 is built on
