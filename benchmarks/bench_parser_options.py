@@ -4,7 +4,7 @@ The pipeline's parser reads the tagger's tags, so its options are compared
 the way the pipeline trains and runs it: trained on jackknifed tags of EWT
 train (the folds, seeds and tagger of ``conjunct analyze train --lang en``),
 scored on EWT dev tagged by the tagger trained on all of train. Each variant
-``FEATURES:DEGREE[:explore]`` (``rich:2`` is the pipeline's default) gets dev
+``FEATURES:DEGREE[:explore]`` (``malt:2`` is the pipeline's default) gets dev
 UPOS / XPOS, UAS / LAS with predicted tags and UAS / LAS with gold tags (the
 same parser). Test is never read.
 

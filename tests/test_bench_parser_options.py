@@ -32,7 +32,7 @@ def test_parser_options_match_the_command_and_read_no_test(tmp_path, shared_data
     monkeypatch.setattr(script, "write_results", lambda name, res, md: written.update(name=name, res=res, md=md))
     monkeypatch.setattr(sys, "argv", ["bench_parser_options.py", "--work", str(tmp_path / "w"), "--train-sentences", "60",
                                       "--dev-sentences", "25", "-i", "1", "-k", "2", "--variants", "malt:2", "rich:2",
-                                      "rich:2:explore", "--pipeline", "rich:2", "-o", str(tmp_path / "mine.cjt"), "--name", "x"])
+                                      "rich:2:explore", "--pipeline", "malt:2", "-o", str(tmp_path / "mine.cjt"), "--name", "x"])
     with files_opened() as seen:
         script.main()
     assert split_files_of_test(seen, shared_data) == []

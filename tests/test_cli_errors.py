@@ -233,6 +233,18 @@ def parser_file(ewt_small):
     return path
 
 
+def test_parse_train_features_choose_the_english_feature_set(parser_file, ewt_small, tmp_path, capsys):
+    assert conjunct.load(parser_file).features == "malt"  # the default
+    rich = tmp_path / "rich.cjt"
+    assert main(["parse", "train", str(ewt_small), "-o", str(rich), "-i", "1", "--method", "pki", "--features", "rich",
+                 "-q"]) == 0
+    assert conjunct.load(rich).features == "rich"
+    capsys.readouterr()
+    assert main(["parse", "train", str(ewt_small), "--task", "bunsetsu", "-o", str(tmp_path / "b.cjt"), "--features",
+                 "rich", "-q"]) == 2
+    assert "--features is for ud-english parsers" in capsys.readouterr().err and not (tmp_path / "b.cjt").exists()
+
+
 def test_parse_run_on_bad_utf8_names_file_line_and_byte(parser_file, ewt_small, tmp_path, capsys):
     data = ewt_small.read_bytes()
     at = data.index(b"\n1\t", 2000) + 3  # a FORM deep in the file

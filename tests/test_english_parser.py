@@ -66,7 +66,7 @@ def ewt(shared_data):
 @pytest.fixture(scope="module")
 def small_parser(ewt):
     train, _ = ewt
-    # "malt" keeps pkb / pki fast here; the default "rich" set is tested in test_english_features.py.
+    # "malt" keeps pkb / pki fast here; the "rich" set is tested in test_english_features.py.
     return EnglishDependencyParser(degree=2, n_iter=3, features="malt").fit(train[:300])
 
 
@@ -357,12 +357,12 @@ def test_a_static_parser_is_the_first_round_of_exploration(ewt):
         EnglishDependencyParser(degree=2, n_iter=2).fit(train[:60], first_round=static)
 
 
-def test_rich_is_the_default_and_files_without_a_feature_set_load_as_malt():
+def test_malt_is_the_default_and_files_without_a_feature_set_load_as_malt():
     """Files saved before the feature set was a parameter were trained on
-    "malt": they keep it although new parsers default to "rich"."""
+    "malt", the default of new parsers too."""
     from pathlib import Path
 
-    assert EnglishDependencyParser().features == "rich"
+    assert EnglishDependencyParser().features == "malt"
     old = conjunct.load(Path(__file__).parent / "data" / "english_parser_v1" / "parser_malt.cjt")
     assert old.features == "malt"
 

@@ -39,7 +39,7 @@ Declared once as a template spec (:data:`~conjunct.tasks.english.features.SPEC`)
 attributes (FORM, XPOS, UPOS, the arc label, valency, distance, the arc's
 direction) at configuration roles (s0, s1, b0-b3, s0's head, leftmost /
 rightmost dependents, ...), and conjunctions of them. ``features="malt"``
-is MaltParser's default model, ``features="rich"`` (the default) adds
+is MaltParser's default model (the default), ``features="rich"`` adds
 Zhang & Nivre's (2011) non-local features, ``features="zn"`` the rest of
 their templates (:mod:`~conjunct.tasks.english.features`). The
 Python reference names features through the spec; the parse loop
