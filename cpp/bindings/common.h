@@ -142,6 +142,16 @@ inline nb::object collected(bool collect, std::vector<int64_t>&& ptr, std::vecto
   return nb::make_tuple(to_numpy(std::move(ptr)), to_numpy(std::move(ids)));
 }
 
+// fn(), its std::invalid_argument (a core check's refusal) as a Python ValueError.
+template <class Fn>
+auto value_errors(Fn&& fn) {
+  try {
+    return fn();
+  } catch (const std::invalid_argument& e) {
+    throw nb::value_error(e.what());
+  }
+}
+
 // The decision rule `rule` over n_classes classes for a classifier with
 // n_outputs outputs; a bad rule or a mismatch is a ValueError.
 inline Decision checked_decision(const std::string& rule, size_t n_classes, size_t n_outputs) {

@@ -26,15 +26,6 @@ struct PyJapanesePipeline {
   std::vector<nb::object> held;  // the Python objects whose C++ parts the stages use
 };
 
-template <class Fn>
-auto value_errors(Fn&& fn) {
-  try {
-    return fn();
-  } catch (const std::invalid_argument& e) {
-    throw nb::value_error(e.what());
-  }
-}
-
 void init(PyJapanesePipeline* self, nb::object tag_features, nb::object chain, const std::string& method,
           size_t beam_width, const std::vector<std::string>& tag_xpos, std::shared_ptr<FeatureTables> chunk_tables,
           const std::vector<std::string>& chunk_classes, nb::object chunk_classifier, const std::string& chunk_rule,

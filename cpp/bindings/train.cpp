@@ -51,15 +51,6 @@ Span<double> weights_of(const std::optional<Array1<double>>& weights, size_t row
   return w;
 }
 
-template <class Fn>
-auto translating(Fn&& fn) {
-  try {
-    return fn();
-  } catch (const std::invalid_argument& e) {
-    throw nb::value_error(e.what());
-  }
-}
-
 nb::dict stats_dict(const PaTrainer& t) {
   const MarginStats s = t.margin_stats();
   nb::dict d;
@@ -101,7 +92,7 @@ void bind_train(nb::module_& m) {
           [](PaTrainer* self, double gamma, double coef0, int degree, size_t n_outputs, const std::string& learner,
              double C, const std::string& margin, int64_t common_features, bool reuse, bool terminate,
              bool fit_intercept, int64_t weight_budget, bool trace, const std::string& step, bool adaptive_terminate) {
-            translating([&] {
+            value_errors([&] {
               PaOptions o;
               o.kernel = PolyKernel(gamma, coef0, degree);
               o.n_outputs = n_outputs;
@@ -127,7 +118,7 @@ void bind_train(nb::module_& m) {
       .def_prop_ro("n_features", &PaTrainer::n_features)
       .def_prop_ro("n_outputs", [](const PaTrainer& t) { return t.options().n_outputs; })
       .def_prop_ro("rounds", &PaTrainer::rounds)
-      .def("ensure_features", [](PaTrainer& t, size_t n) { translating([&] { t.ensure_features(n); return 0; }); },
+      .def("ensure_features", [](PaTrainer& t, size_t n) { value_errors([&] { t.ensure_features(n); return 0; }); },
            nb::arg("n_features"))
       .def(
           "run",
@@ -184,7 +175,7 @@ void bind_train(nb::module_& m) {
             const size_t n = sv.size();
             if (pos.size() != n || neg.size() != n || tau.size() != n || round.size() != n)
               throw nb::value_error("the update log's arrays differ in length");
-            translating([&] {
+            value_errors([&] {
               for (size_t e = 0; e < n; ++e) {
                 const int32_t i = sv.data()[e];
                 if (i < 0 || static_cast<size_t>(i) >= S.rows()) throw std::invalid_argument("an update names an unknown support vector");
@@ -218,7 +209,7 @@ void bind_train(nb::module_& m) {
       .def(
           "__init__",
           [](L1LogLinear* self, int degree, size_t n_outputs, double C, double eta0, double decay) {
-            translating([&] {
+            value_errors([&] {
               new (self) L1LogLinear(L1Options{degree, n_outputs, C, eta0, decay});
               return 0;
             });
@@ -232,7 +223,7 @@ void bind_train(nb::module_& m) {
             const CsrView X = csr(indptr, indices);
             check_rows(X, span_of(labels), span_of(order), n_features, n_outputs);
             const Span<double> w = weights_of(weights, X.rows());
-            translating([&] {
+            value_errors([&] {
               nb::gil_scoped_release release;
               t.run(X, span_of(labels), span_of(order), n_examples, w);
               return 0;
@@ -278,7 +269,7 @@ void bind_train(nb::module_& m) {
             const CsrView C = csr(indptr, indices);
             if (w.size() != C.rows() * n_outputs || (q.size() && q.size() != w.size()))
               throw nb::value_error("weights must have one row of n_outputs per conjunction");
-            translating([&] {
+            value_errors([&] {
               for (size_t i = 0; i < C.rows(); ++i)
                 t.set(C.row(i), w.data() + i * n_outputs, q.size() ? q.data() + i * n_outputs : nullptr);
               return 0;
@@ -321,7 +312,7 @@ void bind_train(nb::module_& m) {
         std::vector<int64_t> indptr;
         std::vector<int32_t> indices;
         std::vector<double> weights;
-        translating([&] {
+        value_errors([&] {
           nb::gil_scoped_release release;
           WeightTrie trie(PolyKernel(gamma, coef0, degree), K, INT32_MAX);
           // The trie plus its exported copy (K weights, an id and a pointer per

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "conjunct/classify/checks.h"
+#include "conjunct/util/gather.h"
 
 namespace conjunct {
 
@@ -87,20 +88,6 @@ ConjunctionStore::ConjunctionStore(ConjunctionStoreView view) : v_(view) {
 }
 
 namespace {
-
-// sum of base[x[i]], i < n, with independent partial sums (the reads overlap).
-inline double gather_sum(const double* base, const int32_t* x, size_t n) {
-  double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
-  size_t i = 0;
-  for (; i + 4 <= n; i += 4) {
-    s0 += base[x[i]];
-    s1 += base[x[i + 1]];
-    s2 += base[x[i + 2]];
-    s3 += base[x[i + 3]];
-  }
-  for (; i < n; ++i) s0 += base[x[i]];
-  return (s0 + s1) + (s2 + s3);
-}
 
 inline bool marked(const uint64_t* marks, int32_t f) { return (marks[f >> 6] >> (f & 63)) & 1u; }
 

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "conjunct/util/gather.h"
+
 namespace conjunct {
 
 namespace {
@@ -15,21 +17,6 @@ uint64_t binomial(int64_t n, int r) {
   return c;
 }
 
-// sum of run[x[0..n)]: four independent sums, so that the loads overlap
-// instead of waiting on one chain of additions (the inner loop of Eq. 5 on
-// the dense tables). Another order of summation only moves the last bits.
-inline double gather_sum(const double* run, const int32_t* x, size_t n) {
-  double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
-  size_t b = 0;
-  for (; b + 4 <= n; b += 4) {
-    s0 += run[x[b]];
-    s1 += run[x[b + 1]];
-    s2 += run[x[b + 2]];
-    s3 += run[x[b + 3]];
-  }
-  for (; b < n; ++b) s0 += run[x[b]];
-  return (s0 + s1) + (s2 + s3);
-}
 
 }  // namespace
 
