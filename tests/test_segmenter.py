@@ -262,3 +262,13 @@ def test_file_without_dictionary_loads_as_before(corpus, tmp_path):
     conjunct.model_io.write_container(path, kind, meta, arrays)
     with pytest.raises(conjunct.ModelFormatError, match="dictionary_words"):
         conjunct.load(path)
+
+
+def test_dictionary_words_refuse_exactly_whitespace_and_the_separator():
+    """The regex check of a dictionary word equals its definition on every code point."""
+    from conjunct.tasks.segment.dictionary import MAX_WORD, _usable
+
+    for c in range(0x110000):
+        ch = chr(c)
+        assert _usable(ch) is not (ch.isspace() or ch == "\x02")
+    assert _usable("a" * MAX_WORD) and not _usable("a" * (MAX_WORD + 1)) and not _usable("")

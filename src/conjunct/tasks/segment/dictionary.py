@@ -14,6 +14,7 @@ Each feature is a flag template of the spec (``dL1`` at position
 from __future__ import annotations
 
 import os
+import re
 from typing import Iterable, List, Sequence, Tuple
 
 import numpy as np
@@ -36,8 +37,13 @@ def dictionary_templates() -> List[Template]:
             for kind in DICT_KINDS for k in range(1, DICT_LENGTHS + 1)]
 
 
+# A character a dictionary word may not hold: whitespace (str.isspace, which is what \s means in a str
+# pattern) or the engine's text separator. One regex search per word: a pipeline's load checks 40k words.
+_UNUSABLE = re.compile("[\\s\x02]")
+
+
 def _usable(word: str) -> bool:
-    return 1 <= len(word) <= MAX_WORD and not any(ch.isspace() or ch == "\x02" for ch in word)
+    return 1 <= len(word) <= MAX_WORD and _UNUSABLE.search(word) is None
 
 
 class WordDictionary:
