@@ -6,7 +6,7 @@ classifiers that carry an index check it here too (:func:`optional_features`).
 
 from __future__ import annotations
 
-from typing import Dict, Tuple
+from typing import Dict, Set, Tuple
 
 import numpy as np
 
@@ -137,21 +137,17 @@ def optional_features(meta: Meta, arrays: Arrays, where: Where) -> Tuple[bool, i
 
 def repeated_string(blob: np.ndarray, offsets: np.ndarray, group: np.ndarray) -> int:
     """The index of a string of ``blob`` (string k is ``blob[offsets[k]:offsets[k + 1]]``)
-    equal to an earlier one of the same ``group``, or -1. Vectorised per string
-    length (a model's vocabularies hold hundreds of thousands of values, and a
-    set of Python bytes cost a fifth of a pipeline's load)."""
-    lengths = np.diff(offsets)
-    found = -1
-    for length in np.unique(lengths).tolist():
-        idx = np.flatnonzero(lengths == length)
-        if idx.size < 2:
-            continue
-        rows = blob[offsets[idx, None] + np.arange(length)] if length else np.zeros((idx.size, 0), dtype=np.uint8)
-        key = np.ascontiguousarray(np.concatenate([group[idx].astype(">i8").view(np.uint8).reshape(-1, 8), rows], axis=1))
-        void = key.view(np.dtype((np.void, key.shape[1]))).ravel()
-        order = np.argsort(void, kind="stable")
-        same = np.flatnonzero(void[order[1:]] == void[order[:-1]])
-        if same.size:
-            later = int(idx[order[same + 1]].min())
-            found = later if found < 0 else min(found, later)
-    return found
+    equal to an earlier one of the same ``group`` (equal groups contiguous), or -1.
+    One set of byte strings per group: C-level passes, faster on a pipeline's
+    vocabularies than sorting them with numpy."""
+    raw, bounds = blob.tobytes(), offsets.tolist()
+    starts = [0, *(np.flatnonzero(np.diff(group)) + 1).tolist(), len(bounds) - 1]
+    for a, b in zip(starts, starts[1:]):
+        values = [raw[bounds[k]:bounds[k + 1]] for k in range(a, b)]
+        if len(set(values)) != len(values):
+            seen: Set[bytes] = set()
+            for k, v in enumerate(values):
+                if v in seen:
+                    return int(a) + k
+                seen.add(v)
+    return -1
