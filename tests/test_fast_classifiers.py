@@ -337,3 +337,24 @@ def test_threads_share_one_classifier(method, params):
             assert l == labels.tolist()
     np.testing.assert_array_equal(clf.decision_function(X, n_jobs=3), margins)
     np.testing.assert_array_equal(clf.predict(X, n_jobs=3), labels)
+
+
+def test_split_stops_inside_the_common_part_of_vectors_with_rare_features():
+    # Each check bounds the rare features' kernel block as well, so a settled
+    # decision stops before the whole common part is added: more positions are
+    # skipped than the vectors' rare features alone.
+    from conjunct import _core
+
+    rng = np.random.default_rng(7)
+    S = random_binary_csr(rng, 200, 40, 0.15)
+    model = conjunct.KernelModel(S, rng.normal(size=200) * 1e-3, 5.0, degree=2)
+    X = random_binary_csr(rng, 300, 40, 0.4)
+    clf = model.compile("split", common_features=20, dense_features=0)
+    internal = clf.arrays["col_map"][X.indices]
+    rare = int(np.count_nonzero(internal >= clf.meta["n_common"]))
+    assert rare > 0
+    _core.early_exit_counters(True)
+    got = clf.predict(X)
+    stops, skipped = _core.early_exit_counters(True)
+    assert stops == X.shape[0] and skipped > rare
+    np.testing.assert_array_equal(got, clf.rule.predict(clf.decision_function(X)))

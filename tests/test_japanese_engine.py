@@ -1,4 +1,4 @@
-"""The Japanese text pipeline's one-call path (segmenter cuts -> tagger ->
+"""The Japanese text pipeline's one-call path (segmenter -> tagger ->
 bunsetsu chunker -> bunsetsu parser in C++) against the stage-by-stage path
 on real GSD text, word for word, tag for tag, head for head; threads; odd and
 bad input; the fallback for stages it does not run."""
@@ -107,6 +107,20 @@ def test_cuts_out_of_place_are_refused(nlp):
             core.analyze_cuts(cuts=np.array([bad], dtype=np.int64), **args)
     with pytest.raises(ValueError, match="cut offsets"):
         core.analyze_cuts(cuts=np.array([1, 2], dtype=np.int64), **args)
+
+
+def test_pieces_in_one_call(nlp):
+    core = engine_for(nlp).core
+    a, b = "東京に行った".encode(), "。".encode()
+    arrays = dict(text=a + b, piece_offsets=np.array([0, len(a), len(a) + len(b)], dtype=np.int64),
+                  piece_ptr=np.array([0, 1, 2], dtype=np.int64))
+    words, sent_ptr = core.analyze_pieces(**arrays)[:2]
+    assert words == nlp.segmenter.segment(["東京に行った"])[0] + ["。"] and sent_ptr.tolist() == [0, len(words) - 1, len(words)]
+    with pytest.raises(ValueError, match="piece 2: text is not UTF-8"):
+        core.analyze_pieces(text=a + b"\xff", piece_offsets=np.array([0, len(a), len(a) + 1], dtype=np.int64),
+                            piece_ptr=np.array([0, 2], dtype=np.int64))
+    with pytest.raises(ValueError, match="piece offsets"):
+        core.analyze_pieces(text=a, piece_offsets=np.array([0, 1], dtype=np.int64), piece_ptr=np.array([0, 1], dtype=np.int64))
 
 
 def test_hmm_tagger_takes_the_stage_by_stage_path(nlp, gsd):

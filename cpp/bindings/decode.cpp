@@ -8,6 +8,7 @@
 #include "common.h"
 #include "conjunct/decode/decoder.h"
 #include "conjunct/decode/perceptron.h"
+#include "conjunct/tagging/tag_batch.h"
 #include "featurize.h"
 
 namespace conjunct::py {
@@ -125,12 +126,8 @@ nb::tuple tag_batch(const PyChainModel& m, const TokenFeatures& features, const 
   std::vector<double> scores(n_sent);
   {
     nb::gil_scoped_release release;
-    std::vector<int64_t> indptr;
-    std::vector<int32_t> ids;
-    features.extract(batch, indptr, ids);
-    const CsrView tokens{Span<int64_t>(indptr.data(), indptr.size()), Span<int32_t>(ids.data(), ids.size())};
-    decode_batch(m.model, tokens, Span<int64_t>(sent_ptr.data(), sent_ptr.size()), how, beam_width, paths.data(),
-                 scores.data(), iterations.data(), n_threads);
+    conjunct::tag_batch(features, m.model, batch, how, beam_width, paths.data(), scores.data(), iterations.data(),
+                        n_threads);
   }
   return nb::make_tuple(owned(std::move(paths), n_tok), owned(std::move(scores), n_sent),
                         owned(std::move(iterations), n_sent));

@@ -63,6 +63,14 @@ Rows rows_of(const BoundaryFeaturizer& f, const nb::bytes& text, const Array1<in
 
 }  // namespace
 
+std::shared_ptr<const BoundaryFeaturizer> boundary_featurizer_of(nb::handle features) {
+  try {
+    return nb::cast<const PyBoundaryFeatures&>(features).impl;
+  } catch (const nb::cast_error&) {
+    throw nb::type_error("expected boundary features (a _core.BoundaryFeatures)");
+  }
+}
+
 void bind_task_boundary(nb::module_& m) {
   nb::class_<PyBoundaryFeatures>(m, "BoundaryFeatures",
                                  "The character-boundary templates of a model's feature tables, built in C++ from text.")

@@ -6,6 +6,7 @@
 #include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
 
+#include <algorithm>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -18,6 +19,7 @@ namespace conjunct::py {
 
 const Classifier& classifier_of(nb::handle compiled);
 const ChainModel& chain_model_of(nb::handle model);
+std::shared_ptr<const BoundaryFeaturizer> boundary_featurizer_of(nb::handle features);
 
 namespace {
 
@@ -30,7 +32,9 @@ void init(PyJapanesePipeline* self, nb::object tag_features, nb::object chain, c
           size_t beam_width, const std::vector<std::string>& tag_xpos, std::shared_ptr<FeatureTables> chunk_tables,
           const std::vector<std::string>& chunk_classes, nb::object chunk_classifier, const std::string& chunk_rule,
           bool chunk_early_exit, std::shared_ptr<FeatureTables> parser_tables, nb::object parser_classifier,
-          const std::string& parser_rule, size_t parser_classes, int64_t depends, bool parser_early_exit) {
+          const std::string& parser_rule, size_t parser_classes, int64_t depends, bool parser_early_exit,
+          nb::object segment_features, nb::object segment_classifier, const std::vector<std::string>& segment_classes,
+          const std::string& segment_rule, bool segment_early_exit) {
   auto* p = new (self) PyJapanesePipeline();
   JapaneseStages& st = p->stages;
   try {
@@ -57,6 +61,19 @@ void init(PyJapanesePipeline* self, nb::object tag_features, nb::object chain, c
   st.judge.depends = depends;
   st.judge.early_exit = parser_early_exit;
   p->held = {tag_features, chain, chunk_classifier, parser_classifier};
+  if (!segment_features.is_none()) {
+    JapaneseSegmenter& seg = st.segmenter;
+    seg.features = boundary_featurizer_of(segment_features);
+    if (seg.features->has_piece_features()) throw nb::value_error("the segmenter's features read whitespace pieces");
+    seg.clf = &classifier_of(segment_classifier);
+    seg.decision = checked_decision(segment_rule, segment_classes.size(), seg.clf->n_outputs());
+    seg.early_exit = segment_early_exit;
+    const auto cut = std::find(segment_classes.begin(), segment_classes.end(), "1");
+    if (cut == segment_classes.end()) throw nb::value_error("the segmenter has no class '1' (a word ends here)");
+    seg.cut_class = cut - segment_classes.begin();
+    p->held.push_back(segment_features);
+    p->held.push_back(segment_classifier);
+  }
 }
 
 // Python strings of the words (flat), made once the GIL is back.
@@ -101,7 +118,10 @@ void bind_task_japanese(nb::module_& m) {
       .def("__init__", &init, nb::arg("tag_features"), nb::arg("chain"), nb::arg("method"), nb::arg("beam_width"),
            nb::arg("tag_xpos"), nb::arg("chunk_tables"), nb::arg("chunk_classes"), nb::arg("chunk_classifier"),
            nb::arg("chunk_rule"), nb::arg("chunk_early_exit"), nb::arg("parser_tables"), nb::arg("parser_classifier"),
-           nb::arg("parser_rule"), nb::arg("parser_classes"), nb::arg("depends"), nb::arg("parser_early_exit"))
+           nb::arg("parser_rule"), nb::arg("parser_classes"), nb::arg("depends"), nb::arg("parser_early_exit"),
+           nb::arg("segment_features") = nb::none(), nb::arg("segment_classifier") = nb::none(),
+           nb::arg("segment_classes") = std::vector<std::string>(), nb::arg("segment_rule") = "sign",
+           nb::arg("segment_early_exit") = true)
       .def(
           "analyze_words",
           [](const PyJapanesePipeline& self, const Array1<uint8_t>& text, const Array1<int64_t>& offsets,
@@ -112,6 +132,30 @@ void bind_task_japanese(nb::module_& m) {
           nb::arg("text"), nb::arg("offsets"), nb::arg("sent_ptr"), nb::arg("n_threads") = 1,
           "Sentences of words text[offsets[i]:offsets[i + 1]] (UTF-8; sentence s is words [sent_ptr[s],\n"
           "sent_ptr[s + 1])): (words, sent_ptr, tag ids, bunsetsu of each word, heads, bunsetsu offsets).")
+      .def(
+          "analyze_pieces",
+          [](const PyJapanesePipeline& self, const nb::bytes& text, const Array1<int64_t>& piece_offsets,
+             const Array1<int64_t>& piece_ptr, int n_threads) {
+            if (!self.stages.segmenter.features) throw nb::value_error("this pipeline was built without its segmenter");
+            const size_t n_pieces = piece_offsets.size() - (piece_offsets.size() > 0);
+            check_ptr(piece_offsets, static_cast<int64_t>(text.size()), "piece offsets");
+            check_ptr(piece_ptr, static_cast<int64_t>(n_pieces), "piece sentence offsets");
+            const char* data = text.c_str();
+            std::vector<int64_t> offsets, sent_ptr;
+            {
+              nb::gil_scoped_release release;
+              value_errors([&] {
+                segment_pieces(self.stages.segmenter, data, piece_offsets.data(), n_pieces, piece_ptr.data(),
+                               piece_ptr.size() - 1, offsets, sent_ptr, n_threads);
+                return 0;
+              });
+            }
+            const TokenBatch words{data, offsets.data(), offsets.size() - 1, sent_ptr.data(), sent_ptr.size() - 1};
+            return analyze(self, words, offsets, n_threads);
+          },
+          nb::arg("text"), nb::arg("piece_offsets"), nb::arg("piece_ptr"), nb::arg("n_threads") = 1,
+          "Every stage from raw text: pieces text[piece_offsets[p]:piece_offsets[p + 1]] (UTF-8, no whitespace),\n"
+          "the pieces of sentence s (piece_ptr[s]:piece_ptr[s + 1]); the segmenter cuts each piece into words.")
       .def(
           "analyze_cuts",
           [](const PyJapanesePipeline& self, const nb::bytes& text, const Array1<int64_t>& piece_offsets,

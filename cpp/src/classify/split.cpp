@@ -67,12 +67,9 @@ int64_t Split::decide_remainder(Span<int32_t> x, size_t p, double* out, const De
         },
         store_.first_check(x, p));
   }
-  // With rare features: the common part in one pass (as for a margin), then
-  // one check of the rare block's bounds before its kernel terms, so early
-  // exit costs a margin's work at most, plus that check. Stopping inside the
-  // common part saved little there (the rare block's bounds are wide).
-  if (p < q) store_.add_rarest(x, p, q, out);
-  const size_t P = std::max(p, q);
+  // With rare features: the common part step by step as above, then the rare
+  // features' kernel terms in one step; every check bounds what is left, the
+  // rare block included.
   const double* rare = rare_sums();
   // Each vector sharing a rare feature gains one sliced increment, between
   // k(1)-k(0) and k(L)-k(L-1) (L bounds the overlap).
@@ -80,9 +77,16 @@ int64_t Split::decide_remainder(Span<int32_t> x, size_t p, double* out, const De
   const double inc_lo = ktable_.size() > 1 ? ktable_[1] - ktable_[0] : 0.0;
   const double inc_hi = static_cast<size_t>(L) < ktable_.size() ? ktable_[L] - ktable_[L - 1] : inc_lo;
   const size_t n_rare = v_.rare_postings.rows();
+  const float* common = store_.bounds();
+  const Span<int32_t> xc(x.data, q);
+  const ConjunctionStore::Walk walk(store_, xc);
   return decide_in_steps(
-      P, x.size, out, K, decision,
+      p, x.size, out, K, decision,
       [&](size_t j, double* lo, double* hi) {
+        if (j < q) {
+          store_.add_bounds(common, x[j], lo, hi);
+          return;
+        }
         const size_t r = static_cast<size_t>(x[j] - v_.n_common);
         if (r >= n_rare) return;
         const double* sums = rare + r * 2 * K;  // sums of the positive, then negative alpha
@@ -92,10 +96,14 @@ int64_t Split::decide_remainder(Span<int32_t> x, size_t p, double* out, const De
         }
       },
       [&](size_t j, double* o) {
+        if (j < q) {
+          walk.add(j, o);
+          return j + 1;
+        }
         add_rare(x, j, o);  // the rare features' kernel terms, all at once
         return x.size;
       },
-      P);
+      store_.first_check(xc, p));
 }
 
 const double* Split::rare_sums() const {

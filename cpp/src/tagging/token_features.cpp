@@ -71,79 +71,93 @@ TokenFeatures::TokenFeatures(std::shared_ptr<const FeatureTables> tables)
 }
 
 void TokenFeatures::extract(const TokenBatch& b, std::vector<int64_t>& indptr, std::vector<int32_t>& ids) const {
-  const size_t A = compiled_.attributes.size(), T = compiled_.templates.size();
+  Prepared p;  // not kept: a call over a whole corpus would hold its buffers for good
+  prepare(b, p);
+  extract_range(b, p, 0, b.n_sentences, indptr, ids);
+}
+
+void TokenFeatures::prepare(const TokenBatch& b, Prepared& p) const {
+  const size_t A = compiled_.attributes.size();
   // Each distinct word once: its attributes' codes (-1: a value the model never saw).
-  std::unordered_map<std::string_view, int32_t> type_of;
-  std::vector<int32_t> tok_type(b.n_tokens);
-  std::vector<std::string_view> types;
-  type_of.reserve(b.n_tokens);
+  p.type_of.clear();
+  p.types.clear();
+  p.tok_type.resize(b.n_tokens);
   for (size_t i = 0; i < b.n_tokens; ++i) {
     const std::string_view w = token(b, i);
-    auto [it, fresh] = type_of.emplace(w, static_cast<int32_t>(types.size()));
-    tok_type[i] = it->second;
-    if (fresh) types.push_back(w);
+    auto [it, fresh] = p.type_of.emplace(w, static_cast<int32_t>(p.types.size()));
+    p.tok_type[i] = it->second;
+    if (fresh) p.types.push_back(w);
   }
   // The values of a block of types, then each attribute's codes in one staged
   // look-up (AttributeVocab::find_many), so that the vocabularies' cache misses overlap.
-  std::vector<int32_t> type_codes(types.size() * A);
+  p.type_codes.resize(p.types.size() * A);
   constexpr size_t kBlock = 32;
   WordAttributes word;
-  std::string value, arena;
-  std::vector<size_t> starts;
-  std::vector<std::string_view> views(kBlock);
-  std::vector<int32_t> found_codes(kBlock);
-  for (size_t t0 = 0; t0 < types.size(); t0 += kBlock) {
-    const size_t m = std::min(kBlock, types.size() - t0);
-    arena.clear();
-    starts.assign(1, 0);
+  p.views.resize(kBlock);
+  p.found_codes.resize(kBlock);
+  for (size_t t0 = 0; t0 < p.types.size(); t0 += kBlock) {
+    const size_t m = std::min(kBlock, p.types.size() - t0);
+    p.arena.clear();
+    p.starts.assign(1, 0);
     for (size_t k = 0; k < m; ++k) {  // value (k, a) is arena[starts[k * A + a], starts[k * A + a + 1])
-      word.reset(types[t0 + k]);
+      word.reset(p.types[t0 + k]);
       for (size_t a = 0; a < A; ++a) {
-        word.value(compiled_.attributes[a], value);
-        arena += value;
-        starts.push_back(arena.size());
+        word.value(compiled_.attributes[a], p.value);
+        p.arena += p.value;
+        p.starts.push_back(p.arena.size());
       }
     }
     for (size_t a = 0; a < A; ++a) {
       for (size_t k = 0; k < m; ++k)
-        views[k] = std::string_view(arena.data() + starts[k * A + a], starts[k * A + a + 1] - starts[k * A + a]);
-      tables_->vocab(a).find_many(views.data(), m, found_codes.data());
-      for (size_t k = 0; k < m; ++k) type_codes[(t0 + k) * A + a] = found_codes[k];
+        p.views[k] = std::string_view(p.arena.data() + p.starts[k * A + a], p.starts[k * A + a + 1] - p.starts[k * A + a]);
+      tables_->vocab(a).find_many(p.views.data(), m, p.found_codes.data());
+      for (size_t k = 0; k < m; ++k) p.type_codes[(t0 + k) * A + a] = p.found_codes[k];
     }
   }
+}
+
+void TokenFeatures::extract_range(const TokenBatch& b, Prepared& p, size_t s0, size_t s1, std::vector<int64_t>& indptr,
+                                  std::vector<int32_t>& ids) const {
+  const size_t A = compiled_.attributes.size(), T = compiled_.templates.size();
+  const int64_t first_token = b.sent_ptr[s0];
+  const size_t n = static_cast<size_t>(b.sent_ptr[s1] - first_token);
   // Every token's keys first, then one pass of look-ups whose table slots are
   // prefetched in blocks (find_many). A template whose values the model's
   // vocabularies lack (an unknown word, a flag that is off) has no key and
   // no look-up.
   const FeatureKeys& keys = tables_->keys();
-  std::vector<int64_t> key;
-  key.reserve(b.n_tokens * T);
-  std::vector<size_t> key_end(b.n_tokens, 0);
+  p.key.clear();
+  p.key_end.assign(n, 0);
   int32_t codes[FeatureSpec::kMaxParts];
-  each_token(b, [&](int64_t first, int64_t end, int64_t i) {
-    for (size_t t = 0; t < T; ++t) {
-      const auto& parts = compiled_.templates[t];
-      bool known = true;
-      for (size_t k = 0; k < parts.size() && known; ++k) {
-        const int64_t j = i + parts[k].offset;
-        const size_t a = static_cast<size_t>(parts[k].attribute);
-        codes[k] = j < first ? before_[a] : j >= end ? after_[a] : type_codes[static_cast<size_t>(tok_type[j]) * A + a];
-        known = codes[k] >= 0;
+  const int32_t* tok_type = p.tok_type.data();
+  const int32_t* type_codes = p.type_codes.data();
+  for (size_t s = s0; s < s1; ++s) {
+    const int64_t first = b.sent_ptr[s], end = b.sent_ptr[s + 1];
+    for (int64_t i = first; i < end; ++i) {
+      for (size_t t = 0; t < T; ++t) {
+        const auto& parts = compiled_.templates[t];
+        bool known = true;
+        for (size_t k = 0; k < parts.size() && known; ++k) {
+          const int64_t j = i + parts[k].offset;
+          const size_t a = static_cast<size_t>(parts[k].attribute);
+          codes[k] = j < first ? before_[a] : j >= end ? after_[a] : type_codes[static_cast<size_t>(tok_type[j]) * A + a];
+          known = codes[k] >= 0;
+        }
+        if (known) p.key.push_back(keys.key(t, codes));
       }
-      if (known) key.push_back(keys.key(t, codes));
+      p.key_end[static_cast<size_t>(i - first_token)] = p.key.size();
     }
-    key_end[static_cast<size_t>(i)] = key.size();
-  });
-  std::vector<int32_t> found(key.size());
-  keys.find_many(key.data(), key.size(), found.data());
-  indptr.resize(b.n_tokens + 1);
+  }
+  p.found.resize(p.key.size());
+  keys.find_many(p.key.data(), p.key.size(), p.found.data());
+  indptr.resize(n + 1);
   indptr[0] = 0;
   ids.clear();
-  ids.reserve(key.size());
+  ids.reserve(p.key.size());
   size_t k = 0;
-  for (size_t i = 0; i < b.n_tokens; ++i) {  // tokens in order: each one's keys follow the previous one's
-    for (; k < key_end[i]; ++k)
-      if (found[k] >= 0) ids.push_back(found[k]);
+  for (size_t i = 0; i < n; ++i) {  // tokens in order: each one's keys follow the previous one's
+    for (; k < p.key_end[i]; ++k)
+      if (p.found[k] >= 0) ids.push_back(p.found[k]);
     indptr[i + 1] = static_cast<int64_t>(ids.size());
   }
 }

@@ -158,6 +158,22 @@ BoundaryFeaturizer::BoundaryFeaturizer(std::shared_ptr<const FeatureTables> tabl
     }
     dict_prefixes_ = AttributeVocab(blob.data(), blob.size(), offs.data(), offs.size() - 1);
   }
+  // Single-part templates over characters or dictionary flags: their ids by code.
+  direct_.resize(templates_.size());
+  all_direct_ = true;
+  for (const Compiled& c : templates_) {
+    const Part& p = c.parts[0];
+    if (c.n_parts != 1 || (p.source != kChars && p.source != kTypes && p.source != kDict)) {
+      all_direct_ = false;
+      continue;
+    }
+    direct_[c.t].assign(p.source == kDict ? 1 : tables_->vocab(static_cast<size_t>(p.vocab)).size(), -1);
+  }
+  for (size_t f = 0; f < tables_->size(); ++f) {
+    std::vector<int32_t>& d = direct_[static_cast<size_t>(tables_->template_of(f))];
+    const int32_t code = tables_->codes_of(f)[0];
+    if (!d.empty() && code >= 0 && static_cast<size_t>(code) < d.size()) d[static_cast<size_t>(code)] = static_cast<int32_t>(f);
+  }
   // A class n-gram has 7^n values: each one's code is looked up here, once.
   for (CharAttr& a : char_attrs_) {
     if (a.source != kTypes) continue;
@@ -267,6 +283,25 @@ void BoundaryFeaturizer::text(std::string_view utf8, Gaps gaps, Scratch& s, std:
     }
   };
   if (uses_dict_) dictionary_flags(s, m);
+  if (all_direct_) {
+    // Every template reads one code: its id straight from direct_, in template order.
+    for (size_t b = 1; b < m; ++b) {
+      const size_t q = b + kWindow;
+      if (gaps == kInner && (is_space(s.cps[q - 1]) || is_space(s.cps[q]))) continue;
+      positions.push_back(static_cast<int64_t>(b));
+      for (const Compiled& c : templates_) {
+        const Part& p = c.parts[0];
+        const int32_t code =
+            p.source == kDict ? (s.dict[b] >> p.bit & 1) - 1
+                              : s.codes[static_cast<size_t>(p.slot) * len + static_cast<size_t>(static_cast<int64_t>(q) + p.offset)];
+        if (code < 0) continue;
+        const int32_t id = direct_[c.t][static_cast<size_t>(code)];
+        if (id >= 0) ids.push_back(id);
+      }
+      indptr.push_back(static_cast<int64_t>(ids.size()));
+    }
+    return;
+  }
   // Every decided boundary's keys, then one look-up pass over them.
   const FeatureKeys& fk = tables_->keys();
   const size_t first_row = positions.size();

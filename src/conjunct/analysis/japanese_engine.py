@@ -1,7 +1,7 @@
-"""The Japanese text pipeline in two C++ calls per batch: the segmenter's
-(texts -> cut positions), then one that takes the cuts and runs the tagger,
-the bunsetsu chunker and the bunsetsu parser without returning to Python
-between them (``_core.JapanesePipeline``), handing back arrays. Python then
+"""The Japanese text pipeline in one C++ call per batch
+(``_core.JapanesePipeline``): the texts' whitespace-free pieces as UTF-8 in,
+the segmenter's boundary decisions, the tagger, the bunsetsu chunker and the
+bunsetsu parser without returning to Python between them, arrays out. Python then
 only turns label ids into tag strings (one table look-up per batch) and cuts
 the flat lists into per-sentence :class:`~conjunct.analysis.result.Analysis`
 objects. The stages are those each task runs alone, so the output is the one
@@ -47,25 +47,21 @@ class JapaneseEngine:
             chunk_classifier=chunk_clf._core, chunk_rule=chunk_clf.rule.kind, chunk_early_exit=bool(chunker.early_exit),
             parser_tables=parser_clf.features.keys.tables(), parser_classifier=parser_clf._core,
             parser_rule=parser_clf.rule.kind, parser_classes=len(parser_clf.rule.classes), depends=1,
-            parser_early_exit=bool(parser.early_exit))
+            parser_early_exit=bool(parser.early_exit), segment_features=segmenter.features,
+            segment_classifier=segmenter.classifier._core, segment_classes=[str(c) for c in segmenter.classifier.rule.classes],
+            segment_rule=segmenter.classifier.rule.kind, segment_early_exit=bool(segmenter.early_exit))
 
     def analyze_texts(self, texts: Sequence[str], n_jobs: int = 1) -> List[Analysis]:
         """Checked raw texts (whitespace separates words and is dropped) -> analyses."""
         out: List[Analysis] = []
         threads = resolve_n_jobs(n_jobs)
         for k in range(0, len(texts), self.batch_size):
-            batch = texts[k:k + self.batch_size]
-            pieces = [t.split() for t in batch]
-            flat = [p for ps in pieces for p in ps]
+            pieces = [t.split() for t in texts[k:k + self.batch_size]]
             piece_ptr = np.zeros(len(pieces) + 1, dtype=np.int64)
             np.cumsum(np.fromiter(map(len, pieces), dtype=np.int64, count=len(pieces)), out=piece_ptr[1:])
-            positions, text_ptr, classes, _ = self.segmenter.classify(flat)
-            cut = np.asarray(classes) == self.segmenter.cut_class
-            cuts = np.ascontiguousarray(np.asarray(positions)[cut], dtype=np.int64)
-            cut_ptr = np.searchsorted(np.flatnonzero(cut), np.asarray(text_ptr)).astype(np.int64)
-            blob, offsets = text_buffers(flat)
-            out.extend(self._results(self.core.analyze_cuts(text=blob, piece_offsets=offsets, cuts=cuts,
-                                                            cut_ptr=cut_ptr, piece_ptr=piece_ptr, n_threads=threads)))
+            blob, offsets = text_buffers([p for ps in pieces for p in ps])
+            out.extend(self._results(self.core.analyze_pieces(text=blob, piece_offsets=offsets, piece_ptr=piece_ptr,
+                                                              n_threads=threads)))
         return out
 
     def analyze_words(self, sentences: Sequence[Sequence[str]], n_jobs: int = 1) -> List[Analysis]:

@@ -23,6 +23,9 @@ class FeatureTables {
   const AttributeVocab& vocab(size_t attribute) const { return vocabs_[attribute]; }
   const FeatureKeys& keys() const { return keys_; }
   size_t size() const { return template_of_.size(); }
+  // Feature id f's template and its parts' codes (FeatureSpec::kMaxParts, -1 past its parts).
+  int32_t template_of(size_t f) const { return template_of_[f]; }
+  const int32_t* codes_of(size_t f) const { return codes_.data() + f * FeatureSpec::kMaxParts; }
   // The code of a part's fallback value (-1: none, or not in the vocabulary).
   int32_t fallback(size_t t, size_t part) const { return fallback_[t * FeatureSpec::kMaxParts + part]; }
   // The readable name of feature id f.

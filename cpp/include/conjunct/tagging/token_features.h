@@ -12,6 +12,7 @@
 #include <memory>
 #include <string>
 #include <unordered_map>
+#include <string_view>
 #include <vector>
 
 #include "conjunct/features/feature_tables.h"
@@ -49,6 +50,24 @@ class TokenFeatures {
   explicit TokenFeatures(std::shared_ptr<const FeatureTables> tables);
   // Every token's feature ids, as CSR rows (features the model lacks left out).
   void extract(const TokenBatch& batch, std::vector<int64_t>& indptr, std::vector<int32_t>& ids) const;
+
+  // A batch's distinct words and their attribute codes (each word's
+  // attributes computed once per batch), and the buffers of extract_range:
+  // kept by the caller and reused, so a call allocates nothing once they
+  // have grown (a first pass then costs what a later one does).
+  struct Prepared {
+    std::unordered_map<std::string_view, int32_t> type_of;
+    std::vector<int32_t> tok_type, type_codes, found, found_codes;
+    std::vector<std::string_view> types, views;
+    std::vector<int64_t> key;
+    std::vector<size_t> key_end, starts;
+    std::string value, arena;
+  };
+  void prepare(const TokenBatch& batch, Prepared& p) const;
+  // The feature ids of the tokens of sentences [s0, s1) of the batch prepare
+  // last saw, as CSR rows numbered from 0 (those sentences' first token is row 0).
+  void extract_range(const TokenBatch& batch, Prepared& p, size_t s0, size_t s1, std::vector<int64_t>& indptr,
+                     std::vector<int32_t>& ids) const;
   const FeatureTables& tables() const { return *tables_; }
 
  private:

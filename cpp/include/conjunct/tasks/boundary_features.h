@@ -110,6 +110,13 @@ class BoundaryFeaturizer {
     std::vector<int32_t> type_codes;  // kTypes: the code of every class n-gram (7^n entries)
   };
   std::vector<CharAttr> char_attrs_;
+  // Every template of one character attribute or one dictionary flag: its
+  // feature id per code of that part (-1: no such feature), filled from the
+  // tables' features at construction, so a boundary's ids cost one read per
+  // template instead of a key and a hash look-up (the same ids: keys pack
+  // (template, codes) one to one).
+  std::vector<std::vector<int32_t>> direct_;
+  bool all_direct_ = false;
   bool uses_pieces_ = false;
   bool uses_dict_ = false;
   // The dictionary: every prefix of a known word (a walk stops at the first

@@ -1,5 +1,6 @@
-// The Japanese text pipeline after word segmentation, in one call: words (one
-// UTF-8 buffer and offsets) -> the tagger's joint UPOS|XPOS tags (features and
+// The Japanese text pipeline in one call: raw text (its whitespace-free
+// pieces) -> the word segmenter's boundary decisions -> words (one UTF-8
+// buffer and offsets) -> the tagger's joint UPOS|XPOS tags (features and
 // decoding) -> the bunsetsu chunker's decisions over (word, XPOS) -> bunsetsu
 // -> Sassano's bunsetsu parser over (form, lemma = form, XPOS). Each thread
 // takes a range of sentences through every stage; the stages' models are
@@ -15,12 +16,24 @@
 #include "conjunct/classify/classifier.h"
 #include "conjunct/decode/decoder.h"
 #include "conjunct/tagging/token_features.h"
+#include "conjunct/tasks/boundary_features.h"
 #include "conjunct/tasks/chunk_features.h"
 #include "conjunct/tasks/sassano.h"
 
 namespace conjunct {
 
+// The word segmenter: boundary features and the binary classifier whose
+// class cut_class says a word ends at the boundary.
+struct JapaneseSegmenter {
+  std::shared_ptr<const BoundaryFeaturizer> features;
+  const Classifier* clf = nullptr;
+  Decision decision;
+  bool early_exit = true;
+  int64_t cut_class = 0;
+};
+
 struct JapaneseStages {
+  JapaneseSegmenter segmenter;  // features null: words are given (analyze_japanese only)
   // The tagger: its features, its model and decoder; the XPOS of each label.
   const TokenFeatures* tag_features = nullptr;
   const ChainModel* chain = nullptr;
@@ -47,6 +60,16 @@ struct JapaneseAnalysis {
 
 // Every stage over the sentences of words; n_threads threads share the models.
 void analyze_japanese(const JapaneseStages& stages, const TokenBatch& words, JapaneseAnalysis& out, int n_threads);
+
+// Words of pieces of text, as the segmenter cuts them: piece p is
+// text[piece_offsets[p], piece_offsets[p + 1]) (UTF-8, adjacent pieces), sentence s
+// is pieces [piece_ptr[s], piece_ptr[s + 1]). Fills the word offsets (n_words
+// + 1, into text) and the sentences' word offsets; n_threads threads take
+// contiguous ranges of pieces. Throws std::invalid_argument naming the piece
+// on text that is not UTF-8.
+void segment_pieces(const JapaneseSegmenter& seg, const char* text, const int64_t* piece_offsets, size_t n_pieces,
+                    const int64_t* piece_ptr, size_t n_sentences, std::vector<int64_t>& word_offsets,
+                    std::vector<int64_t>& sent_ptr, int n_threads);
 
 // Word byte offsets from a segmenter's cuts. Piece p is text[piece_offsets[p],
 // piece_offsets[p + 1]) (UTF-8); its cuts are the character positions
