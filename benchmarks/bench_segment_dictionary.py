@@ -9,6 +9,11 @@ test ``--passes`` times, between two callgrind dumps, so loading is left out).
     python benchmarks/bench_segment_dictionary.py                        # d1, d2 with and without the dictionary
     python benchmarks/bench_segment_dictionary.py --variants d2+dict --test d2+dict --save-dir models/
     python benchmarks/bench_segment_dictionary.py --quick                # 300 sentences, 2 epochs
+    python benchmarks/bench_segment_dictionary.py --variants d2+dict d2+dict,t4 d2+dict,n4,C0.5,i20
+
+A variant is a base (d1, d2, d3, each with or without +dict) and options
+after commas: ``nK`` longest character n-gram, ``tK`` longest character-type
+n-gram, ``C<x>`` PA-I's C, ``iK`` epochs (default ``-i``), ``fK`` dictionary folds.
     valgrind --tool=callgrind python benchmarks/bench_segment_dictionary.py --callgrind seg.cjm
 """
 
@@ -22,7 +27,22 @@ from pathlib import Path
 
 from _common import markdown_table, require_shared_data, write_results
 
-VARIANTS = {"d2": (2, False), "d1+dict": (1, True), "d2+dict": (2, True), "d1": (1, False)}
+
+def variant(name: str, iterations: int) -> dict:
+    """WordSegmenter parameters of a variant name (see the module docstring)."""
+    base, *options = name.split(",")
+    degree, plus, dictionary = base.partition("+")
+    if degree not in ("d1", "d2", "d3") or (plus and dictionary != "dict"):
+        raise argparse.ArgumentTypeError(f"variant {name!r}: the base is d1, d2 or d3, with or without +dict")
+    params = {"degree": int(degree[1]), "dictionary": bool(plus), "n_iter": iterations}
+    keys = {"n": ("ngram", int), "t": ("type_ngram", int), "C": ("C", float), "i": ("n_iter", int),
+            "f": ("dictionary_folds", int)}
+    for o in options:
+        if not o or o[0] not in keys:
+            raise argparse.ArgumentTypeError(f"variant {name!r}: unknown option {o!r} (n, t, C, i, f)")
+        key, kind = keys[o[0]]
+        params[key] = kind(o[1:])
+    return params
 
 
 def callgrind_pass(model: str, passes: int) -> None:
@@ -44,8 +64,8 @@ def callgrind_pass(model: str, passes: int) -> None:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--variants", nargs="+", choices=sorted(VARIANTS), default=["d2", "d1+dict", "d2+dict"])
-    ap.add_argument("--test", choices=sorted(VARIANTS), default=None, help="score this variant on test (once, chosen on dev)")
+    ap.add_argument("--variants", nargs="+", default=["d2", "d1+dict", "d2+dict"])
+    ap.add_argument("--test", default=None, help="score this variant on test (once, chosen on dev)")
     ap.add_argument("--train-sentences", type=int, default=None)
     ap.add_argument("-i", "--iterations", type=int, default=10)
     ap.add_argument("--save-dir", type=Path, default=None, help="save each variant's model here")
@@ -65,17 +85,18 @@ def main() -> None:
     train = read_segmented_conllu(base / "ja_gsd-ud-train.conllu")[:args.train_sentences]
     dev = read_segmented_conllu(base / "ja_gsd-ud-dev.conllu")
     rows, results = [], {}
-    for name in dict.fromkeys(args.variants + ([args.test] if args.test else [])):
-        degree, dictionary = VARIANTS[name]
+    names = list(dict.fromkeys(args.variants + ([args.test] if args.test else [])))
+    params = {name: variant(name, args.iterations) for name in names}  # every name checked before the first fit
+    for name in names:
         t0 = time.perf_counter()
-        seg = WordSegmenter(degree=degree, dictionary=dictionary, n_iter=args.iterations, **shipped_layout()).fit(train)
+        seg = WordSegmenter(**params[name], **shipped_layout()).fit(train)
         seconds = time.perf_counter() - t0
         r = {"dev": seg.evaluate(dev), "fit_seconds": seconds, "support_vectors": seg.training_stats_["boundary"]["support_vectors"]}
         if name == args.test:  # chosen on dev before this line runs
             r["test"] = seg.evaluate(read_segmented_conllu(base / "ja_gsd-ud-test.conllu"))
         if args.save_dir:
             args.save_dir.mkdir(parents=True, exist_ok=True)
-            seg.save(args.save_dir / f"seg_{name.replace('+', '_')}.cjm")
+            seg.save(args.save_dir / f"seg_{name.replace('+', '_').replace(',', '_')}.cjm")
         results[name] = r
         rows.append([name, f"{100 * r['dev']['f1']:.2f}", f"{100 * r['test']['f1']:.2f}" if "test" in r else "",
                      r["support_vectors"], round(seconds)])
