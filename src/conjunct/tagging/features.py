@@ -40,7 +40,7 @@ import numpy as np
 from .._errors import DataFormatError
 from ..feature_spec import FeatureKeys, FeatureSpec, Part, Template
 
-__all__ = ["DEFAULT_TEMPLATES", "Featurizer", "TokenFeatures", "word_shape", "token_buffers"]
+__all__ = ["DEFAULT_TEMPLATES", "JAPANESE_TEMPLATES", "Featurizer", "TokenFeatures", "word_shape", "token_buffers"]
 
 _NEIGHBOURS = {"w-2": -2, "w-1": -1, "w+1": 1, "w+2": 2}  # lower-cased neighbouring words
 _BOUNDARY = ("<s>", "</s>")  # the value of any attribute before / after the sentence
@@ -113,6 +113,11 @@ DEFAULT_TEMPLATES: Tuple[str, ...] = (
     "w-2", "w-1", "w+1", "w+2", "w-1|w", "w|w+1",
     "s5", "s6", "hyphen", "digit", "upper", "title", "allcaps", "len",
 )
+
+#: The Japanese text pipeline's tagger: the defaults and the word's character
+#: types (``ctype``), which raised UPOS on GSD dev by 0.15 (1.0 on unknown
+#: words; benchmarks/bench_tagger_ja.py).
+JAPANESE_TEMPLATES: Tuple[str, ...] = DEFAULT_TEMPLATES + ("ctype",)
 
 #: Version 3: features are keys of a template spec (section ``keys``), not
 #: strings. Taggers saved with earlier versions are refused: retrain them.
