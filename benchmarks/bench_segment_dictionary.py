@@ -69,6 +69,7 @@ def main() -> None:
     ap.add_argument("--train-sentences", type=int, default=None)
     ap.add_argument("-i", "--iterations", type=int, default=10)
     ap.add_argument("--save-dir", type=Path, default=None, help="save each variant's model here")
+    ap.add_argument("--reuse", action="store_true", help="load a variant's model from --save-dir when it is there")
     ap.add_argument("--quick", action="store_true", help="300 training sentences, 2 epochs")
     ap.add_argument("--callgrind", default=None, metavar="MODEL", help="segment GSD test with MODEL between callgrind dumps")
     ap.add_argument("--passes", type=int, default=2)
@@ -88,18 +89,26 @@ def main() -> None:
     names = list(dict.fromkeys(args.variants + ([args.test] if args.test else [])))
     params = {name: variant(name, args.iterations) for name in names}  # every name checked before the first fit
     for name in names:
+        path = args.save_dir / f"seg_{name.replace('+', '_').replace(',', '_')}.cjm" if args.save_dir else None
         t0 = time.perf_counter()
-        seg = WordSegmenter(**params[name], **shipped_layout()).fit(train)
-        seconds = time.perf_counter() - t0
-        r = {"dev": seg.evaluate(dev), "fit_seconds": seconds, "support_vectors": seg.training_stats_["boundary"]["support_vectors"]}
+        if args.reuse and path is not None and path.exists():
+            import conjunct
+
+            seg, seconds = conjunct.load(path), None  # trained by an earlier run: no fit time
+        else:
+            seg = WordSegmenter(**params[name], **shipped_layout()).fit(train)
+            seconds = time.perf_counter() - t0
+        r = {"dev": seg.evaluate(dev), "fit_seconds": seconds, "support_vectors":
+             seg.training_stats_["boundary"]["support_vectors"] if hasattr(seg, "training_stats_") else ""}
         if name == args.test:  # chosen on dev before this line runs
             r["test"] = seg.evaluate(read_segmented_conllu(base / "ja_gsd-ud-test.conllu"))
-        if args.save_dir:
+        if path is not None and not (args.reuse and path.exists()):
             args.save_dir.mkdir(parents=True, exist_ok=True)
-            seg.save(args.save_dir / f"seg_{name.replace('+', '_').replace(',', '_')}.cjm")
+            seg.save(path)
         results[name] = r
         rows.append([name, f"{100 * r['dev']['f1']:.2f}", f"{100 * r['test']['f1']:.2f}" if "test" in r else "",
-                     r["support_vectors"], round(seconds)])
+                     r["support_vectors"], "" if seconds is None else round(seconds)])
+        print(rows[-1], flush=True)
     md = (f"GSD r2.8, trained on {args.train_sentences or 'all'} train sentences ({args.iterations} epochs, the text "
           "pipeline's layout). Word F1 (%); test only for the variant chosen on dev.\n\n"
           + markdown_table(["variant", "dev word F1", "test word F1", "support vectors", "fit (s)"], rows)
