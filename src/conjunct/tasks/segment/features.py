@@ -4,9 +4,9 @@ the boundary. The C++ engine (``_core.BoundaryFeatures``) computes their ids
 from UTF-8 text; this module is the reference path, which names the same
 features as strings through the spec (:func:`boundary_features`).
 
-Attributes of a character: ``c1`` .. ``c3``, the character n-gram starting
-there, and ``t1`` .. ``t3``, the n-gram of the characters' types
-(:func:`char_type`). Positions: offsets from the boundary, ``-3`` .. ``+2``
+Attributes of a character: ``c1`` .. ``c4``, the character n-gram starting
+there, and ``t1`` .. ``t6``, the n-gram of the characters' types
+(:func:`char_type`; by default n-grams up to 3 of both). Positions: offsets from the boundary, ``-3`` .. ``+2``
 (``-1`` is the character left of it, ``+0`` the one right of it). A template
 is one n-gram at one offset inside the window, named ``c-1:2`` (the character
 bigram starting at ``-1``); its feature reads ``c-1:2=本語``.
