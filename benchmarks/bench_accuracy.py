@@ -22,6 +22,7 @@ models and reuses the ones already there.
 
     python benchmarks/bench_accuracy.py                       # the figures (three models on all of train: run it alone)
     python benchmarks/bench_accuracy.py --quick               # 300 training sentences, 2 folds, 2 epochs, 100 test sentences
+    python benchmarks/bench_accuracy.py --langs ja --ja-model JA --split dev   # a given pipeline on dev
 """
 
 from __future__ import annotations
@@ -82,27 +83,27 @@ def train_models(args, data: Path, models: Path) -> dict:
     return {"paths": paths, "seconds": seconds}
 
 
-def japanese(model: Path, data: Path, n_test) -> dict:
+def japanese(model: Path, data: Path, n_test, split: str = "test") -> dict:
     import conjunct
     from conjunct.analysis.metrics import japanese_scores
     from conjunct.tasks.bunsetsu import load_gsd_bunsetsu
 
     nlp = conjunct.load(model)
-    test = load_gsd_bunsetsu(data / "ud_japanese_gsd", "test")[:n_test]
+    test = load_gsd_bunsetsu(data / "ud_japanese_gsd", split)[:n_test]
     words = [[t.form for b in s.bunsetsu for t in b.tokens] for s in test]
     return {"test_sentences": len(test), "params": {"folds": nlp.folds},
             "raw_text": japanese_scores(test, nlp.analyze(["".join(w) for w in words])),
             "gold_words": japanese_scores(test, nlp.analyze_words(words))}
 
 
-def english(model: Path, parser_model, data: Path, n_test) -> dict:
+def english(model: Path, parser_model, data: Path, n_test, split: str = "test") -> dict:
     import conjunct
     from conjunct.analysis import Analysis
     from conjunct.analysis.metrics import english_scores
     from conjunct.tasks.english import DepSentence, read_ud_english
 
     nlp = conjunct.load(model)
-    test = read_ud_english(data / "ud_english_ewt" / "en_ewt-ud-test.conllu")[:n_test]
+    test = read_ud_english(data / "ud_english_ewt" / f"en_ewt-ud-{split}.conllu")[:n_test]
     out = {"test_sentences": len(test),
            "parser": {k: getattr(nlp.parser, k) for k in ("features", "degree", "explore")},
            "predicted_tags": english_scores(test, nlp.analyze([s.forms for s in test]))}
@@ -127,7 +128,7 @@ def report(res: dict) -> str:
     if ja:
         rows = [[name.replace("_", " "), *(_pct(ja[name][f"{k}_f1"]) for k in ("word", "upos", "xpos", "bunsetsu", "dependency"))]
                 for name in ("raw_text", "gold_words")]
-        parts.append(f"## Japanese: UD Japanese GSD r2.8 test ({ja['test_sentences']} sentences)\n\n"
+        parts.append(f"## Japanese: UD Japanese GSD r2.8 {res.get('split', 'test')} ({ja['test_sentences']} sentences)\n\n"
                      + (f"The pipeline `{res['ja_model']}`. " if res.get("ja_model") else
                         f"`conjunct analyze train --lang ja` on {res['train_sentences'] or 'all'} GSD train sentences "
                         f"({res['iterations']} epochs, {res['folds']}-fold jackknifed tags). ")
@@ -144,7 +145,7 @@ def report(res: dict) -> str:
         rows.append(["gold tags, the pipeline's parser (trained on jackknifed tags)", "", "", _pct(g["uas"]), _pct(g["las"])])
         parser = en.get("parser", {"features": "malt", "degree": 2, "explore": False})
         made = (f"The pipeline `{res['en_model']}`" if res.get("en_model") else "`conjunct analyze train --lang en`")
-        parts.append(f"## English: UD English EWT test ({en['test_sentences']} sentences), gold tokenization\n\n"
+        parts.append(f"## English: UD English EWT {res.get('split', 'test')} ({en['test_sentences']} sentences), gold tokenization\n\n"
                      f"{made} (no chunker; the pipeline's parser: features {parser['features']!r}, d = "
                      f"{parser['degree']}, {'with' if parser['explore'] else 'no'} exploration) and `conjunct parse train` on "
                      f"{res['train_sentences'] or 'all'} EWT train sentences ({res['iterations']} epochs, {res['folds']}-fold "
@@ -170,6 +171,8 @@ def main() -> None:
                     help="score this English text pipeline instead of training one (bench_parser_options.py --pipeline)")
     ap.add_argument("--ja-model", type=Path, default=None,
                     help="score this Japanese text pipeline instead of training one (conjunct analyze train --lang ja)")
+    ap.add_argument("--split", choices=["test", "dev"], default="test",
+                    help="the split to score (dev: to compare models before test is read)")
     ap.add_argument("--quick", action="store_true", help="300 training sentences, 2 epochs, 2 folds, 100 test sentences")
     ap.add_argument("--name", default=None, help="results name (default accuracy, accuracy_quick with --quick)")
     args = ap.parse_args()
@@ -184,15 +187,15 @@ def main() -> None:
         paths = trained["paths"]
         res = {"train_sentences": args.train_sentences, "iterations": args.iterations, "folds": args.folds,
                "training_seconds": trained["seconds"], "en_model": args.en_model and args.en_model.name,
-               "ja_model": args.ja_model and args.ja_model.name}
+               "ja_model": args.ja_model and args.ja_model.name, "split": args.split}
         # Test is read from here on, after every model is trained.
         if "ja" in args.langs:
-            say("scoring Japanese on GSD test ...")
-            res["japanese"] = japanese(paths["ja"], data, args.test_sentences)
+            say(f"scoring Japanese on GSD {args.split} ...")
+            res["japanese"] = japanese(paths["ja"], data, args.test_sentences, args.split)
         if "en" in args.langs:
-            say("scoring English on EWT test ...")
+            say(f"scoring English on EWT {args.split} ...")
             res["english"] = english(paths["en"], None if args.no_gold_tag_parser else paths["en_gold_tag_parser"], data,
-                                     args.test_sentences)
+                                     args.test_sentences, args.split)
     name = args.name or ("accuracy_quick" if args.quick else "accuracy")
     write_results(name, res, report(res))
 

@@ -9,7 +9,7 @@ import pytest
 from conjunct import DataFormatError
 from conjunct.analysis import JapaneseTextPipeline
 from conjunct.analysis.japanese_engine import engine_for
-from conjunct.tagging import HMMTagger, PerceptronTagger
+from conjunct.tagging import JAPANESE_TEMPLATES, HMMTagger, PerceptronTagger
 from conjunct.tasks.bunsetsu import BunsetsuDependencyParser, load_gsd_bunsetsu
 from conjunct.tasks.chunk import Chunker
 from conjunct.tasks.segment import WordSegmenter
@@ -33,7 +33,7 @@ def gsd(shared_data):
 
 @pytest.fixture(scope="module")
 def nlp(gsd):
-    return JapaneseTextPipeline(WordSegmenter(n_iter=2, method_params=SMALL), PerceptronTagger(n_iter=2),
+    return JapaneseTextPipeline(WordSegmenter(n_iter=2, method_params=SMALL), PerceptronTagger(n_iter=2, templates=JAPANESE_TEMPLATES),
                                 Chunker(n_iter=2, method_params=SMALL),
                                 BunsetsuDependencyParser(degree=2, n_iter=2, method_params=SMALL), folds=2).fit(gsd[0])
 

@@ -80,6 +80,23 @@ def test_segmenter_engine_ids_equal_reference_on_gsd(shared_data):
 
 
 @pytest.mark.realdata
+@pytest.mark.parametrize("ngram, type_ngram", [(3, 4), (3, 6), (4, 5)])
+def test_longer_ngrams_engine_ids_equal_reference_on_gsd(shared_data, ngram, type_ngram):
+    # Character 4-grams and type n-grams up to the whole window of six characters.
+    base = shared_data / "ud_japanese_gsd" / "r2.8"
+    train = ["".join(s) for s in read_segmented_conllu(base / "ja_gsd-ud-train.conllu")[:300]]
+    texts = ["".join(s) for s in read_segmented_conllu(base / "ja_gsd-ud-dev.conllu")[:150]] + ["𠮷野家", "Ｘ", "", "a\x02b"]
+    the_spec = spec(ngram, type_ngram=type_ngram)
+    assert len(the_spec) == sum(7 - n for n in range(1, ngram + 1)) + sum(7 - n for n in range(1, type_ngram + 1))
+    index = FeatureIndex.from_data(f for t in train for f in feature_lists(t, range(1, len(t)), ngram, type_ngram=type_ngram))
+    assert any(n.startswith(f"t-3:{type_ngram}=") for n in index.names)
+    positions, ptr, rows = _rows(_engine(index.names, the_spec), texts, "all")
+    expected = [[i for i in (index.get(f) for f in fl) if i >= 0]
+                for t in texts for fl in feature_lists(t, range(1, len(t)), ngram, type_ngram=type_ngram)]
+    assert rows == expected
+
+
+@pytest.mark.realdata
 def test_dictionary_flags_of_the_engine_equal_reference_on_gsd(shared_data):
     base = shared_data / "ud_japanese_gsd" / "r2.8"
     train = read_segmented_conllu(base / "ja_gsd-ud-train.conllu")[:500]

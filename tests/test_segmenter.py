@@ -272,3 +272,32 @@ def test_dictionary_words_refuse_exactly_whitespace_and_the_separator():
         ch = chr(c)
         assert _usable(ch) is not (ch.isspace() or ch == "\x02")
     assert _usable("a" * MAX_WORD) and not _usable("a" * (MAX_WORD + 1)) and not _usable("")
+
+
+@pytest.mark.realdata
+def test_type_ngram_round_trip_and_files_without_it(corpus, tmp_path):
+    # Longer type n-grams are read by both paths and kept by the file; a file
+    # written before the setting (no type_ngram in its config) reads type n-grams as long as ngram.
+    seg = WordSegmenter(degree=1, n_iter=2, ngram=3, type_ngram=5).fit(corpus[0][:100])
+    texts = ["".join(s) for s in corpus[1][:30]]
+    assert any(n.startswith("t-3:5=") for n in seg.classifier_.features.names)
+    assert seg.segment(texts) == segment_reference(seg.classifier_, texts, 3, seg.dictionary_, type_ngram=5)
+    path = tmp_path / "t5.cjm"
+    seg.save(path)
+    loaded = conjunct.load(path)
+    assert loaded.type_ngram == 5 and loaded.segment(texts) == seg.segment(texts)
+    old = WordSegmenter(degree=1, n_iter=2).fit(corpus[0][:100])
+    kind, meta, arrays = old.to_container()
+    meta["config"].pop("type_ngram")
+    conjunct.model_io.write_container(path, kind, meta, arrays)
+    loaded = conjunct.load(path)
+    assert loaded.type_ngram is None and loaded.segment(texts) == old.segment(texts)
+    # A file whose type_ngram does not match its features is refused.
+    meta["config"]["type_ngram"] = 4
+    conjunct.model_io.write_container(path, kind, meta, arrays)
+    with pytest.raises(conjunct.ModelFormatError, match="retrain it"):
+        conjunct.load(path)
+    meta["config"]["type_ngram"] = 7
+    conjunct.model_io.write_container(path, kind, meta, arrays)
+    with pytest.raises(conjunct.ModelFormatError, match="type_ngram"):
+        conjunct.load(path)

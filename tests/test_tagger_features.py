@@ -144,3 +144,20 @@ def test_token_buffers_byte_offsets_of_any_characters():
         assert offsets.tolist() == np.cumsum([0] + [len(e) for e in encoded]).tolist()
         assert bytes(text) == b"".join(encoded)
         assert sent_ptr.tolist() == np.cumsum([0] + [len(s) for s in sentences]).tolist()
+
+
+def test_character_types_attribute_equals_the_segmenters_classes():
+    # ctype: the Japanese segmenter's character classes, runs collapsed, on every class and across runs.
+    from conjunct.tasks.segment import char_type
+
+    sample = [c for c in range(0x110000) if c % 251 == 0 or 0x3000 <= c < 0x3100 or 0xFF00 <= c < 0xFFA0]
+    for c in sample:
+        if 0xD800 <= c < 0xE000:
+            continue
+        assert _c("ctype", chr(c)) == char_type(chr(c)), hex(c)
+    for word, types in [("日本", "K"), ("食べる", "KH"), ("2024年", "NK"), ("カタカナ語", "TK"), ("ＡＢＣ", "A"),
+                        ("々", "K"), ("、", "S"), ("a\x02b", "AOA")]:
+        assert _c("ctype", word) == attribute_value("ctype", word) == types
+    feat = Featurizer(("ctype", "ctype-1|ctype", "ctype|s1"))
+    assert feat.strings(["日本", "の"]) == [["ctype=K", "ctype-1,ctype=<s>|K", "ctype,s1=K|本"],
+                                            ["ctype=H", "ctype-1,ctype=K|H", "ctype,s1=H|の"]]

@@ -259,6 +259,22 @@ def test_cli_train_tag_eval_info(tmp_path, capsys):
     assert "missing.txt: no such file" in capsys.readouterr().err
 
 
+def test_cli_train_japanese_templates(tmp_path, capsys):
+    # --templates japanese: the defaults and the words' character types, read back from the file.
+    from conjunct.tagging import DEFAULT_TEMPLATES, JAPANESE_TEMPLATES
+
+    train = tmp_path / "train.txt"
+    train.write_text("日本 N\nの P\nカメラ N\n\n東京 N\nへ P\n行く V\n\n")
+    for option, expected in (("default", DEFAULT_TEMPLATES), ("japanese", JAPANESE_TEMPLATES)):
+        model = tmp_path / f"{option}.cjt"
+        assert main(["tag", "train", str(train), "-o", str(model), "-i", "2", "--quiet", "--format", "columns",
+                     "--templates", option]) == 0
+        tagger = conjunct.load(model)
+        assert tuple(tagger.templates or DEFAULT_TEMPLATES) == expected
+        assert any(n.startswith("ctype=") for n in tagger.feature_names_) == (option == "japanese")
+    assert JAPANESE_TEMPLATES == DEFAULT_TEMPLATES + ("ctype",)
+
+
 def test_iter_words_streams_every_format(tmp_path, monkeypatch):
     import io
 

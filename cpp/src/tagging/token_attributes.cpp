@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "conjunct/tasks/boundary_features.h"
+
 namespace conjunct {
 
 namespace {
@@ -20,7 +22,8 @@ struct LowerMap {
 enum : uint8_t { kUpper = 1, kLower = 2, kTitle = 4, kDigit = 8, kCased = 16, kIgnorable = 32 };
 
 constexpr const char* kNames[] = {"bias", "w", "lw", "p1", "p2", "p3", "p4", "p5", "p6", "s1", "s2", "s3", "s4",
-                                  "s5", "s6", "shape", "len", "hyphen", "digit", "upper", "title", "allcaps"};
+                                  "s5", "s6", "shape", "len", "hyphen", "digit", "upper", "title", "allcaps",
+                                  "ctype"};
 static_assert(sizeof(kNames) / sizeof(kNames[0]) == static_cast<size_t>(TokenAttribute::kCount));
 
 void append_utf8(uint32_t c, std::string& out) {
@@ -203,6 +206,12 @@ void WordAttributes::raw(TokenAttribute a, std::string& out) const {
       flag(ok && cased);
       break;
     }
+    case TokenAttribute::kCharTypes:  // the segmenter's character types (K, H, T, N, A, S), runs collapsed
+      for (uint32_t c : cps_) {
+        const char t = char_class(c);
+        if (out.empty() || out.back() != t) out.push_back(t);
+      }
+      break;
     default:
       break;
   }

@@ -23,7 +23,7 @@ import sys
 from typing import List, Optional, Sequence
 
 from .._errors import DataFormatError
-from ..tagging import HMMTagger, PerceptronTagger
+from ..tagging import JAPANESE_TEMPLATES, HMMTagger, PerceptronTagger
 from ..tasks.bunsetsu import Bunsetsu, BunsetsuDependencyParser, BunsetsuSentence, Token
 from ..tasks.base import shipped_layout
 from ..tasks.chunk import Chunker
@@ -71,7 +71,8 @@ class JapaneseTextPipeline(TextPipeline):
     segmenter : WordSegmenter, optional
         Default ``WordSegmenter(**shipped_layout())`` (kernel splitting).
     tagger : PerceptronTagger or HMMTagger, optional
-        Trained on joint ``UPOS|XPOS`` tags; default ``PerceptronTagger()``.
+        Trained on joint ``UPOS|XPOS`` tags; default
+        ``PerceptronTagger(templates=JAPANESE_TEMPLATES)``.
     bunsetsu : Chunker, optional
         The bunsetsu chunker (tags ``B-B`` / ``I-B``); default ``Chunker()``.
     parser : BunsetsuDependencyParser, optional
@@ -120,7 +121,7 @@ class JapaneseTextPipeline(TextPipeline):
         if not sentences:
             raise DataFormatError("no training sentences")
         segmenter = self.segmenter if self.segmenter is not None else WordSegmenter(**shipped_layout())
-        tagger = self.tagger if self.tagger is not None else PerceptronTagger()
+        tagger = self.tagger if self.tagger is not None else PerceptronTagger(templates=JAPANESE_TEMPLATES)
         chunker = self.bunsetsu if self.bunsetsu is not None else Chunker()
         parser = self.parser if self.parser is not None else BunsetsuDependencyParser(degree=2)
         check_stage(segmenter, "segmenter", (WordSegmenter,), "ja-segment")

@@ -205,12 +205,13 @@ def _first_sentences(paragraphs, n: int):
 
 def run_train(args) -> int:
     from ..analysis.schedule import StageMeter, stage_report
-    from ..tagging import PerceptronTagger
+    from ..tagging import JAPANESE_TEMPLATES, PerceptronTagger
     from ..tasks.base import shipped_layout
     from ..tasks.chunk import Chunker
 
     verbose = 0 if args.quiet else args.verbose
-    tagger = PerceptronTagger(n_iter=args.iterations, random_state=args.seed)
+    templates = {"templates": JAPANESE_TEMPLATES} if args.lang == "ja" else {}
+    tagger = PerceptronTagger(n_iter=args.iterations, random_state=args.seed, **templates)
     params = dict(n_iter=args.iterations, random_state=args.seed, verbose=max(0, verbose - 1))
     degree = {} if args.degree is None else {"degree": args.degree}
     if args.features is not None and args.lang != "en":

@@ -37,6 +37,9 @@ def register(sub) -> None:
     output_option(tr, help="model file to write")
     tr.add_argument("--model", choices=["perceptron", "hmm"], default="perceptron", help="tagger (default perceptron)")
     option(tr, "iterations", help="perceptron epochs (default 10)")
+    tr.add_argument("--templates", choices=["default", "japanese"], default="default",
+                    help="perceptron feature templates: the defaults, or with the words' character types for "
+                         "Japanese (default: default)")
     option(tr, "quiet")
     option(tr, "scheduler", help="train by iterative parameter mixing on a Dask cluster (an address, or local:N "
                                  "for N local workers; one shard per worker)")
@@ -99,8 +102,11 @@ def run_train(args) -> int:
     if args.model == "hmm":
         tagger = HMMTagger(decoder=args.decoder, beam_width=args.beam_width)
     else:
+        from ..tagging import DEFAULT_TEMPLATES, JAPANESE_TEMPLATES
+
+        templates = JAPANESE_TEMPLATES if args.templates == "japanese" else DEFAULT_TEMPLATES
         tagger = PerceptronTagger(decoder=args.decoder, beam_width=args.beam_width, n_iter=args.iterations,
-                                  verbose=not args.quiet)
+                                  verbose=not args.quiet, templates=templates)
     t0 = time.perf_counter()
     if args.scheduler and args.model != "perceptron":
         raise ConjunctError("--scheduler trains perceptron taggers (an HMM is counted in one pass)")

@@ -12,7 +12,7 @@ Linear-chain taggers (averaged perceptron, HMM) whose decoding runs in C++:
 """
 
 from .chain import DECODERS, EXACT_DECODERS, ChainDecoder, Decoded, LinearChainModel
-from .features import DEFAULT_TEMPLATES, Featurizer, word_shape
+from .features import DEFAULT_TEMPLATES, JAPANESE_TEMPLATES, Featurizer, word_shape
 from .taggers import HMMTagger, PerceptronTagger, TaggedBatch
 
 __all__ = [
@@ -23,6 +23,7 @@ __all__ = [
     "Decoded",
     "Featurizer",
     "HMMTagger",
+    "JAPANESE_TEMPLATES",
     "LinearChainModel",
     "PerceptronTagger",
     "TaggedBatch",

@@ -20,6 +20,7 @@ enum class TokenAttribute : int32_t {
   kPrefix1, kPrefix2, kPrefix3, kPrefix4, kPrefix5, kPrefix6,
   kSuffix1, kSuffix2, kSuffix3, kSuffix4, kSuffix5, kSuffix6,
   kShape, kLength, kHyphen, kDigit, kUpper, kTitle, kAllCaps,
+  kCharTypes,  // "ctype": the word's character types (conjunct::char_class), runs collapsed
   kCount
 };
 

@@ -4,9 +4,9 @@ the boundary. The C++ engine (``_core.BoundaryFeatures``) computes their ids
 from UTF-8 text; this module is the reference path, which names the same
 features as strings through the spec (:func:`boundary_features`).
 
-Attributes of a character: ``c1`` .. ``c3``, the character n-gram starting
-there, and ``t1`` .. ``t3``, the n-gram of the characters' types
-(:func:`char_type`). Positions: offsets from the boundary, ``-3`` .. ``+2``
+Attributes of a character: ``c1`` .. ``c4``, the character n-gram starting
+there, and ``t1`` .. ``t6``, the n-gram of the characters' types
+(:func:`char_type`; by default n-grams up to 3 of both). Positions: offsets from the boundary, ``-3`` .. ``+2``
 (``-1`` is the character left of it, ``+0`` the one right of it). A template
 is one n-gram at one offset inside the window, named ``c-1:2`` (the character
 bigram starting at ``-1``); its feature reads ``c-1:2=本語``.
@@ -63,36 +63,42 @@ def char_type(ch: str) -> str:
     return cls[k] if k >= 0 and cp <= last[k] else "S"
 
 
-def templates(ngram: int = 3) -> List[Tuple[str, int, int]]:
+def templates(ngram: int = 3, type_ngram: Optional[int] = None) -> List[Tuple[str, int, int]]:
     """The feature templates (kind, first position, length): characters ("c")
-    and types ("t"), n-grams of length 1..ngram inside the window."""
-    if ngram not in (1, 2, 3):
-        raise ValueError(f"ngram must be 1, 2 or 3, got {ngram!r}")
-    return [(kind, k, n) for kind in ("c", "t") for n in range(1, ngram + 1) for k in range(-LEFT, RIGHT - n + 1)]
+    n-grams of length 1..ngram and types ("t") of length 1..type_ngram
+    (default ``ngram``) inside the window."""
+    type_ngram = ngram if type_ngram is None else type_ngram
+    if ngram not in (1, 2, 3, 4):
+        raise ValueError(f"ngram must be 1 to 4, got {ngram!r}")
+    if type_ngram not in range(1, LEFT + RIGHT + 1):
+        raise ValueError(f"type_ngram must be 1 to {LEFT + RIGHT}, got {type_ngram!r}")
+    return [(kind, k, n) for kind, most in (("c", ngram), ("t", type_ngram)) for n in range(1, most + 1)
+            for k in range(-LEFT, RIGHT - n + 1)]
 
 
-def spec(ngram: int = 3, extra: Sequence[Template] = (), dictionary: bool = False) -> FeatureSpec:
+def spec(ngram: int = 3, extra: Sequence[Template] = (), dictionary: bool = False,
+         type_ngram: Optional[int] = None) -> FeatureSpec:
     """The template spec of the boundary features (with ``dictionary``, the
     dictionary flags after them; ``extra`` templates last)."""
     return FeatureSpec([Template(f"{kind}{k:+d}:{n}", (Part(f"{kind}{n}", f"{k:+d}"),), "chars" if kind == "c" else "types")
-                        for kind, k, n in templates(ngram)] + (dictionary_templates() if dictionary else [])
+                        for kind, k, n in templates(ngram, type_ngram)] + (dictionary_templates() if dictionary else [])
                        + list(extra))
 
 
 @lru_cache(maxsize=None)
-def _prefixes(ngram: int) -> List[Tuple[str, bool, int, int]]:
+def _prefixes(ngram: int, type_ngram: Optional[int] = None) -> List[Tuple[str, bool, int, int]]:
     """Per template, (its name and '=', reads types, offset, length): what the reference fills in."""
-    s = spec(ngram)
-    return [(s.name(t, ("",)), kind == "t", k, n) for t, (kind, k, n) in enumerate(templates(ngram))]
+    s = spec(ngram, type_ngram=type_ngram)
+    return [(s.name(t, ("",)), kind == "t", k, n) for t, (kind, k, n) in enumerate(templates(ngram, type_ngram))]
 
 
 def feature_lists(text: str, positions: Sequence[int], ngram: int = 3,
-                  dictionary: Optional[WordDictionary] = None) -> List[List[str]]:
+                  dictionary: Optional[WordDictionary] = None, type_ngram: Optional[int] = None) -> List[List[str]]:
     """The feature strings of the boundaries before characters ``positions`` of
     ``text`` (with a ``dictionary``, its flags after the n-grams)."""
     padded = PAD * LEFT + text + PAD * RIGHT
     types = "".join(map(char_type, padded))
-    prefixes = _prefixes(ngram)
+    prefixes = _prefixes(ngram, type_ngram)
     out = []
     for b in positions:
         p = b + LEFT
@@ -104,6 +110,7 @@ def feature_lists(text: str, positions: Sequence[int], ngram: int = 3,
     return out
 
 
-def boundary_features(text: str, b: int, ngram: int = 3, dictionary: Optional[WordDictionary] = None) -> List[str]:
+def boundary_features(text: str, b: int, ngram: int = 3, dictionary: Optional[WordDictionary] = None,
+                      type_ngram: Optional[int] = None) -> List[str]:
     """Feature strings of the boundary before character ``b`` (1 <= b < len(text))."""
-    return feature_lists(text, [b], ngram, dictionary)[0]
+    return feature_lists(text, [b], ngram, dictionary, type_ngram)[0]

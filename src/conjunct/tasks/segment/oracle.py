@@ -41,7 +41,8 @@ ORACLE_BATCH = 1000
 
 
 def training_examples(sentences: Sequence[Sequence[str]], ngram: int = 3,
-                      dictionaries: Optional[Sequence[WordDictionary]] = None) -> Tuple[List[List[str]], List[int]]:
+                      dictionaries: Optional[Sequence[WordDictionary]] = None,
+                      type_ngram: Optional[int] = None) -> Tuple[List[List[str]], List[int]]:
     """(feature strings, +1/-1) of every character boundary of the gold
     segmentations (with ``dictionaries``, sentence k's features hold the
     flags of ``dictionaries[k]``)."""
@@ -51,7 +52,8 @@ def training_examples(sentences: Sequence[Sequence[str]], ngram: int = 3,
     for batch in oracle_sentences(sentences, ORACLE_BATCH):
         for s in batch:
             text = "".join(s)
-            feats.extend(feature_lists(text, range(1, len(text)), ngram, None if dictionaries is None else dictionaries[k]))
+            feats.extend(feature_lists(text, range(1, len(text)), ngram,
+                                       None if dictionaries is None else dictionaries[k], type_ngram))
             labels.extend(boundary_labels(s))
             k += 1
     return feats, labels

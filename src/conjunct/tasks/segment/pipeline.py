@@ -28,8 +28,10 @@ class WordSegmenter(TaskPipeline):
     ----------
     degree : int
         Polynomial kernel degree.
-    ngram : {1, 2, 3}
-        Longest character / character-type n-gram inside the boundary's window.
+    ngram : {1, 2, 3, 4}
+        Longest character n-gram inside the boundary's window.
+    type_ngram : int, optional
+        Longest character-type n-gram inside the window (1 to 6; None: ``ngram``).
     dictionary : bool
         Add the word-dictionary flags (Neubig et al. 2011): a known word of
         length 1, 2, 3 or 4+ ends left of the boundary, starts right of it or
@@ -52,27 +54,30 @@ class WordSegmenter(TaskPipeline):
     COMPONENTS = (COMPONENT,)
     RULES = ("sign",)
     NEEDED_CLASS = {None: "1"}  # "a word ends here"
-    CONFIG_RANGES = {"ngram": (1, 3)}
+    CONFIG_RANGES = {"ngram": (1, 4)}
     batch_size = 4096  # sentences per classifier call
 
-    def __init__(self, *, degree: int = 2, ngram: int = 3, dictionary: bool = True, dictionary_folds: int = 10,
-                 user_dictionary: Optional[str] = None, **params):
+    def __init__(self, *, degree: int = 2, ngram: int = 3, type_ngram: Optional[int] = None, dictionary: bool = True,
+                 dictionary_folds: int = 10, user_dictionary: Optional[str] = None, **params):
         # d = 2 by default: on GSD it is as accurate as d = 3 (96.8 vs 96.5 word
         # F1) with a seventeenth of the memory (0.2 vs 3.4 GB of conjunctions).
         super().__init__(degree=degree, **params)
         self.ngram = ngram
+        self.type_ngram = type_ngram
         self.dictionary = dictionary
         self.dictionary_folds = dictionary_folds
         self.user_dictionary = user_dictionary
 
     @classmethod
     def check_config(cls, config) -> None:
+        config.int("type_ngram", 1, 6, optional=True, none=True)
         check_dictionary_config(config)
 
     def _config(self) -> dict:
         return dictionary_config(self)
 
     def _restore(self, config: dict) -> None:
+        self.type_ngram = None  # a file written before the setting: type n-grams as long as ngram
         super()._restore(config)
         restore_dictionary(self, config)
 
@@ -80,15 +85,17 @@ class WordSegmenter(TaskPipeline):
         self.runner()  # its feature keys go on the feature index, so the file saved next stores them
 
     def _loaded(self, name: str) -> None:
-        keys_at_load(self, self.COMPONENT, spec(self.ngram, dictionary=self.dictionary), "word segmentation", name)
+        keys_at_load(self, self.COMPONENT, spec(self.ngram, dictionary=self.dictionary, type_ngram=self.type_ngram),
+                     "word segmentation", name)
 
     def training_examples(self, data):
-        feats, labels = training_examples(data, self.ngram, training_dictionaries(self, data))
+        feats, labels = training_examples(data, self.ngram, training_dictionaries(self, data), self.type_ngram)
         return {self.COMPONENT: (feats, labels)}
 
     def _make_runner(self) -> BoundaryClassifier:
         words = getattr(self, "dictionary_", None) if self.dictionary else None
-        return BoundaryClassifier(self.classifiers_[self.COMPONENT], ngram=self.ngram, dictionary=words)
+        return BoundaryClassifier(self.classifiers_[self.COMPONENT], ngram=self.ngram, dictionary=words,
+                                  type_ngram=self.type_ngram)
 
     def _inputs(self, data) -> List[str]:
         """The texts of gold word sequences (texts stay as they are)."""
