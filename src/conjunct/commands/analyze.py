@@ -79,6 +79,8 @@ def register(sub) -> None:
     option(tr, "degree", default=None, help="the parser's polynomial kernel degree (default 2)")
     tr.add_argument("--features", choices=["malt", "rich", "zn"], default=None,
                     help="en: the parser's configuration features (default malt; rich: +1.56 dev LAS, ~4x the parse time)")
+    tr.add_argument("--explore", action="store_true",
+                    help="en: train the parser with exploration (dynamic oracle): about three times its training")
     option(tr, "iterations", help="training epochs of every stage (default 10)")
     tr.add_argument("--max-sentences", type=int, default=None, help="train on the first N sentences only")
     tr.add_argument("--keep-models", action="store_true",
@@ -216,6 +218,10 @@ def run_train(args) -> int:
     if args.features is not None and args.lang != "en":
         raise ConjunctError("--features is for the English parser (--lang en)")
     features = {} if args.features is None else {"features": args.features}
+    if args.explore:
+        if args.lang != "en":
+            raise ConjunctError("--explore is for the English parser (--lang en)")
+        features["explore"] = True
     start = time.perf_counter()
     meter = StageMeter()
     status(f"reading {args.data}")  # seconds on a treebank before the first bar
