@@ -33,14 +33,15 @@ class EnglishDependencyParser(TaskPipeline):
     ----------
     degree : int
         Polynomial kernel degree.
-    features : {"malt", "rich", "zn"}
+    features : {"malt", "rich", "zn", "richu"}
         Configuration features: MaltParser's default model ("malt", the
         default) or that plus Zhang & Nivre's (2011) non-local features
         ("rich": on EWT dev with predicted tags 1.56 LAS higher, for twice the
         features per decision, four times the conjunctions at d = 2, about
         four times the parse time and twice the training time;
         docs/english_parser.md); "zn": "rich" plus Zhang & Nivre's
-        conjunctions of three (:mod:`.features`).
+        conjunctions of three; "richu": "rich" plus the UPOS of seven more
+        tokens (:mod:`.features`).
     explore : bool
         Train with exploration (Goldberg & Nivre 2012's dynamic oracle on the
         configurations a first-round model reaches): +0.36 LAS on EWT dev
