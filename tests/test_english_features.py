@@ -294,3 +294,16 @@ def test_a_file_written_before_the_feature_engine_parses_as_it_did():
     assert [[list(h), list(l)] for h, l in parser.parse(sentences)] == expected["parses"]
     for s, (heads, labels) in zip(sentences, expected["parses"]):
         assert list(parser.reference_parse(s)) == [heads, labels]
+
+
+def test_richu_parses_as_the_reference_with_every_method(ewt):
+    """The richu set through the C++ loop: the reference parser's parses, and
+    the same parses from every classification method."""
+    train, dev = ewt
+    parser = EnglishDependencyParser(degree=2, n_iter=2, features="richu").fit(train[:100])
+    sample = dev[:15]
+    expected = [parser.reference_parse(s) for s in sample]
+    assert parser.parse(sample) == expected
+    for method in ("pki", "pke", "split", "fstrie"):
+        parser.compile(method, events=train[:100])
+        assert parser.parse(sample) == expected, method
