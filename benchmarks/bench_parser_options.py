@@ -4,7 +4,7 @@ The pipeline's parser reads the tagger's tags, so its options are compared
 the way the pipeline trains and runs it: trained on jackknifed tags of EWT
 train (the folds, seeds and tagger of ``conjunct analyze train --lang en``),
 scored on EWT dev tagged by the tagger trained on all of train. Each variant
-``FEATURES:DEGREE[:explore]`` (``malt:2`` is the pipeline's default) gets dev
+``FEATURES:DEGREE[:explore][:lift]`` (``malt:2`` is the pipeline's default) gets dev
 UPOS / XPOS, UAS / LAS with predicted tags and UAS / LAS with gold tags (the
 same parser). Test is never read.
 
@@ -58,8 +58,28 @@ def cached(path: Path, make):
     return value
 
 
+def parse_speed(parser, sentences, passes: int) -> dict:
+    """Sentences and decisions (transition + label classifications) per CPU
+    second of this process (the parse runs in one thread; on a loaded machine
+    CPU time varies far less than wall time) parsing ``sentences``, best of
+    ``passes`` passes."""
+    runner = parser.runner()
+    best = None
+    for _ in range(max(passes, 1)):
+        before = runner.counters()
+        t0 = time.process_time()
+        parser.parse(sentences)
+        seconds = time.process_time() - t0
+        after = runner.counters()
+        decisions = sum(after[k] - before[k] for k in ("transition_decisions", "label_decisions"))
+        best = seconds if best is None else min(best, seconds)
+    return {"seconds": best, "sentences_per_second": len(sentences) / best, "decisions": decisions,
+            "decisions_per_second": decisions / best}
+
+
 def parse_variant(text: str) -> dict:
-    """The parser parameters of FEATURES:DEGREE[:explore][:iN][:cX] (N epochs, PA-I's C = X)."""
+    """The parser parameters of FEATURES:DEGREE[:explore][:lift][:iN][:cX] (N epochs, PA-I's C = X; lift:
+    non-projective training trees lifted, not left out)."""
     parts = text.split(":")
     v = {"explore": False}
     try:
@@ -69,6 +89,8 @@ def parse_variant(text: str) -> dict:
         for p in parts[2:]:
             if p == "explore" and not v["explore"]:
                 v["explore"] = True
+            elif p == "lift" and "nonprojective" not in v:
+                v["nonprojective"] = "lift"
             elif p[:1] == "i" and "n_iter" not in v:
                 v["n_iter"] = int(p[1:])
             elif p[:1] == "c" and "C" not in v:
@@ -76,7 +98,7 @@ def parse_variant(text: str) -> dict:
             else:
                 raise ValueError
     except (ValueError, IndexError):
-        raise SystemExit(f"{text!r}: a variant is FEATURES:DEGREE[:explore][:iN][:cX], e.g. malt:2, rich:2:explore or "
+        raise SystemExit(f"{text!r}: a variant is FEATURES:DEGREE[:explore][:lift][:iN][:cX], e.g. malt:2, rich:2:explore or "
                          f"rich:2:i20:c0.5; FEATURES is one of {sorted(FEATURE_SETS)}") from None
     return v
 
@@ -84,7 +106,8 @@ def parse_variant(text: str) -> dict:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--work", type=Path, required=True, help="folder of the work files (reused by later runs)")
-    ap.add_argument("--variants", nargs="+", default=["rich:2"], help="FEATURES:DEGREE[:explore] (default rich:2)")
+    ap.add_argument("--variants", nargs="+", default=["rich:2"],
+                    help="FEATURES:DEGREE[:explore][:lift][:iN][:cX] (default rich:2)")
     ap.add_argument("--train-sentences", type=int, default=None, help="first N EWT train sentences (default all)")
     ap.add_argument("--dev-sentences", type=int, default=None, help="first N dev sentences (default all)")
     ap.add_argument("-i", "--iterations", type=int, default=10, help="epochs of every stage (the default 10)")
@@ -92,6 +115,7 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0, help="the pipeline's seed (the default 0)")
     ap.add_argument("--pipeline", default=None, help="save the text pipeline with this variant's parser (-o)")
     ap.add_argument("-o", "--output", type=Path, default=None, help="where --pipeline saves it")
+    ap.add_argument("--speed-passes", type=int, default=3, help="timed passes over dev per variant (best is kept)")
     ap.add_argument("--quick", action="store_true", help="300 training sentences, 2 epochs, 2 folds, 200 dev sentences")
     ap.add_argument("--name", default=None, help="results name (default parser_options[_quick])")
     args = ap.parse_args()
@@ -131,9 +155,13 @@ def main() -> None:
               f"{args.iterations} epochs, PKE), as `conjunct analyze train --lang en` trains its parser; dev is tagged "
               "by the tagger trained on all of them. UAS / LAS over every word, punctuation included (`english_scores`); "
               "the gold-tag columns are the same parser given gold tags. SVs: support vectors (label / transition). "
-              "Fit seconds were taken on a shared machine (blank: parser trained by an earlier run).\n\n"
+              "Fit seconds were taken on a shared machine (blank: parser trained by an earlier run). Speed: parsing "
+              f"the tagged dev sentences (PKE, one call per pass) per CPU second of the process, best of {args.speed_passes} "
+              "passes in this run; decisions are "
+              "transition plus label classifications; relative: sentences per second over the first variant's "
+              "(the same run and machine; absolute figures depend on the machine's load).\n\n"
               + markdown_table(["variant", "UPOS %", "XPOS %", "UAS %", "LAS %", "UAS % (gold tags)", "LAS % (gold tags)",
-                                "SVs", "fit (s)"], rows))
+                                "SVs", "fit (s)", "sentences/s", "decisions/s", "speed vs first"], rows))
         write_results(args.name or ("parser_options_quick" if args.quick else "parser_options"),
                       {"train_sentences": len(train), "dev_sentences": len(dev), "iterations": args.iterations,
                        "folds": args.folds, "seed": args.seed, "jackknife_accuracy": jack_accuracy, "results": results}, md)
@@ -159,17 +187,20 @@ def main() -> None:
         parser = cached(work(f"parser_{name}"), fit)
         pred = english_scores(dev, [Analysis(s.forms, s.upos, s.xpos, list(h), list(r))
                                     for s, (h, r) in zip(dev_tagged, parser.parse(dev_tagged))])
+        speed = parse_speed(parser, dev_tagged, args.speed_passes)
         with_gold = english_scores(dev, [Analysis(s.forms, s.upos, s.xpos, list(h), list(r))
                                          for s, (h, r) in zip(dev_gold_tags, parser.parse(dev_gold_tags))])
         sv = {c: int(m.n_support_vectors) for c, m in getattr(parser, "models_", {}).items()
               if hasattr(m, "n_support_vectors")}
         r = {"variant": text, **v, "predicted_tags": pred, "gold_tags": with_gold, "fit_seconds": seconds.get("fit"),
-             "support_vectors": sv}
+             "support_vectors": sv, "speed": speed}
         results.append(r)
         rows.append([text, *(f"{100 * pred[k]:.2f}" for k in ("upos_accuracy", "xpos_accuracy", "uas", "las")),
                      f"{100 * with_gold['uas']:.2f}", f"{100 * with_gold['las']:.2f}",
                      " / ".join(str(sv[c]) for c in sorted(sv)) or "",
-                     "" if r["fit_seconds"] is None else f"{r['fit_seconds']:.0f}"])
+                     "" if r["fit_seconds"] is None else f"{r['fit_seconds']:.0f}",
+                     f"{speed['sentences_per_second']:,.0f}", f"{speed['decisions_per_second']:,.0f}",
+                     f"{speed['sentences_per_second'] / results[0]['speed']['sentences_per_second']:.2f}"])
         say(f"{text}: dev LAS {100 * pred['las']:.2f} (predicted tags), {100 * with_gold['las']:.2f} (gold tags)")
         report()
 

@@ -39,6 +39,9 @@ def test_parser_options_match_the_command_and_read_no_test(tmp_path, shared_data
     assert written["name"] == "x" and [r["variant"] for r in written["res"]["results"]] == ["malt:2", "rich:2",
                                                                                          "rich:2:explore"]
     assert all(0 < r["predicted_tags"]["las"] <= r["predicted_tags"]["uas"] <= 1 for r in written["res"]["results"])
+    speed = [r["speed"] for r in written["res"]["results"]]
+    assert all(s["sentences_per_second"] > 0 and s["decisions"] >= 25 for s in speed)  # at least one per sentence
+    assert "decisions/s" in written["md"]
 
     ewt = shared_data / "ud_english_ewt"
     assert main(["analyze", "train", "--lang", "en", str(ewt / "en_ewt-ud-train.conllu"), "-o", str(tmp_path / "cli.cjt"),

@@ -245,6 +245,22 @@ def test_parse_train_features_choose_the_english_feature_set(parser_file, ewt_sm
     assert "--features is for ud-english parsers" in capsys.readouterr().err and not (tmp_path / "b.cjt").exists()
 
 
+def test_parse_train_explore_trains_with_the_dynamic_oracle(parser_file, ewt_small, tmp_path, capsys):
+    assert conjunct.load(parser_file).explore is False  # the default
+    explored = tmp_path / "explored.cjt"
+    assert main(["parse", "train", str(ewt_small), "-o", str(explored), "-i", "1", "--method", "pki", "--explore",
+                 "-q"]) == 0
+    parser = conjunct.load(explored)
+    assert parser.explore is True
+    static = conjunct.load(parser_file)
+    # The second round adds the configurations the first-round model reaches, with features the gold path never has.
+    assert len(parser.classifiers_["transition"].features) > len(static.classifiers_["transition"].features)
+    capsys.readouterr()
+    assert main(["parse", "train", str(ewt_small), "--task", "bunsetsu", "-o", str(tmp_path / "b.cjt"), "--explore",
+                 "-q"]) == 2
+    assert "--explore is for ud-english parsers" in capsys.readouterr().err and not (tmp_path / "b.cjt").exists()
+
+
 def test_parse_run_on_bad_utf8_names_file_line_and_byte(parser_file, ewt_small, tmp_path, capsys):
     data = ewt_small.read_bytes()
     at = data.index(b"\n1\t", 2000) + 3  # a FORM deep in the file
@@ -480,3 +496,14 @@ def test_a_full_disk_on_standard_output_says_so(monkeypatch, svm, model, capsys)
         monkeypatch.undo()
     err = capsys.readouterr().err
     assert code == EXIT_SYSTEM and err == "conjunct: error: standard output: no space left on device; free some disk space\n"
+
+
+def test_analyze_train_explore_trains_the_english_parser_with_exploration(ewt_small, tmp_path, capsys):
+    out = tmp_path / "en.cjt"
+    assert main(["analyze", "train", "--lang", "en", str(ewt_small), "-k", "2", "-i", "1", "--explore", "-o", str(out),
+                 "-q"]) == 0
+    nlp = conjunct.load(out)
+    assert nlp.parser.explore is True and nlp.parser.features == "malt"
+    capsys.readouterr()
+    assert main(["analyze", "train", "--lang", "ja", str(ewt_small), "--explore", "-o", str(tmp_path / "ja.cjt")]) == 2
+    assert "--explore is for the English parser" in capsys.readouterr().err and not (tmp_path / "ja.cjt").exists()

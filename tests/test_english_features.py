@@ -11,7 +11,7 @@ from conjunct._errors import ModelFormatError
 from conjunct.feature_spec import FeatureSpec, Part, Template
 from conjunct.features import FeatureIndex
 from conjunct.tasks.english import DepSentence, EnglishDependencyParser, arc_eager_oracle, is_projective, read_ud_english
-from conjunct.tasks.english.features import SPEC, ConfigurationFeatures, spec_for
+from conjunct.tasks.english.features import FEATURE_SETS, SPEC, ConfigurationFeatures, spec_for
 from conjunct.tasks.english.runner import feature_keys, token_buffers
 from conjunct.tasks.english.transitions import LA, RA, ROOT_LABEL, State
 
@@ -77,7 +77,7 @@ def _check_equal(train, test_sets, t_spec, l_spec):
     return indexes, checked
 
 
-@pytest.mark.parametrize("features", ["malt", "rich", "zn"])
+@pytest.mark.parametrize("features", ["malt", "rich", "zn", "richu"])
 def test_engine_ids_equal_python_reference_over_oracle_runs(ewt, features):
     """Every configuration of the static oracle's runs on real sentences gets
     exactly the reference path's ids (names from the same spec looked up in
@@ -246,7 +246,14 @@ def test_spec_names_the_shipped_sets():
     zn_label = {t.name for t in spec_for("zn", "label").templates}
     assert {"b2.w", "b0.p+b1.p+b2.p"} <= zn_transition - zn_label and "s0.p+lds0.p+ld2s0.p" in zn_label
     assert set(transition) | {t.name for t in rich.templates} < zn_transition | zn_label
-    assert len(SPEC) == len(spec_for("zn", None)) == len(zn_transition | zn_label)
+    assert len(spec_for("zn", None)) == len(zn_transition | zn_label)
+    # richu: rich plus the UPOS of the tokens rich reads only the XPOS of (s1 and b2 for the transition component).
+    richu_transition = {t.name for t in spec_for("richu", "transition").templates}
+    richu_label = {t.name for t in spec_for("richu", "label").templates}
+    assert richu_transition - set(transition) == {"b1.u", "hs0.u", "lds0.u", "rds0.u", "ldb0.u", "s1.u", "b2.u"}
+    assert richu_label - {t.name for t in rich.templates} == {"b1.u", "hs0.u", "lds0.u", "rds0.u", "ldb0.u"}
+    assert len(SPEC) == len({t.name for s in FEATURE_SETS for c in ("transition", "label")
+                             for t in spec_for(s, c).templates})  # every template belongs to a set
 
 
 def test_a_file_whose_spec_the_parser_cannot_read_is_refused(small, ewt):
@@ -287,3 +294,16 @@ def test_a_file_written_before_the_feature_engine_parses_as_it_did():
     assert [[list(h), list(l)] for h, l in parser.parse(sentences)] == expected["parses"]
     for s, (heads, labels) in zip(sentences, expected["parses"]):
         assert list(parser.reference_parse(s)) == [heads, labels]
+
+
+def test_richu_parses_as_the_reference_with_every_method(ewt):
+    """The richu set through the C++ loop: the reference parser's parses, and
+    the same parses from every classification method."""
+    train, dev = ewt
+    parser = EnglishDependencyParser(degree=2, n_iter=2, features="richu").fit(train[:100])
+    sample = dev[:15]
+    expected = [parser.reference_parse(s) for s in sample]
+    assert parser.parse(sample) == expected
+    for method in ("pki", "pke", "split", "fstrie"):
+        parser.compile(method, events=train[:100])
+        assert parser.parse(sample) == expected, method

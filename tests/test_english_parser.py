@@ -380,3 +380,65 @@ def test_zn_feature_set_is_exact_across_loops_and_methods(ewt):
     for s, parse in zip(sample, got):
         assert parse == parser.reference_parse(s)
     assert parser.compile("pki").parse(sample) == got
+
+
+def random_tree(rng, n):
+    """Heads (1-based, 0 = root) of a random tree over words 1..n, projective or not."""
+    order = [int(k) + 1 for k in rng.permutation(n)]
+    heads = [0] * n
+    for i, w in enumerate(order[1:], 1):
+        heads[w - 1] = order[int(rng.integers(i))]
+    return heads
+
+
+def test_projectivize_lifts_crossing_arcs_to_ancestors_until_projective():
+    from conjunct.tasks.english.oracle import projectivize
+
+    assert projectivize([3, 4, 0, 3]) == [3, 3, 0, 3]  # 2 <- 4 crosses 3's root arc: 2 moves up to 3
+    rng = np.random.default_rng(0)
+
+    def ancestors(heads, k):
+        out = []
+        while heads[k - 1] != 0:
+            k = heads[k - 1]
+            out.append(k)
+        return out
+
+    lifted_some = 0
+    for _ in range(500):
+        n = int(rng.integers(1, 13))
+        heads = random_tree(rng, n)
+        lifted = projectivize(heads)
+        assert is_projective(lifted)
+        if is_projective(heads):
+            assert lifted == heads
+            continue
+        lifted_some += 1
+        assert lifted.count(0) == 1 and lifted.index(0) == heads.index(0)  # the root word stays the one root
+        for d in range(1, n + 1):  # a word keeps its head or hangs from one of that head's ancestors
+            assert lifted[d - 1] == heads[d - 1] or lifted[d - 1] in ancestors(heads, heads[d - 1])
+        labels = [("root" if h == 0 else "x") for h in lifted]
+        assert apply_transitions(n, arc_eager_oracle(lifted, labels)) == (lifted, labels)
+    assert lifted_some > 100
+
+
+def test_nonprojective_lift_trains_on_every_sentence(ewt, tmp_path):
+    from conjunct import ConjunctError
+
+    train, dev = ewt
+    data = train[:200]
+    n_skip = sum(not is_projective(s.heads) for s in data)
+    assert n_skip > 0
+    skipped, s_count = training_examples(data, "malt")
+    lifted, l_count = training_examples(data, "malt", "lift")
+    assert (s_count, l_count) == (n_skip, 0)
+    assert all(len(lifted[c][1]) > len(skipped[c][1]) for c in ("transition", "label"))
+    parser = EnglishDependencyParser(degree=2, n_iter=1, nonprojective="lift", explore=True).fit(data[:80])
+    assert parser.skipped_sentences_ == 0
+    for s, got in zip(dev[:15], parser.parse(dev[:15])):
+        assert got == parser.reference_parse(s)
+    parser.save(tmp_path / "lift.cjt")
+    assert conjunct.load(tmp_path / "lift.cjt").nonprojective == "lift"
+    assert EnglishDependencyParser().nonprojective == "skip"  # the default
+    with pytest.raises(ConjunctError, match="nonprojective"):
+        EnglishDependencyParser(nonprojective="keep").fit(data[:5])

@@ -77,8 +77,11 @@ def register(sub) -> None:
     tr.add_argument("--chunk-data", default=None, help="en: CoNLL-2000 chunk training data (no chunker without it)")
     tr.add_argument("-k", "--folds", type=int, default=5, help="folds of the jackknifed training tags (default 5)")
     option(tr, "degree", default=None, help="the parser's polynomial kernel degree (default 2)")
-    tr.add_argument("--features", choices=["malt", "rich", "zn"], default=None,
-                    help="en: the parser's configuration features (default malt; rich: +1.56 dev LAS, ~4x the parse time)")
+    tr.add_argument("--features", choices=["malt", "rich", "zn", "richu"], default=None,
+                    help="en: the parser's configuration features (default malt; rich: +1.56 dev LAS, ~4x the parse time; "
+                         "richu: rich plus coarse tags of seven more tokens)")
+    tr.add_argument("--explore", action="store_true",
+                    help="en: train the parser with exploration (dynamic oracle): about three times its training")
     option(tr, "iterations", help="training epochs of every stage (default 10)")
     tr.add_argument("--max-sentences", type=int, default=None, help="train on the first N sentences only")
     tr.add_argument("--keep-models", action="store_true",
@@ -217,6 +220,10 @@ def run_train(args) -> int:
     if args.features is not None and args.lang != "en":
         raise ConjunctError("--features is for the English parser (--lang en)")
     features = {} if args.features is None else {"features": args.features}
+    if args.explore:
+        if args.lang != "en":
+            raise ConjunctError("--explore is for the English parser (--lang en)")
+        features["explore"] = True
     start = time.perf_counter()
     meter = StageMeter()
     status(f"reading {args.data}")  # seconds on a treebank before the first bar

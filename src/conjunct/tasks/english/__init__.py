@@ -41,7 +41,8 @@ direction) at configuration roles (s0, s1, b0-b3, s0's head, leftmost /
 rightmost dependents, ...), and conjunctions of them. ``features="malt"``
 is MaltParser's default model (the default), ``features="rich"`` adds
 Zhang & Nivre's (2011) non-local features, ``features="zn"`` the rest of
-their templates (:mod:`~conjunct.tasks.english.features`). The
+their templates, ``features="richu"`` "rich" plus the UPOS of seven more
+tokens (:mod:`~conjunct.tasks.english.features`). The
 Python reference names features through the spec; the parse loop
 (``cpp/src/tasks/arc_eager.cpp``, features in ``cpp/src/tasks/arc_eager_features.cpp``)
 compiles the same spec to integer keys and looks each token's strings up

@@ -11,7 +11,54 @@ from .features import ConfigurationFeatures, spec_for
 from .reader import DepSentence
 from .transitions import LA, RA, RE, ROOT_LABEL, SH, TRANSITIONS, State, is_projective
 
-__all__ = ["arc_eager_oracle", "training_examples", "transition_costs", "exploration_examples"]
+__all__ = ["arc_eager_oracle", "training_examples", "transition_costs", "exploration_examples", "projectivize",
+           "NONPROJECTIVE"]
+
+#: What training does with a non-projective gold tree: leave the sentence out,
+#: or lift its crossing arcs until the tree is projective.
+NONPROJECTIVE = ("skip", "lift")
+
+
+def projectivize(heads: Sequence[int]) -> List[int]:
+    """The projective tree of Nivre & Nilsson's (2005) lifting, without their
+    label encoding: while an arc is non-projective (a word between its head and
+    its dependent is not dominated by the head), the shortest such arc (the
+    leftmost of equals) is moved up to its head's head. Heads of words 1..n, 0 =
+    root; a projective tree is returned unchanged."""
+    heads = list(heads)
+    n = len(heads)
+
+    def dominated(k: int, h: int) -> bool:  # whether h dominates k (h == 0 dominates every word)
+        while k != h and k != 0:
+            k = heads[k - 1]
+        return k == h
+
+    while True:
+        worst = None
+        for d in range(1, n + 1):
+            h = heads[d - 1]
+            if h == 0:
+                continue
+            lo, hi = min(h, d), max(h, d)
+            if any(not dominated(k, h) for k in range(lo + 1, hi)):
+                if worst is None or hi - lo < worst[0]:
+                    worst = (hi - lo, d)
+        if worst is None:
+            return heads
+        d = worst[1]
+        heads[d - 1] = heads[heads[d - 1] - 1]
+
+
+def _trainable(s: DepSentence, nonprojective: str) -> Optional[DepSentence]:
+    """The sentence the oracle trains on: itself if projective, else its lifted
+    tree (``"lift"``) or None (``"skip"``)."""
+    if is_projective(s.heads):
+        return s
+    if nonprojective == "skip":
+        return None
+    if nonprojective != "lift":
+        raise ValueError(f"nonprojective is one of {NONPROJECTIVE}, not {nonprojective!r}")
+    return DepSentence(s.forms, s.upos, s.xpos, projectivize(s.heads), s.labels)
 
 
 def arc_eager_oracle(heads: Sequence[int], labels: Sequence[str]) -> List[Tuple[int, Optional[str]]]:
@@ -42,10 +89,12 @@ def arc_eager_oracle(heads: Sequence[int], labels: Sequence[str]) -> List[Tuple[
     return out
 
 
-def training_examples(sentences: Sequence[DepSentence], features: str = "malt") -> Tuple[dict, int]:
+def training_examples(sentences: Sequence[DepSentence], features: str = "malt",
+                      nonprojective: str = "skip") -> Tuple[dict, int]:
     """({component: (feature lists, labels)}, skipped non-projective sentences)
     of the static oracle's decisions on the gold trees, with the feature set
-    ``features`` ("malt" or "rich")."""
+    ``features`` ("malt" or "rich"); non-projective trees are left out or
+    lifted (``nonprojective``, :data:`NONPROJECTIVE`)."""
     tf: List[List[str]] = []
     tl: List[str] = []
     lf: List[List[str]] = []
@@ -55,7 +104,8 @@ def training_examples(sentences: Sequence[DepSentence], features: str = "malt") 
     for s in oracle_sentences(sentences):
         if s.heads is None:
             raise DataFormatError("training needs gold HEAD and DEPREL columns")
-        if not is_projective(s.heads):
+        s = _trainable(s, nonprojective)
+        if s is None:
             skipped += 1
             continue
         feats, lfeats = ConfigurationFeatures(s, spec=t_spec), ConfigurationFeatures(s, spec=l_spec)
@@ -101,11 +151,13 @@ def transition_costs(state: State, gold: Sequence[int]) -> List[int]:
     return costs
 
 
-def exploration_examples(sentences: Sequence[DepSentence], transitions, labels, features: str = "malt") -> dict:
+def exploration_examples(sentences: Sequence[DepSentence], transitions, labels, features: str = "malt",
+                         nonprojective: str = "skip") -> dict:
     """Training examples from the configurations a trained model reaches
     (Goldberg & Nivre 2012's training with exploration, in batch form): each
     projective gold sentence is parsed by ``transitions`` / ``labels``
-    (compiled classifiers), and every configuration on the way is an example
+    (compiled classifiers; non-projective trees as in :func:`training_examples`),
+    and every configuration on the way is an example
     of the zero-cost transition the model scores highest; every gold arc it
     builds is an example of its gold label. {component: (feature lists, labels)}."""
     from .runner import _best_allowed  # the same choice of transition and label as the parser's
@@ -121,7 +173,8 @@ def exploration_examples(sentences: Sequence[DepSentence], transitions, labels, 
     for s in oracle_sentences(sentences):
         if s.heads is None:
             raise DataFormatError("training needs gold HEAD and DEPREL columns")
-        if not is_projective(s.heads):
+        s = _trainable(s, nonprojective)
+        if s is None:
             continue
         gold = [-1] + list(s.heads)
         feats, lfeats = ConfigurationFeatures(s, spec=t_spec), ConfigurationFeatures(s, spec=l_spec)
