@@ -101,3 +101,20 @@ def test_segmenter_rows_are_its_feature_strings(gsd_words, monkeypatch):
     # The segmenter trains on the rows.
     fitted = WordSegmenter(n_iter=2, method="pki").fit(gsd_words)
     _same_model(fitted.model_, PAClassifier(degree=2, n_iter=2, random_state=0).fit(rows, y).model_)
+
+
+def test_parser_rows_are_its_feature_strings(shared_data, monkeypatch):
+    from conjunct.tasks.english import EnglishDependencyParser, read_ud_english
+    from conjunct.tasks.english import oracle as english_oracle
+
+    sentences = read_ud_english(shared_data / "ud_english_ewt" / "en_ewt-ud-train.conllu")[:40]
+    monkeypatch.setattr(english_oracle, "ROWS_BATCH", 7)
+    strings, skipped = english_oracle.training_examples(sentences)
+    rows, skipped_rows = english_oracle.training_rows(sentences)
+    assert skipped_rows == skipped
+    for c in ("transition", "label"):
+        assert rows[c][1] == strings[c][1]
+        _same_rows(rows[c][0], strings[c][0])
+    parser = EnglishDependencyParser(n_iter=1, method="pki").fit(sentences)
+    for c in ("transition", "label"):
+        _same_model(parser.models_[c], PAClassifier(degree=parser.degree, n_iter=1, random_state=0).fit(*strings[c]).model_)
