@@ -50,8 +50,9 @@ def known_words(t: TokenizedText) -> List[str]:
     return [t.text[a:b] for a, b in t.spans] + [w for ws in t.words if len(ws) > 1 for w in ws]
 
 
-# Texts per vectorised call of the oracle.
-ORACLE_BATCH = 200
+# Texts (paragraphs, about 265 decided gaps each on EWT) per vectorised call of the
+# oracle; their feature strings are alive at once (about 35 MB at 50).
+ORACLE_BATCH = 50
 
 
 def _examples(batch: Sequence[TokenizedText], first: int, ngram: int, dictionaries: Optional[Sequence], links: bool):
