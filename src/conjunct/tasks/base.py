@@ -202,7 +202,11 @@ class TaskPipeline(Saveable, Params):
             from ..training import PAClassifier
 
             models = {}
-            for name, (feats, labels) in self.training_examples(data).items():
+            examples = self.training_examples(data)
+            while examples:
+                # Each component's rows are let go once it is trained, not held while the next one trains.
+                name = next(iter(examples))
+                feats, labels = examples.pop(name)
                 t0 = time.perf_counter()
                 # Turning the strings into ids takes seconds on a treebank before the training bar starts.
                 status(f"{name}: reading the features of {len(labels):,} training examples")
@@ -212,6 +216,7 @@ class TaskPipeline(Saveable, Params):
                 models[name] = est.model_
                 self.training_stats_[name] = {"examples": len(labels), "seconds": time.perf_counter() - t0,
                                               "support_vectors": est.model_.n_support_vectors}
+                del feats, labels, est
         for name, model in models.items():
             if model.features is None or model.features.is_numeric:
                 raise ConjunctError(f"component {name!r}: a task pipeline needs a model over the task's feature strings")

@@ -11,7 +11,7 @@ from .features import ConfigurationFeatures, spec_for
 from .reader import DepSentence
 from .transitions import LA, RA, RE, ROOT_LABEL, SH, TRANSITIONS, State, is_projective
 
-__all__ = ["arc_eager_oracle", "training_examples", "transition_costs", "exploration_examples", "projectivize",
+__all__ = ["arc_eager_oracle", "training_examples", "training_rows", "transition_costs", "exploration_examples", "projectivize",
            "NONPROJECTIVE"]
 
 #: What training does with a non-projective gold tree: leave the sentence out,
@@ -95,29 +95,61 @@ def training_examples(sentences: Sequence[DepSentence], features: str = "malt",
     of the static oracle's decisions on the gold trees, with the feature set
     ``features`` ("malt" or "rich"); non-projective trees are left out or
     lifted (``nonprojective``, :data:`NONPROJECTIVE`)."""
-    tf: List[List[str]] = []
-    tl: List[str] = []
-    lf: List[List[str]] = []
-    ll: List[str] = []
-    skipped = 0
+    out: dict = {"transition": ([], []), "label": ([], [])}
+    skipped = [0]
+    for part in _example_batches(sentences, features, nonprojective, skipped):
+        for name, (f, y) in part.items():
+            out[name][0].extend(f)
+            out[name][1].extend(y)
+    return out, skipped[0]
+
+
+def training_rows(sentences: Sequence[DepSentence], features: str = "malt",
+                  nonprojective: str = "skip") -> Tuple[dict, int]:
+    """:func:`training_examples` as rows over feature indexes ({component:
+    (:class:`~conjunct.training.inputs.IndexedRows`, labels)}, skipped), built
+    a batch of sentences at a time: the same model, without the feature
+    strings of every decision alive at once."""
+    from ..rows import RowBuilder
+
+    builders = {"transition": RowBuilder(), "label": RowBuilder()}
+    skipped = [0]
+    for part in _example_batches(sentences, features, nonprojective, skipped):
+        for name, (f, y) in part.items():
+            builders[name].add(f, y)
+    return {name: b.rows() for name, b in builders.items()}, skipped[0]
+
+
+# Sentences whose examples are turned into rows at once.
+ROWS_BATCH = 500
+
+
+def _example_batches(sentences: Sequence[DepSentence], features: str, nonprojective: str, skipped: List[int]):
+    """{component: (feature lists, labels)} of every ``ROWS_BATCH`` sentences
+    in turn; ``skipped[0]`` counts the non-projective ones left out."""
     t_spec, l_spec = spec_for(features, "transition"), spec_for(features, "label")
-    for s in oracle_sentences(sentences):
-        if s.heads is None:
-            raise DataFormatError("training needs gold HEAD and DEPREL columns")
-        s = _trainable(s, nonprojective)
-        if s is None:
-            skipped += 1
-            continue
-        feats, lfeats = ConfigurationFeatures(s, spec=t_spec), ConfigurationFeatures(s, spec=l_spec)
-        state = State(len(s))
-        for t, label in arc_eager_oracle(s.heads, s.labels):
-            tf.append(feats.features(state))
-            tl.append(TRANSITIONS[t])
-            if t == LA or (t == RA and state.stack[-1] != 0):
-                lf.append(lfeats.features(state) + lfeats.arc_features(state, 0 if t == LA else 1))
-                ll.append(label)
-            state.apply(t, label)
-    return {"transition": (tf, tl), "label": (lf, ll)}, skipped
+    for batch in oracle_sentences(sentences, ROWS_BATCH):
+        tf: List[List[str]] = []
+        tl: List[str] = []
+        lf: List[List[str]] = []
+        ll: List[str] = []
+        for s in batch:
+            if s.heads is None:
+                raise DataFormatError("training needs gold HEAD and DEPREL columns")
+            s = _trainable(s, nonprojective)
+            if s is None:
+                skipped[0] += 1
+                continue
+            feats, lfeats = ConfigurationFeatures(s, spec=t_spec), ConfigurationFeatures(s, spec=l_spec)
+            state = State(len(s))
+            for t, label in arc_eager_oracle(s.heads, s.labels):
+                tf.append(feats.features(state))
+                tl.append(TRANSITIONS[t])
+                if t == LA or (t == RA and state.stack[-1] != 0):
+                    lf.append(lfeats.features(state) + lfeats.arc_features(state, 0 if t == LA else 1))
+                    ll.append(label)
+                state.apply(t, label)
+        yield {"transition": (tf, tl), "label": (lf, ll)}
 
 
 def transition_costs(state: State, gold: Sequence[int]) -> List[int]:

@@ -8,7 +8,7 @@ from ..base import TaskPipeline
 from ...progress import status
 from .metrics import attachment_scores
 from .features import FEATURE_SETS, feature_set
-from .oracle import NONPROJECTIVE, exploration_examples, training_examples
+from .oracle import NONPROJECTIVE, exploration_examples, training_examples, training_rows
 from ..._errors import ConjunctError, DataFormatError
 from ...tokens import sentence_columns
 from .reader import DepSentence, _sentence
@@ -98,10 +98,12 @@ class EnglishDependencyParser(TaskPipeline):
         feature_set(self.features)  # an unknown name fails before any work
         if self.nonprojective not in NONPROJECTIVE:
             raise ConjunctError(f"nonprojective is one of {NONPROJECTIVE}, not {self.nonprojective!r}")
+        if not self.explore:
+            # Rows built a batch of sentences at a time: the model of the strings, without holding them all.
+            examples, self.skipped_sentences_ = training_rows(data, self.features, self.nonprojective)
+            return examples
         examples, skipped = training_examples(data, self.features, self.nonprojective)
         self.skipped_sentences_ = skipped
-        if not self.explore:
-            return examples
         # Training with exploration (Goldberg & Nivre 2012), in two batch rounds:
         # a model trained on the static oracle's examples parses the training
         # text, and the configurations it reaches, labelled by the dynamic

@@ -10,7 +10,7 @@ from ..base import oracle_sentences
 from .dictionary import WordDictionary
 from .features import feature_lists
 
-__all__ = ["boundary_labels", "words_from_boundaries", "training_examples"]
+__all__ = ["boundary_labels", "words_from_boundaries", "training_examples", "training_rows"]
 
 
 def boundary_labels(words: Sequence[str]) -> List[int]:
@@ -57,3 +57,30 @@ def training_examples(sentences: Sequence[Sequence[str]], ngram: int = 3,
             labels.extend(boundary_labels(s))
             k += 1
     return feats, labels
+
+
+# Sentences whose feature strings are alive at once while building rows (about 25 MB on GSD).
+ROWS_BATCH = 250
+
+
+def training_rows(sentences: Sequence[Sequence[str]], ngram: int = 3,
+                  dictionaries: Optional[Sequence[WordDictionary]] = None,
+                  type_ngram: Optional[int] = None) -> Tuple["IndexedRows", List[int]]:
+    """:func:`training_examples` as rows over a feature index, built batch by
+    batch (:class:`~conjunct.tasks.rows.RowBuilder`): the same model, without
+    the strings of every boundary alive at once."""
+    from ..rows import RowBuilder
+
+    rows = RowBuilder()
+    k = 0
+    for batch in oracle_sentences(sentences, ROWS_BATCH):
+        feats: List[List[str]] = []
+        labels: List[int] = []
+        for s in batch:
+            text = "".join(s)
+            feats.extend(feature_lists(text, range(1, len(text)), ngram,
+                                       None if dictionaries is None else dictionaries[k], type_ngram))
+            labels.extend(boundary_labels(s))
+            k += 1
+        rows.add(feats, labels)
+    return rows.rows()

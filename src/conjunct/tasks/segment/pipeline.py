@@ -9,7 +9,7 @@ from ..runner import keys_at_load
 from .dictionary import check_dictionary_config, dictionary_config, restore_dictionary, training_dictionaries
 from .features import spec
 from .metrics import word_scores
-from .oracle import training_examples
+from .oracle import training_rows
 from .runner import BoundaryClassifier
 
 __all__ = ["WordSegmenter"]
@@ -89,8 +89,8 @@ class WordSegmenter(TaskPipeline):
                      "word segmentation", name)
 
     def training_examples(self, data):
-        feats, labels = training_examples(data, self.ngram, training_dictionaries(self, data), self.type_ngram)
-        return {self.COMPONENT: (feats, labels)}
+        # Rows over a feature index, built batch by batch: the model of the strings, without holding them all.
+        return {self.COMPONENT: training_rows(data, self.ngram, training_dictionaries(self, data), self.type_ngram)}
 
     def _make_runner(self) -> BoundaryClassifier:
         words = getattr(self, "dictionary_", None) if self.dictionary else None

@@ -9,11 +9,12 @@ from typing import Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 from ..base import oracle_sentences
+from ..rows import RowBuilder
 from ..segment.features import feature_lists
 from .features import gap_piece_features, sentence_features, space_mask
 from .reader import TokenizedText
 
-__all__ = ["GAP_CLASSES", "gap_labels", "decided_gaps", "training_examples", "known_words"]
+__all__ = ["GAP_CLASSES", "gap_labels", "decided_gaps", "training_examples", "training_rows", "known_words"]
 
 #: The classes of a gap between two non-whitespace characters.
 GAP_CLASSES = ("0", "1", "2")  # inside a token, a token ends, a word of a multiword token ends
@@ -49,8 +50,30 @@ def known_words(t: TokenizedText) -> List[str]:
     return [t.text[a:b] for a, b in t.spans] + [w for ws in t.words if len(ws) > 1 for w in ws]
 
 
-# Texts per vectorised call of the oracle.
-ORACLE_BATCH = 200
+# Texts (paragraphs, about 265 decided gaps each on EWT) per vectorised call of the
+# oracle; their feature strings are alive at once (about 35 MB at 50).
+ORACLE_BATCH = 50
+
+
+def _examples(batch: Sequence[TokenizedText], first: int, ngram: int, dictionaries: Optional[Sequence], links: bool):
+    """(gap features, gap labels, token-end features, token-end labels) of
+    ``batch``, whose first text is text ``first`` of the data."""
+    gap_feats: List[List[str]] = []
+    gap_y: List[str] = []
+    sent_feats: List[List[str]] = []
+    sent_y: List[int] = []
+    for n, t in enumerate(batch, first):
+        labels = gap_labels(t)
+        gaps = sorted(labels)
+        gap_y.extend(labels[b] for b in gaps)
+        d = None if dictionaries is None else dictionaries[n]
+        gap_feats.extend(f + p for f, p in zip(feature_lists(t.text, gaps, ngram, d),
+                                               gap_piece_features(t.text, gaps, links)))
+        ends = set(np.cumsum(t.sentence_lengths)[:-1].tolist())
+        for k in range(len(t.spans) - 1):
+            sent_feats.append(sentence_features(t.text, t.spans, k))
+            sent_y.append(1 if k + 1 in ends else -1)
+    return gap_feats, gap_y, sent_feats, sent_y
 
 
 def training_examples(data: Sequence[TokenizedText], ngram: int = 3, dictionaries: Optional[Sequence] = None,
@@ -58,22 +81,26 @@ def training_examples(data: Sequence[TokenizedText], ngram: int = 3, dictionarie
     """Per component, (feature strings, labels) of the gold decisions of
     ``data`` (with ``dictionaries``, text k's gaps hold the flags of
     ``dictionaries[k]``; with ``links``, the piece kinds)."""
-    gap_feats: List[List[str]] = []
-    gap_y: List[str] = []
-    sent_feats: List[List[str]] = []
-    sent_y: List[int] = []
+    out: Tuple[list, list, list, list] = ([], [], [], [])
     n = 0
     for batch in oracle_sentences(data, ORACLE_BATCH):
-        for t in batch:
-            labels = gap_labels(t)
-            gaps = sorted(labels)
-            gap_y.extend(labels[b] for b in gaps)
-            d = None if dictionaries is None else dictionaries[n]
-            n += 1
-            gap_feats.extend(f + p for f, p in zip(feature_lists(t.text, gaps, ngram, d),
-                                                   gap_piece_features(t.text, gaps, links)))
-            ends = set(np.cumsum(t.sentence_lengths)[:-1].tolist())
-            for k in range(len(t.spans) - 1):
-                sent_feats.append(sentence_features(t.text, t.spans, k))
-                sent_y.append(1 if k + 1 in ends else -1)
-    return {"boundary": (gap_feats, gap_y), "sentence": (sent_feats, sent_y)}
+        for whole, part in zip(out, _examples(batch, n, ngram, dictionaries, links)):
+            whole.extend(part)
+        n += len(batch)
+    return {"boundary": (out[0], out[1]), "sentence": (out[2], out[3])}
+
+
+def training_rows(data: Sequence[TokenizedText], ngram: int = 3, dictionaries: Optional[Sequence] = None,
+                  links: bool = False) -> Dict[str, Tuple["IndexedRows", list]]:
+    """:func:`training_examples` as rows over feature indexes (per component,
+    (:class:`~conjunct.training.inputs.IndexedRows`, labels)), built batch by
+    batch with :class:`~conjunct.tasks.rows.RowBuilder`: the same model, but
+    only one batch's strings alive at a time."""
+    builders = {"boundary": RowBuilder(), "sentence": RowBuilder()}
+    n = 0
+    for batch in oracle_sentences(data, ORACLE_BATCH):
+        gap_feats, gap_y, sent_feats, sent_y = _examples(batch, n, ngram, dictionaries, links)
+        n += len(batch)
+        builders["boundary"].add(gap_feats, gap_y)
+        builders["sentence"].add(sent_feats, sent_y)
+    return {c: b.rows() for c, b in builders.items()}

@@ -9,7 +9,7 @@ from ..base import TaskPipeline
 from ..runner import keys_at_load
 from .features import gap_spec
 from ..segment.dictionary import check_dictionary_config, dictionary_config, restore_dictionary, training_dictionaries
-from .oracle import known_words, training_examples
+from .oracle import known_words, training_rows
 from .reader import TokenizedText
 from .runner import TokenizerRunner
 
@@ -88,7 +88,8 @@ class EnglishTokenizer(TaskPipeline):
 
     def training_examples(self, data):
         dictionaries = training_dictionaries(self, [known_words(t) for t in data])
-        return training_examples(data, self.ngram, dictionaries, self.links)
+        # As rows over feature indexes: the model of the feature strings, without holding them all.
+        return training_rows(data, self.ngram, dictionaries, self.links)
 
     def _make_runner(self) -> TokenizerRunner:
         return TokenizerRunner(self.classifiers_["boundary"], self.classifiers_["sentence"], ngram=self.ngram,
