@@ -30,14 +30,18 @@ namespace conjunct {
 
 class WeightTrie {
  public:
-  // dense_bytes caps the dense tables (0: none).
-  WeightTrie(const PolyKernel& kernel, size_t n_outputs, int32_t limit, size_t dense_bytes = kDefaultDenseBytes);
+  // dense_bytes caps the dense tables (0: none; kDegreeDefault: default_dense_bytes(degree)).
+  WeightTrie(const PolyKernel& kernel, size_t n_outputs, int32_t limit, size_t dense_bytes = kDegreeDefault);
 
-  static constexpr size_t kDefaultDenseBytes = size_t{32} << 20;
+  static constexpr size_t kDegreeDefault = SIZE_MAX;
+  // 32 MB at d <= 2; 16 MB from d = 3, where reuse (on by default there)
+  // keeps a partial-margin trie of about the same size beside them, and
+  // Yoshinaga & Kitsuregawa 2010 found the fastest N near 250 (here about 230).
+  static size_t default_dense_bytes(int degree) { return (degree >= 3 ? size_t{16} : size_t{32}) << 20; }
   // D for a degree and number of outputs: the most features whose dense
   // tables fit in dense_bytes (also bounded by limit).
   static int32_t dense_capacity(int degree, size_t n_outputs, int32_t limit = INT32_MAX,
-                                size_t dense_bytes = kDefaultDenseBytes);
+                                size_t dense_bytes = kDegreeDefault);
   static constexpr int kMaxDenseDegree = 16;  // degrees above keep every conjunction in the trie
 
   int32_t limit() const { return limit_; }
