@@ -208,20 +208,10 @@ size_t WeightTrie::dense_partial(const int32_t* x, size_t limit_pos, int depth, 
   return visited;
 }
 
-size_t WeightTrie::partial(const int32_t* x, size_t j, double* out, Scratch& sc) const {
+size_t WeightTrie::partial_general(const int32_t* x, size_t j, double* out, Scratch& sc) const {
   const int32_t f = x[j];
   if (f < dense_) {
     if (f >= dense_size_) return 1;  // no support vector holds f yet
-    if (degree_ == 2 && K_ == 1) {
-      // d = 2: f's weight, then the pairs {y, f}, a run of the table at C(f, 2) read by x's
-      // earlier features, summed in x's order (the generic walk's order, and opal's).
-      const double* t2 = dense_w_[2].data() + C(f, 2);
-      double sum = 0.0;
-      for (size_t a = 0; a < j; ++a) sum += t2[x[a]];
-      out[0] += dense_w_[1][static_cast<size_t>(f)];
-      out[0] += sum;
-      return 1 + j;
-    }
     if (degree_ == 3 && K_ == 1) {
       // The common case of slicing at d = 3, unrolled: pairs {y, f} and
       // triples {z, y, f} (z < y < f) are runs of the tables at C(f, 2) and

@@ -68,7 +68,29 @@ class WeightTrie {
 
   // Eq. 5: out[0..K) += sum of w(t) over t ⊆ {x[0..j]} with x[j] ∈ t (x ascending, x[j] < limit).
   // Returns the number of weights (dense entries or trie nodes) visited.
-  size_t partial(const int32_t* x, size_t j, double* out, Scratch& scratch) const;
+  size_t partial(const int32_t* x, size_t j, double* out, Scratch& scratch) const {
+    const int32_t f = x[j];
+    if (degree_ == 2 && K_ == 1 && f < dense_size_) {
+      // d = 2, one output, inline (the common case of training at d = 2): f's
+      // weight, then the pairs {y, f}, a run of the table at C(f, 2) read by
+      // x's earlier features, summed in x's order (the generic walk's, and
+      // opal's: its step amplifies any rounding difference).
+      const double* t2 = dense_w_[2].data() + C(f, 2);
+      double sum = 0.0;
+      size_t a = 0;
+      for (; a + 4 <= j; a += 4) {
+        sum += t2[x[a]];
+        sum += t2[x[a + 1]];
+        sum += t2[x[a + 2]];
+        sum += t2[x[a + 3]];
+      }
+      for (; a < j; ++a) sum += t2[x[a]];
+      out[0] += dense_w_[1][static_cast<size_t>(f)];
+      out[0] += sum;
+      return 1 + j;
+    }
+    return partial_general(x, j, out, scratch);
+  }
 
   // Drops every conjunction with a feature >= new_limit (they are the
   // subtrees of the root's children >= new_limit, and the tails of the dense
@@ -82,6 +104,7 @@ class WeightTrie {
   size_t memory_bytes() const;
 
  private:
+  size_t partial_general(const int32_t* x, size_t j, double* out, Scratch& scratch) const;
   template <class Fn>
   void for_each_subset(Span<int32_t> s, Fn&& fn, bool skip_dense = false);
   // add's dense conjunctions for one output at d <= 3, unrolled (the update
