@@ -258,3 +258,27 @@ def test_accuracy_on_par_with_svm(shared_data, task):
     svm_acc = SVC(kernel="poly", degree=2, gamma=1.0, coef0=1.0, C=1.0).fit(X_train, y_train).score(X_test, y_test)
     pa_acc = PAClassifier(2, random_state=0).fit(f_train, y_train).score(f_test, y_test)
     assert pa_acc >= svm_acc - 0.01, (pa_acc, svm_acc)
+
+
+def test_partial_margin_records_across_pages():
+    # Partial-margin records live in pages of 2^14 nodes: a problem with more
+    # prefixes than one page trains the kernel's model with reuse and termination.
+    feats, y = make_zipf_data(4000, seed=5)
+    kw = dict(degree=2, random_state=0, n_iter=2)
+    clf = PAClassifier(margin="slicing", reuse=True, terminate=True, **kw).fit(feats, y)
+    assert clf.stats_["partial_margin_trie_nodes"] > 2 ** 14 and clf.stats_["reused"] > 0
+    same_model(clf.model_, PAClassifier(margin="kernel", **kw).fit(feats, y).model_)
+
+
+@pytest.mark.parametrize("degree, budget_mb", [(2, 32), (3, 16), (4, 16)])
+def test_default_common_features_fill_the_dense_budget(degree, budget_mb):
+    # The most features whose dense tables (C(D, 1) + ... + C(D, d) weights of 8 bytes) fit the
+    # budget: 32 MB at d <= 2, 16 MB from d = 3, where the partial-margin trie needs room too.
+    from math import comb
+
+    from conjunct.training import default_common_features
+
+    D = default_common_features(degree)
+    size = lambda n: 8 * sum(comb(n, r) for r in range(1, degree + 1))
+    assert size(D) <= budget_mb << 20 < size(D + 1)
+    assert default_common_features(degree, 4) < D

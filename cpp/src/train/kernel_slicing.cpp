@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <stdexcept>
+#include <type_traits>
 
 namespace conjunct {
 
@@ -20,7 +21,7 @@ constexpr double kBoundSlack = 1e-12;
 // bit arithmetic rather than a library call per word.
 inline int32_t popcount(uint64_t w) {
 #ifdef __POPCNT__
-  return popcount(w);
+  return __builtin_popcountll(w);
 #else
   w -= (w >> 1) & 0x5555555555555555ull;
   w = (w & 0x3333333333333333ull) + ((w >> 2) & 0x3333333333333333ull);
@@ -143,41 +144,48 @@ void KernelSlicing::compute(Span<int32_t> x, size_t j, const Step& st, double* p
       const double* delta = partial_.record(st.node) + PartialMarginTrie::kDelta;
       std::copy(delta, delta + K, part);
     }
-    const Posting* p = postings_[static_cast<size_t>(x[j])].data() + st.start;
-    const Posting* end = p + (st.end - st.start);
-    counters_.postings += end - p;
+    const int32_t f = x[j];
+    const size_t width = posting_width(f);
+    const uint32_t* p = postings_[static_cast<size_t>(f)].data() + st.start * width;
+    const uint32_t* end = p + (st.end - st.start) * width;
+    counters_.postings += st.end - st.start;
     // Each posting leads to an update, then to its support vector's features
     // and overlap cache: fetch those a few postings ahead.
     constexpr ptrdiff_t kAhead = 8;
-    auto ahead = [&](const Posting* q) {
-      if (end - q > 2 * kAhead) __builtin_prefetch(&S_.event(q[2 * kAhead].event));
-      if (end - q > kAhead) {
-        const int32_t sv = S_.event(q[kAhead].event).sv;
-        __builtin_prefetch(sv_bits_.data() + static_cast<size_t>(sv) * kBitWords);
-        if (x[j] >= kBitRanks) {  // the scan past the bit sets
-          __builtin_prefetch(&cache_[static_cast<size_t>(sv)]);
-          __builtin_prefetch(S_.features() + S_.ptr()[sv]);
+    auto run = [&](auto w_) {
+      constexpr ptrdiff_t W = decltype(w_)::value;
+      auto ahead = [&](const uint32_t* q) {
+        if (end - q > 2 * kAhead * W) __builtin_prefetch(&S_.event(q[2 * kAhead * W]));
+        if (end - q > kAhead * W) {
+          const int32_t sv = S_.event(q[kAhead * W]).sv;
+          __builtin_prefetch(sv_bits_.data() + static_cast<size_t>(sv) * kBitWords);
+          if (W == 2) {  // the scan past the bit sets
+            __builtin_prefetch(&cache_[static_cast<size_t>(sv)]);
+            __builtin_prefetch(S_.features() + S_.ptr()[sv]);
+          }
+        }
+      };
+      auto at = [&](const uint32_t* q) { return W == 2 ? q[1] : 0u; };
+      if (K == 1) {
+        double m = part[0];
+        for (; p != end; p += W) {
+          ahead(p);
+          const Update& u = S_.event(p[0]);
+          m += u.tau * inc_[static_cast<size_t>(overlap(u.sv, at(p), f))];
+        }
+        part[0] = m;
+      } else {
+        for (; p != end; p += W) {
+          ahead(p);
+          const Update& u = S_.event(p[0]);
+          const double v = u.tau * inc_[static_cast<size_t>(overlap(u.sv, at(p), f))];
+          part[u.pos] += v;
+          if (u.neg >= 0) part[u.neg] -= v;
         }
       }
     };
-    const int32_t f = x[j];
-    if (K == 1) {
-      double m = part[0];
-      for (; p != end; ++p) {
-        ahead(p);
-        const Update& u = S_.event(p->event);
-        m += u.tau * inc_[static_cast<size_t>(overlap(u.sv, p->pos, f))];
-      }
-      part[0] = m;
-    } else {
-      for (; p != end; ++p) {
-        ahead(p);
-        const Update& u = S_.event(p->event);
-        const double v = u.tau * inc_[static_cast<size_t>(overlap(u.sv, p->pos, f))];
-        part[u.pos] += v;
-        if (u.neg >= 0) part[u.neg] -= v;
-      }
-    }
+    if (width == 1) run(std::integral_constant<ptrdiff_t, 1>{});
+    else run(std::integral_constant<ptrdiff_t, 2>{});
   } else {
     ++counters_.expanded_steps;
     counters_.trie_lookups += static_cast<int64_t>(weights_.partial(x.data, j, part, trie_scratch_));
@@ -419,8 +427,14 @@ void KernelSlicing::on_update(const SupportSet& S, size_t e, bool) {
     const size_t f = static_cast<size_t>(s[p]);
     double* fs = stats_.data() + f * stats_stride_;
     if (has_postings(s[p])) {
-      if (postings_[f].size() >= UINT32_MAX) throw std::length_error("a feature occurs in more than 2^32 - 1 updates");
-      postings_[f].push_back(Posting{static_cast<uint32_t>(e), static_cast<uint32_t>(p)});
+      std::vector<uint32_t>& list = postings_[f];
+      const size_t width = posting_width(s[p]);
+      if (list.size() / width >= UINT32_MAX) throw std::length_error("a feature occurs in more than 2^32 - 1 updates");
+      // Grown by a quarter, not doubled: the lists hold much of the learner's
+      // memory, and doubling leaves a third of it unused on average.
+      if (list.size() + width > list.capacity()) list.reserve(list.size() + list.size() / 4 + 8);
+      list.push_back(static_cast<uint32_t>(e));
+      if (width == 2) list.push_back(static_cast<uint32_t>(p));
       fs[0] += 1.0;
     }
     auto add = [&](int32_t o, double v) {
@@ -453,8 +467,8 @@ void KernelSlicing::stats(MarginStats& s) const {
   s.partial_nodes = static_cast<int64_t>(partial_.n_nodes());
   s.weight_bytes = static_cast<int64_t>(weights_.memory_bytes());
   s.partial_bytes = opt_.reuse ? static_cast<int64_t>(partial_.memory_bytes()) : 0;
-  int64_t bytes = static_cast<int64_t>(postings_.capacity() * sizeof(std::vector<Posting>));
-  for (const auto& p : postings_) bytes += static_cast<int64_t>(p.capacity() * sizeof(Posting));
+  int64_t bytes = static_cast<int64_t>(postings_.capacity() * sizeof(std::vector<uint32_t>));
+  for (const auto& p : postings_) bytes += static_cast<int64_t>(p.capacity() * sizeof(uint32_t));
   s.postings_bytes = bytes;
   s.bounds_bytes = static_cast<int64_t>(stats_.capacity() * sizeof(double) + cache_.capacity() * sizeof(Overlap) +
                                         mark_.capacity() + sv_bits_.capacity() * sizeof(uint64_t));

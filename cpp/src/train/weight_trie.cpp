@@ -22,6 +22,7 @@ uint64_t binomial(int64_t n, int r) {
 
 int32_t WeightTrie::dense_capacity(int degree, size_t n_outputs, int32_t limit, size_t dense_bytes) {
   if (degree > kMaxDenseDegree || degree < 1) return 0;
+  if (dense_bytes == kDegreeDefault) dense_bytes = default_dense_bytes(degree);
   auto bytes = [&](double D) {  // sum_r C(D, r) rows of K doubles
     double total = 0.0, c = 1.0;
     for (int r = 1; r <= degree; ++r) total += (c = c * (D - r + 1) / r);
@@ -207,7 +208,7 @@ size_t WeightTrie::dense_partial(const int32_t* x, size_t limit_pos, int depth, 
   return visited;
 }
 
-size_t WeightTrie::partial(const int32_t* x, size_t j, double* out, Scratch& sc) const {
+size_t WeightTrie::partial_general(const int32_t* x, size_t j, double* out, Scratch& sc) const {
   const int32_t f = x[j];
   if (f < dense_) {
     if (f >= dense_size_) return 1;  // no support vector holds f yet

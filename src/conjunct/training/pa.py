@@ -29,9 +29,10 @@ MARGINS = ("kernel", "expanded", "split", "slicing")
 
 def default_common_features(degree: int, n_outputs: int = 1) -> int:
     """N used when ``common_features`` is None (split / slicing): as many of the
-    most frequent features as the weight trie keeps in dense tables (about
-    32 MB of weights: all features at d = 1, about 2,900 at d = 2, 290 at
-    d = 3 and 115 at d = 4 for one output; fewer for more outputs).
+    most frequent features as the weight trie keeps in dense tables (32 MB
+    of weights at d <= 2, 16 MB from d = 3, where the partial-margin trie
+    needs about as much: all features at d = 1, about 2,900 at d = 2, 230 at
+    d = 3 and 84 at d = 4 for one output; fewer for more outputs).
 
     Yoshinaga & Kitsuregawa 2010 found the fastest N to shrink as d grows (4,000 at d = 2, 250 at
     d = 3 on its parsing task): the expanded side costs about |x|^d per
@@ -331,8 +332,13 @@ class PAClassifier(OnlineEstimator):
         trainer = self._trainer
         sv_indptr, sv_internal, alpha, bias = trainer.export(average=bool(self.average))
         enc = self._encoder
-        S = sp.csr_matrix((np.ones(sv_internal.size), enc.columns[sv_internal], sv_indptr),
-                          shape=(len(sv_indptr) - 1, enc.n_columns()))
+        # The trainer is at its largest here, so the temporaries stay small: 32-bit column ids
+        # gathered directly (the model keeps int32 indices) and one-byte values (the model copies
+        # the matrix and sets its own float values).
+        cols = np.take(enc.columns.astype(np.int32), sv_internal)
+        del sv_internal
+        S = sp.csr_matrix((np.ones(cols.size, dtype=bool), cols, sv_indptr), shape=(len(sv_indptr) - 1, enc.n_columns()))
+        del cols
         p = self._params
         self.feature_index_ = enc.index
         self.model_ = KernelModel(

@@ -67,10 +67,6 @@ class KernelSlicing final : public MarginEngine {
   const WeightTrie& weights() const { return weights_; }
 
  private:
-  struct Posting {
-    uint32_t event;  // the update
-    uint32_t pos;    // position of the feature in the support vector (features before it are more frequent)
-  };
   struct Overlap {
     uint32_t stamp = 0;  // margin computation this entry belongs to
     uint32_t scan = 0;   // features of the support vector examined so far
@@ -108,7 +104,12 @@ class KernelSlicing final : public MarginEngine {
 
   WeightTrie weights_;
   PartialMarginTrie partial_;
-  std::vector<std::vector<Posting>> postings_;  // feature -> events whose support vector contains it
+  // Feature -> the updates whose support vector contains it, in time order:
+  // per update its event id, then (features from kBitRanks on) the feature's
+  // position in the support vector, where the overlap scan stops. The bit-set
+  // features need no position: they hold most postings, and half the bytes.
+  std::vector<std::vector<uint32_t>> postings_;
+  static constexpr size_t posting_width(int32_t f) { return f < kBitRanks ? 1 : 2; }
   // Per feature, a record of kFeatureStride(K) doubles: the number of updates
   // containing it, then per output the sums of their positive and negative
   // contributions (Eq. 8-9), then the sum of |tau|. One cache line for the

@@ -14,6 +14,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "conjunct/train/hash_trie.h"
@@ -26,7 +27,9 @@ class PartialMarginTrie {
   static constexpr size_t kSince = 0, kSumA = 1, kSumB = 2, kDelta = 3;
 
   explicit PartialMarginTrie(size_t n_outputs)
-      : stride_(n_outputs + kDelta), trie_(/*prefix_placed=*/true), records_(n_outputs + kDelta, 0.0) {}
+      : stride_(n_outputs + kDelta), trie_(/*prefix_placed=*/true) {
+    add_page();  // the root's record
+  }
 
   // Where the node of a prefix lives: place(prefix + {f}) = next(place(prefix), f),
   // starting from kRoot. Knowing an example's places, all its nodes can be
@@ -39,22 +42,33 @@ class PartialMarginTrie {
   uint32_t step(uint32_t node, int32_t f, uint64_t place) {
     bool created = false;
     const uint32_t child = trie_.child_or_add_placed(node, f, place, created);
-    if (created) records_.resize(records_.size() + stride_, 0.0);
+    if (created && (child & kPageMask) == 0) add_page();
     return child;
   }
 
-  const double* record(uint32_t node) const { return records_.data() + static_cast<size_t>(node) * stride_; }
-  double* record(uint32_t node) { return records_.data() + static_cast<size_t>(node) * stride_; }
+  const double* record(uint32_t node) const {
+    return pages_[node >> kPageBits].get() + static_cast<size_t>(node & kPageMask) * stride_;
+  }
+  double* record(uint32_t node) { return pages_[node >> kPageBits].get() + static_cast<size_t>(node & kPageMask) * stride_; }
   // t' is a posting-list length (< 2^32), exact as a double.
   uint32_t since(uint32_t node) const { return static_cast<uint32_t>(record(node)[kSince]); }
 
   size_t n_nodes() const { return trie_.n_nodes() - 1; }
-  size_t memory_bytes() const { return trie_.memory_bytes() + records_.capacity() * sizeof(double); }
+  size_t memory_bytes() const {
+    return trie_.memory_bytes() + pages_.size() * (kPageNodes * stride_ * sizeof(double)) +
+           pages_.capacity() * sizeof(pages_[0]);
+  }
 
  private:
+  // Records live in fixed pages rather than one growing array: a doubling
+  // array keeps up to half its capacity unused and holds old and new copies
+  // at once while it grows, and the trie grows in every round of training.
+  static constexpr uint32_t kPageBits = 14, kPageNodes = uint32_t{1} << kPageBits, kPageMask = kPageNodes - 1;
+  void add_page() { pages_.emplace_back(new double[kPageNodes * stride_]()); }
+
   size_t stride_;
   HashTrie trie_;
-  std::vector<double> records_;
+  std::vector<std::unique_ptr<double[]>> pages_;
 };
 
 }  // namespace conjunct

@@ -30,14 +30,18 @@ namespace conjunct {
 
 class WeightTrie {
  public:
-  // dense_bytes caps the dense tables (0: none).
-  WeightTrie(const PolyKernel& kernel, size_t n_outputs, int32_t limit, size_t dense_bytes = kDefaultDenseBytes);
+  // dense_bytes caps the dense tables (0: none; kDegreeDefault: default_dense_bytes(degree)).
+  WeightTrie(const PolyKernel& kernel, size_t n_outputs, int32_t limit, size_t dense_bytes = kDegreeDefault);
 
-  static constexpr size_t kDefaultDenseBytes = size_t{32} << 20;
+  static constexpr size_t kDegreeDefault = SIZE_MAX;
+  // 32 MB at d <= 2; 16 MB from d = 3, where reuse (on by default there)
+  // keeps a partial-margin trie of about the same size beside them, and
+  // Yoshinaga & Kitsuregawa 2010 found the fastest N near 250 (here about 230).
+  static size_t default_dense_bytes(int degree) { return (degree >= 3 ? size_t{16} : size_t{32}) << 20; }
   // D for a degree and number of outputs: the most features whose dense
   // tables fit in dense_bytes (also bounded by limit).
   static int32_t dense_capacity(int degree, size_t n_outputs, int32_t limit = INT32_MAX,
-                                size_t dense_bytes = kDefaultDenseBytes);
+                                size_t dense_bytes = kDegreeDefault);
   static constexpr int kMaxDenseDegree = 16;  // degrees above keep every conjunction in the trie
 
   int32_t limit() const { return limit_; }
@@ -64,7 +68,29 @@ class WeightTrie {
 
   // Eq. 5: out[0..K) += sum of w(t) over t ⊆ {x[0..j]} with x[j] ∈ t (x ascending, x[j] < limit).
   // Returns the number of weights (dense entries or trie nodes) visited.
-  size_t partial(const int32_t* x, size_t j, double* out, Scratch& scratch) const;
+  size_t partial(const int32_t* x, size_t j, double* out, Scratch& scratch) const {
+    const int32_t f = x[j];
+    if (degree_ == 2 && K_ == 1 && f < dense_size_) {
+      // d = 2, one output, inline (the common case of training at d = 2): f's
+      // weight, then the pairs {y, f}, a run of the table at C(f, 2) read by
+      // x's earlier features, summed in x's order (the generic walk's, and
+      // opal's: its step amplifies any rounding difference).
+      const double* t2 = dense_w_[2].data() + C(f, 2);
+      double sum = 0.0;
+      size_t a = 0;
+      for (; a + 4 <= j; a += 4) {
+        sum += t2[x[a]];
+        sum += t2[x[a + 1]];
+        sum += t2[x[a + 2]];
+        sum += t2[x[a + 3]];
+      }
+      for (; a < j; ++a) sum += t2[x[a]];
+      out[0] += dense_w_[1][static_cast<size_t>(f)];
+      out[0] += sum;
+      return 1 + j;
+    }
+    return partial_general(x, j, out, scratch);
+  }
 
   // Drops every conjunction with a feature >= new_limit (they are the
   // subtrees of the root's children >= new_limit, and the tails of the dense
@@ -78,6 +104,7 @@ class WeightTrie {
   size_t memory_bytes() const;
 
  private:
+  size_t partial_general(const int32_t* x, size_t j, double* out, Scratch& scratch) const;
   template <class Fn>
   void for_each_subset(Span<int32_t> s, Fn&& fn, bool skip_dense = false);
   // add's dense conjunctions for one output at d <= 3, unrolled (the update
