@@ -49,6 +49,36 @@ def test_recomputed_sections_equal_the_compiled_ones_bit_for_bit(K, sparse_alpha
     assert {s["name"] for s in read_header(tmp_path / "d.cjt")["sections"]} == names
 
 
+@pytest.mark.parametrize("K, sparse_alpha, params", CASES)
+def test_every_thread_count_gives_the_same_bytes(K, sparse_alpha, params):
+    # The sums are shared among threads by feature ranges: each value's additions stay one thread's, in order.
+    model, _ = _model(K, seed=1, sparse_alpha=sparse_alpha)
+    clf = model.compile("split", common_features=40, **params)
+    for n_threads in (1, 2, 3, 7, 100):
+        out = _core.split_derived(meta=clf.meta, arrays=clf.arrays, n_threads=n_threads)
+        for name in out:
+            assert np.asarray(out[name]).tobytes() == np.asarray(clf.arrays[name]).tobytes(), (name, n_threads)
+
+
+def _drop_last_conjunction(arrays):
+    """The trie's last node (a child of the last root child) removed: the trie lacks a conjunction the
+    support vectors hold, found while the last features are summed."""
+    cb, label = arrays["store.child_begin"], arrays["store.label"]
+    n = label.size
+    arrays["store.label"] = label[:-1].copy()
+    arrays["store.child_begin"] = np.where(cb == n, n - 1, cb)[:-1].astype(cb.dtype)
+
+
+def test_an_error_in_any_thread_is_raised():
+    model, _ = _model(4)
+    clf = model.compile("split", common_features=40, dense_features=8)
+    arrays = {k: np.array(v) for k, v in clf.arrays.items()}
+    _drop_last_conjunction(arrays)
+    for n_threads in (1, 2, 4):  # with several, the last range (another thread's) meets it
+        with pytest.raises(ValueError, match="lacks a conjunction"):
+            _core.split_derived(meta=clf.meta, arrays=arrays, n_threads=n_threads)
+
+
 def test_other_classifiers_keep_every_section():
     model, _ = _model(3)
     deg3 = conjunct.KernelModel(model.support_vectors, model.dual_coef, model.intercept, degree=3)
