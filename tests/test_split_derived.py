@@ -160,3 +160,42 @@ def test_english_analysis_is_the_stages_own(shared_data, tmp_path):
     assert not any(n.endswith((".m.store.weight", ".m.store.row_value", ".m.store.dense")) for n in parser_sections)
     again = conjunct.load(tmp_path / "en.cjt")
     assert [a.to_conllu() for a in again.analyze(words)] == [a.to_conllu() for a in out]
+
+
+def test_loading_and_deciding_import_no_scipy(tmp_path):
+    # scipy.sparse is imported on first use only: a third of loading a pipeline, which never needs it.
+    import subprocess
+    import sys
+
+    model, S = _model(4)
+    model.compile("split", common_features=40).save(tmp_path / "c.cjt")
+    rows = [np.asarray(S[i].indices, dtype=np.int32).tolist() for i in range(5)]
+    code = ("import sys, numpy as np, conjunct\n"
+            f"c = conjunct.load({str(tmp_path / 'c.cjt')!r})\n"
+            f"print([int(c.predict_one(np.array(r, dtype=np.int32))) for r in {rows!r}])\n"
+            "print('scipy.sparse' in sys.modules)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split("\n")
+    assert out[1] == "False"
+    assert out[0] == str([int(v) for v in conjunct.load(tmp_path / "c.cjt").predict(S[:5])])
+
+
+@pytest.mark.parametrize("n_common", [0, 7, 40, 60])
+def test_the_postings_check_is_the_transpose(n_common):
+    from conjunct.classifier_checks import _check_transpose
+    from conjunct.validation import Where
+
+    _, S = _model(3, seed=2)
+    T = S.T.tocsr()  # scipy's transpose: the postings the check must accept, and only those
+    begin = int(T.indptr[n_common])
+    ptr, ids = T.indptr[n_common:] - begin, T.indices[begin:]
+    _check_transpose(S.indptr, S.indices, ptr, ids, n_common, 60, Where("t.cjt"))
+    if ids.size:
+        bad = ids.copy()
+        bad[-1] = (bad[-1] + 1) % 300
+        with pytest.raises(conjunct.ModelFormatError, match="postings"):
+            _check_transpose(S.indptr, S.indices, ptr, bad, n_common, 60, Where("t.cjt"))
+        short = ptr.copy()
+        short[1:] -= 1
+        short[0] = 0
+        with pytest.raises(conjunct.ModelFormatError, match="postings"):
+            _check_transpose(S.indptr, S.indices, np.maximum(short, 0), ids, n_common, 60, Where("t.cjt"))
