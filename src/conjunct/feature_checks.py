@@ -136,6 +136,9 @@ def _repeated_keys(template: np.ndarray, codes: np.ndarray, limit: np.ndarray, n
         for p, w in enumerate(widths):
             key <<= w
             key |= codes[:, p].astype(np.int64) + 1
+        ordered = np.sort(key)  # no two equal (the usual case): no stable order needed
+        if not (ordered[1:] == ordered[:-1]).any():
+            return np.arange(key.size), np.zeros(0, dtype=np.int64)
         order = np.argsort(key, kind="stable")
         key = key[order]
         return order, np.flatnonzero(key[1:] == key[:-1])
