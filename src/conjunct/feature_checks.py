@@ -90,6 +90,7 @@ def _feature_keys(meta: Meta, arrays: Arrays, where: Where, n: int) -> None:
     blob = section(arrays, where, "values_blob", "|u1", (None,))
     offsets = section(arrays, where, "values_offsets", "<i8", (None,))
     check_pointers(offsets, blob.size, where, "values_offsets")
+    check_strings(blob, offsets, where, "values_blob", "values_offsets")  # decoded when a name is asked for
     vocab_ptr = section(arrays, where, "vocab_ptr", "<i8", (n_attr + 1,))
     check_pointers(vocab_ptr, offsets.size - 1, where, "vocab_ptr")
     sizes = np.diff(vocab_ptr)
