@@ -156,11 +156,13 @@ def test_damage_is_reported_as_a_digest_error_while_hashing_on_a_thread(tmp_path
     model.compile("split", common_features=10).save(path)
     data = bytearray(path.read_bytes())
     header = model_io.read_header(path)
-    at = {"header": model_io._PREAMBLE.size + 5, "sections": header["sections"][0]["offset"] + 3, "last byte": len(data) - 1}[where]
+    at = {"header": model_io._PREAMBLE.size + 5, "sections": header["sections"][0]["offset"] + 3,
+          "last byte": len(data) - 1}[where]
     data[at] ^= 0xFF
     bad = tmp_path / "bad.cjt"
     bad.write_bytes(bytes(data))
     for mmap in (False, True):
         with pytest.raises(conjunct.ModelFormatError, match="checking the digest"):
             conjunct.load(bad, mmap=mmap)
-    assert np.array_equal(conjunct.load(path).decision_function(S), model.compile("split", common_features=10).decision_function(S))
+    expected = model.compile("split", common_features=10).decision_function(S)
+    assert np.array_equal(conjunct.load(path).decision_function(S), expected)

@@ -161,7 +161,10 @@ def dumps(kind: str, meta: Header, arrays: Dict[str, np.ndarray], *, compact: bo
     return buf.getvalue()
 
 
-def _parse(buf: Any, name: str, verify: bool, later: Optional[List[Callable[[], None]]] = None) -> Tuple[str, Header, Arrays]:
+_Later = Optional[List[Callable[[], None]]]  # receives the digest's wait, when it runs on a thread
+
+
+def _parse(buf: Any, name: str, verify: bool, later: _Later = None) -> Tuple[str, Header, Arrays]:
     try:
         return _parse_container(buf, name, verify, later)
     except ModelFormatError as e:
@@ -198,8 +201,7 @@ def _digest_on_thread(buf: Any, total: int, digest: bytes, name: str) -> Callabl
     return wait
 
 
-def _parse_container(buf: Any, name: str, verify: bool,
-                     later: Optional[List[Callable[[], None]]] = None) -> Tuple[str, Header, Arrays]:
+def _parse_container(buf: Any, name: str, verify: bool, later: _Later = None) -> Tuple[str, Header, Arrays]:
     size = len(buf)
     if size < _PREAMBLE.size:
         if bytes(buf[:len(MAGIC)]) != MAGIC[: min(size, len(MAGIC))] or size == 0:
@@ -316,7 +318,7 @@ def read_container_hashing(path: Path, *, mmap: bool = False,
     return kind, meta, arrays, (later[0] if later else (lambda: None))
 
 
-def _read(path: Path, mmap: bool, verify: bool, later: Optional[List[Callable[[], None]]]) -> Tuple[str, Header, Arrays]:
+def _read(path: Path, mmap: bool, verify: bool, later: _Later) -> Tuple[str, Header, Arrays]:
     name = os.fspath(path)
     try:
         f = open(name, "rb")
