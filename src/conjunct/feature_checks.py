@@ -126,7 +126,8 @@ def _feature_keys(meta: Meta, arrays: Arrays, where: Where, n: int) -> None:
             where.section_fail("codes", f"features {f[0]} and {f[1]} have the same template and codes")
 
 
-def _repeated_keys(template: np.ndarray, codes: np.ndarray, limit: np.ndarray, n_templates: int):
+def _repeated_keys(template: np.ndarray, codes: np.ndarray, limit: np.ndarray,
+                   n_templates: int) -> Tuple[np.ndarray, np.ndarray]:
     """(order, positions in it) of features whose (template, codes) equal the next one's in that order:
     rows sorted by template, then codes, stably. Codes are within their limits already, so when
     their bit widths fit, each row is one int64 and one sort of them does (about 6x faster than a
