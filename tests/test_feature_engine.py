@@ -140,6 +140,7 @@ def test_feature_keys_are_stored_in_the_model_file(tmp_path):
     (lambda m, a: a["keys.codes"].__setitem__(3, a["keys.codes"][0]), "section 'keys.codes': features 0 and 3 have the same template and codes"),
     (lambda m, a: a.__setitem__("keys.values_blob", np.frombuffer(b"dogdogtheN", dtype=np.uint8)),
      "section 'keys.values_blob': attribute 'form' holds the value 'dog' twice"),
+    (lambda m, a: a["keys.values_blob"].__setitem__(0, 0xFF), "section 'keys.values_blob': string 0 is not UTF-8"),
     (lambda m, a: a["keys.vocab_ptr"].__setitem__(1, 99), "section 'keys.vocab_ptr'"),
     (lambda m, a: a.__setitem__("keys.values_offsets", a["keys.values_offsets"][::-1].copy()), "keys.values_offsets"),
     (lambda m, a: m["keys"]["templates"][0].__setitem__(2, [[5, 0, None]]), "header field 'keys.templates[0]'"),

@@ -142,3 +142,22 @@ def test_a_loaded_index_decodes_its_names_only_when_asked(tmp_path):
     assert loaded.id("w=caf\u00e9") == 1 and loaded._pending is None
     assert loaded.names == names and loaded == index
     assert conjunct.load(path).name(2) == "pair=the|N"
+
+
+@pytest.mark.parametrize("wide", [False, True])
+def test_repeated_keys_packed_equal_the_lexsort(wide):
+    # The packed-int64 path and the column lexsort (codes too wide to pack) find the same first pair.
+    from conjunct.feature_checks import _repeated_keys
+
+    rng = np.random.default_rng(3)
+    n, T = 2000, 5
+    template = rng.integers(0, T, n).astype(np.int32)
+    codes = rng.integers(-1, 12, (n, 3)).astype(np.int32)
+    limit = np.full((T, 3), (1 << 40) if wide else 11, dtype=np.int64)
+    rows = np.concatenate([template.reshape(-1, 1), codes], axis=1)
+    order = np.lexsort(rows.T[::-1])
+    same = np.flatnonzero(np.all(rows[order[1:]] == rows[order[:-1]], axis=1))
+    got_order, got_same = _repeated_keys(template, codes, limit, T)
+    assert same.size and np.array_equal(got_order, order) and np.array_equal(got_same, same)
+    distinct = np.unique(rows, axis=0)
+    assert _repeated_keys(distinct[:, 0].copy(), distinct[:, 1:].copy(), limit, T)[1].size == 0

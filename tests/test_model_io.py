@@ -139,3 +139,30 @@ def test_alignment_and_little_endian(tmp_path, model):
         assert s["offset"] % 64 == 0
         assert s["dtype"][0] in "<|"
     assert header["file_size"] == os.path.getsize(path)
+
+
+@pytest.mark.parametrize("where", ["header", "sections", "last byte"])
+def test_damage_is_reported_as_a_digest_error_while_hashing_on_a_thread(tmp_path, where):
+    # load hashes on another thread while it checks and builds: whatever the damage breaks first, the
+    # error is the digest's, and an intact file loads as before.
+    import conjunct
+    from conjunct import model_io
+
+    rng = np.random.default_rng(0)
+    S = sp.random(80, 30, density=0.2, format="csr", random_state=1)
+    S.data[:] = 1
+    model = conjunct.KernelModel(S, rng.normal(size=(80, 2)), rng.normal(size=2), degree=2)
+    path = tmp_path / "m.cjt"
+    model.compile("split", common_features=10).save(path)
+    data = bytearray(path.read_bytes())
+    header = model_io.read_header(path)
+    at = {"header": model_io._PREAMBLE.size + 5, "sections": header["sections"][0]["offset"] + 3,
+          "last byte": len(data) - 1}[where]
+    data[at] ^= 0xFF
+    bad = tmp_path / "bad.cjt"
+    bad.write_bytes(bytes(data))
+    for mmap in (False, True):
+        with pytest.raises(conjunct.ModelFormatError, match="checking the digest"):
+            conjunct.load(bad, mmap=mmap)
+    expected = model.compile("split", common_features=10).decision_function(S)
+    assert np.array_equal(conjunct.load(path).decision_function(S), expected)

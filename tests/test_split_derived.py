@@ -49,6 +49,36 @@ def test_recomputed_sections_equal_the_compiled_ones_bit_for_bit(K, sparse_alpha
     assert {s["name"] for s in read_header(tmp_path / "d.cjt")["sections"]} == names
 
 
+@pytest.mark.parametrize("K, sparse_alpha, params", CASES)
+def test_every_thread_count_gives_the_same_bytes(K, sparse_alpha, params):
+    # The sums are shared among threads by feature ranges: each value's additions stay one thread's, in order.
+    model, _ = _model(K, seed=1, sparse_alpha=sparse_alpha)
+    clf = model.compile("split", common_features=40, **params)
+    for n_threads in (1, 2, 3, 7, 100):
+        out = _core.split_derived(meta=clf.meta, arrays=clf.arrays, n_threads=n_threads)
+        for name in out:
+            assert np.asarray(out[name]).tobytes() == np.asarray(clf.arrays[name]).tobytes(), (name, n_threads)
+
+
+def _drop_last_conjunction(arrays):
+    """The trie's last node (a child of the last root child) removed: the trie lacks a conjunction the
+    support vectors hold, found while the last features are summed."""
+    cb, label = arrays["store.child_begin"], arrays["store.label"]
+    n = label.size
+    arrays["store.label"] = label[:-1].copy()
+    arrays["store.child_begin"] = np.where(cb == n, n - 1, cb)[:-1].astype(cb.dtype)
+
+
+def test_an_error_in_any_thread_is_raised():
+    model, _ = _model(4)
+    clf = model.compile("split", common_features=40, dense_features=8)
+    arrays = {k: np.array(v) for k, v in clf.arrays.items()}
+    _drop_last_conjunction(arrays)
+    for n_threads in (1, 2, 4):  # with several, the last range (another thread's) meets it
+        with pytest.raises(ValueError, match="lacks a conjunction"):
+            _core.split_derived(meta=clf.meta, arrays=arrays, n_threads=n_threads)
+
+
 def test_other_classifiers_keep_every_section():
     model, _ = _model(3)
     deg3 = conjunct.KernelModel(model.support_vectors, model.dual_coef, model.intercept, degree=3)
@@ -130,3 +160,42 @@ def test_english_analysis_is_the_stages_own(shared_data, tmp_path):
     assert not any(n.endswith((".m.store.weight", ".m.store.row_value", ".m.store.dense")) for n in parser_sections)
     again = conjunct.load(tmp_path / "en.cjt")
     assert [a.to_conllu() for a in again.analyze(words)] == [a.to_conllu() for a in out]
+
+
+def test_loading_and_deciding_import_no_scipy(tmp_path):
+    # scipy.sparse is imported on first use only: a third of loading a pipeline, which never needs it.
+    import subprocess
+    import sys
+
+    model, S = _model(4)
+    model.compile("split", common_features=40).save(tmp_path / "c.cjt")
+    rows = [np.asarray(S[i].indices, dtype=np.int32).tolist() for i in range(5)]
+    code = ("import sys, numpy as np, conjunct\n"
+            f"c = conjunct.load({str(tmp_path / 'c.cjt')!r})\n"
+            f"print([int(c.predict_one(np.array(r, dtype=np.int32))) for r in {rows!r}])\n"
+            "print('scipy.sparse' in sys.modules)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split("\n")
+    assert out[1] == "False"
+    assert out[0] == str([int(v) for v in conjunct.load(tmp_path / "c.cjt").predict(S[:5])])
+
+
+@pytest.mark.parametrize("n_common", [0, 7, 40, 60])
+def test_the_postings_check_is_the_transpose(n_common):
+    from conjunct.classifier_checks import _check_transpose
+    from conjunct.validation import Where
+
+    _, S = _model(3, seed=2)
+    T = S.T.tocsr()  # scipy's transpose: the postings the check must accept, and only those
+    begin = int(T.indptr[n_common])
+    ptr, ids = T.indptr[n_common:] - begin, T.indices[begin:]
+    _check_transpose(S.indptr, S.indices, ptr, ids, n_common, 60, Where("t.cjt"))
+    if ids.size:
+        bad = ids.copy()
+        bad[-1] = (bad[-1] + 1) % 300
+        with pytest.raises(conjunct.ModelFormatError, match="postings"):
+            _check_transpose(S.indptr, S.indices, ptr, bad, n_common, 60, Where("t.cjt"))
+        short = ptr.copy()
+        short[1:] -= 1
+        short[0] = 0
+        with pytest.raises(conjunct.ModelFormatError, match="postings"):
+            _check_transpose(S.indptr, S.indices, np.maximum(short, 0), ids, n_common, 60, Where("t.cjt"))

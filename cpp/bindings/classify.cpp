@@ -228,14 +228,14 @@ nb::tuple compile_classifier_py(const std::string& method, const nb::dict& array
   return nb::make_tuple(meta_dict(compiled.meta), arrays_dict(compiled.arrays, arrays));
 }
 
-nb::dict split_derived_py(const nb::dict& meta, const nb::dict& arrays) {
+nb::dict split_derived_py(const nb::dict& meta, const nb::dict& arrays, size_t n_threads) {
   KeepAlive keep;
   const Sections views = sections_from(arrays, keep);
   const Meta m = meta_from(meta);
   Sections out;
   {
     nb::gil_scoped_release release;
-    out = split_derived_sections(m, views);
+    out = split_derived_sections(m, views, n_threads);
   }
   return arrays_dict(out, arrays);
 }
@@ -307,8 +307,10 @@ void bind_classify(nb::module_& m) {
         nb::arg("rule"), nb::arg("n_classes"),
         "Check a classifier's arrays and open them (no copy) with a decision rule (sign, argmax, ovo).");
   m.def("split_derived", &split_derived_py, nb::kw_only(), nb::arg("meta"), nb::arg("arrays"),
+        nb::arg("n_threads") = 0,
         "The sections a degree-2 split classifier's file may leave out (store weights, rare postings), "
-        "recomputed from its support vectors, alpha and trie exactly as compile_classifier computes them.");
+        "recomputed from its support vectors, alpha and trie exactly as compile_classifier computes them, "
+        "on up to n_threads threads (0: as many as the work is worth; the result does not depend on it).");
   m.attr("DEFAULT_DENSE_BYTES") = kDefaultDenseBytes;
   nb::list methods;
   for (const std::string& name : classification_methods()) methods.append(name);

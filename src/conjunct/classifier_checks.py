@@ -287,14 +287,19 @@ def _split_check(p: Dict[str, Any], arrays: Arrays, where: Where, K: int, n_colu
 
 def _check_transpose(sv_ptr: np.ndarray, sv_ids: np.ndarray, rare_ptr: np.ndarray, rare_ids: np.ndarray, n_common: int,
                      F: int, where: Where) -> None:
-    import scipy.sparse as sp
-
-    n_sv = sv_ptr.size - 1
-    S = sp.csr_matrix((np.ones(sv_ids.size, dtype=np.int8), sv_ids, sv_ptr), shape=(n_sv, F))
-    T = S.T.tocsr()  # rows: features; ids: support vectors, ascending (a counting sort, O(nnz))
-    begin = int(T.indptr[n_common])
-    same = (np.array_equal(T.indptr[n_common:] - begin, rare_ptr)
-            and np.array_equal(T.indices[begin:], rare_ids))
+    # Checked as (feature, support vector) pairs in one int64 each (numpy: importing scipy.sparse for its
+    # transpose would cost a third of loading a pipeline). The support vectors' pairs are distinct; the
+    # postings' pairs, when strictly increasing, are too, so equal sorted arrays mean the same postings.
+    n_rare, n_sv = F - n_common, max(sv_ptr.size - 1, 1)
+    rows = np.repeat(np.arange(sv_ptr.size - 1, dtype=np.int64), np.diff(sv_ptr))
+    keep = sv_ids >= n_common
+    feats = sv_ids[keep].astype(np.int64) - n_common
+    indptr = np.zeros(n_rare + 1, dtype=np.int64)
+    np.cumsum(np.bincount(feats, minlength=n_rare), out=indptr[1:])
+    same = np.array_equal(indptr, rare_ptr)
+    if same:
+        posted = np.repeat(np.arange(n_rare, dtype=np.int64), np.diff(rare_ptr)) * n_sv + rare_ids
+        same = bool((posted[1:] > posted[:-1]).all()) and np.array_equal(np.sort(feats * n_sv + rows[keep]), posted)
     if not same:
         where.section_fail("rare_indices", "the rare-feature postings do not match the support vectors")
 

@@ -15,7 +15,7 @@ from math import comb
 from typing import Any, Callable, Dict, Optional, Tuple
 
 import numpy as np
-import scipy.sparse as sp
+from ._lazy import sparse as sp
 
 from . import _core
 from ._derived import derivable, restore

@@ -28,7 +28,7 @@ import re
 from typing import IO, Any, Iterator, List, Optional, Sequence, Tuple, Union, cast
 
 import numpy as np
-import scipy.sparse as sp
+from ._lazy import sparse as sp
 
 from ._errors import DataFormatError
 from ._textin import Source

@@ -90,6 +90,7 @@ def _feature_keys(meta: Meta, arrays: Arrays, where: Where, n: int) -> None:
     blob = section(arrays, where, "values_blob", "|u1", (None,))
     offsets = section(arrays, where, "values_offsets", "<i8", (None,))
     check_pointers(offsets, blob.size, where, "values_offsets")
+    check_strings(blob, offsets, where, "values_blob", "values_offsets")  # decoded when a name is asked for
     vocab_ptr = section(arrays, where, "vocab_ptr", "<i8", (n_attr + 1,))
     check_pointers(vocab_ptr, offsets.size - 1, where, "vocab_ptr")
     sizes = np.diff(vocab_ptr)
@@ -119,12 +120,33 @@ def _feature_keys(meta: Meta, arrays: Arrays, where: Where, n: int) -> None:
             where.section_fail("codes", f"feature {s + int(f)}, part {int(p)}: code {int(codes[s + f, p])} is outside "
                                         f"[{int(low[t, p])}, {int(limit[t, p])}] (template {templates[t][0]!r})")
     if n > 1:
-        rows = np.concatenate([template.reshape(-1, 1), codes], axis=1)
-        order = np.lexsort(rows.T[::-1])  # (np.unique with axis=0 took 7x as long)
-        same = np.flatnonzero(np.all(rows[order[1:]] == rows[order[:-1]], axis=1))
+        order, same = _repeated_keys(template, codes, limit, len(templates))
         if same.size:
             f = sorted(order[same[0]:same[0] + 2].tolist())
             where.section_fail("codes", f"features {f[0]} and {f[1]} have the same template and codes")
+
+
+def _repeated_keys(template: np.ndarray, codes: np.ndarray, limit: np.ndarray,
+                   n_templates: int) -> Tuple[np.ndarray, np.ndarray]:
+    """(order, positions in it) of features whose (template, codes) equal the next one's in that order:
+    rows sorted by template, then codes, stably. Codes are within their limits already, so when
+    their bit widths fit, each row is one int64 and one sort of them does (about 6x faster than a
+    lexsort over the columns, whose order it equals)."""
+    widths = [int(limit[:, p].max() + 1).bit_length() for p in range(codes.shape[1])]  # a code + 1 in [0, limit + 1]
+    if n_templates.bit_length() + sum(widths) <= 63:
+        key = template.astype(np.int64)
+        for p, w in enumerate(widths):
+            key <<= w
+            key |= codes[:, p].astype(np.int64) + 1
+        ordered = np.sort(key)  # no two equal (the usual case): no stable order needed
+        if not (ordered[1:] == ordered[:-1]).any():
+            return np.arange(key.size), np.zeros(0, dtype=np.int64)
+        order = np.argsort(key, kind="stable")
+        key = key[order]
+        return order, np.flatnonzero(key[1:] == key[:-1])
+    rows = np.concatenate([template.reshape(-1, 1), codes], axis=1)
+    order = np.lexsort(rows.T[::-1])  # (np.unique with axis=0 took 7x as long)
+    return order, np.flatnonzero(np.all(rows[order[1:]] == rows[order[:-1]], axis=1))
 
 
 def optional_features(meta: Meta, arrays: Arrays, where: Where) -> Tuple[bool, int]:

@@ -6,7 +6,7 @@ import itertools
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
-import scipy.sparse as sp
+from ._lazy import sparse as sp
 
 from ._errors import DataFormatError, ModelFormatError
 from .feature_checks import check_feature_index

@@ -29,7 +29,7 @@ import os
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
-import scipy.sparse as sp
+from ._lazy import sparse as sp
 
 from ._errors import ConjunctError, ModelFormatError
 from .features import FeatureIndex, rows_to_csr

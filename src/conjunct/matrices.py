@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any, List, Optional, Tuple
 
 import numpy as np
-import scipy.sparse as sp
+from ._lazy import sparse as sp
 
 from ._errors import DataFormatError
 from .features import FeatureIndex, rows_to_csr

@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Dict, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
-import scipy.sparse as sp
+from ._lazy import sparse as sp
 
 from ._errors import ConjunctError, ModelFormatError
 from .feature_checks import optional_features

@@ -33,7 +33,8 @@ import math
 import mmap as _mmap
 import os
 import struct
-from typing import Any, BinaryIO, Dict, List, NoReturn, Tuple, Union
+import threading
+from typing import Any, BinaryIO, Callable, Dict, List, NoReturn, Optional, Tuple, Union
 
 import numpy as np
 
@@ -160,14 +161,47 @@ def dumps(kind: str, meta: Header, arrays: Dict[str, np.ndarray], *, compact: bo
     return buf.getvalue()
 
 
-def _parse(buf: Any, name: str, verify: bool) -> Tuple[str, Header, Arrays]:
+_Later = Optional[List[Callable[[], None]]]  # receives the digest's wait, when it runs on a thread
+
+
+def _parse(buf: Any, name: str, verify: bool, later: _Later = None) -> Tuple[str, Header, Arrays]:
     try:
-        return _parse_container(buf, name, verify)
+        return _parse_container(buf, name, verify, later)
     except ModelFormatError as e:
+        if later:  # a damaged file is reported as damaged, not as whatever its damage broke
+            later[0]()
         raise staged(e, "reading the header") from None
 
 
-def _parse_container(buf: Any, name: str, verify: bool) -> Tuple[str, Header, Arrays]:
+def _digest_error(name: str) -> ModelFormatError:
+    return ModelFormatError("checking the digest: corrupt model file: the content hash does not match the "
+                            "preamble's (a truncated, damaged or edited file)", name)
+
+
+def _matches(buf: Any, total: int, digest: bytes) -> bool:
+    h = hashlib.blake2b(digest_size=32)
+    view = memoryview(buf)
+    step = 1 << 24
+    for start in range(_PREAMBLE.size, total, step):
+        h.update(view[start:min(total, start + step)])
+    return h.digest() == digest
+
+
+def _digest_on_thread(buf: Any, total: int, digest: bytes, name: str) -> Callable[[], None]:
+    """Starts hashing on another thread (hashlib releases the GIL); the function returned waits for it
+    and raises the digest error if the content does not match."""
+    result: List[bool] = []
+    thread = threading.Thread(target=lambda: result.append(_matches(buf, total, digest)), daemon=True)
+    thread.start()
+
+    def wait() -> None:
+        thread.join()
+        if not (result and result[0]):
+            raise _digest_error(name) from None
+    return wait
+
+
+def _parse_container(buf: Any, name: str, verify: bool, later: _Later = None) -> Tuple[str, Header, Arrays]:
     size = len(buf)
     if size < _PREAMBLE.size:
         if bytes(buf[:len(MAGIC)]) != MAGIC[: min(size, len(MAGIC))] or size == 0:
@@ -192,15 +226,10 @@ def _parse_container(buf: Any, name: str, verify: bool) -> Tuple[str, Header, Ar
     if _PREAMBLE.size + header_len > total:
         raise ModelFormatError("preamble field 'header length': corrupt model file: the header runs past the file",
                                name)
-    if verify:
-        h = hashlib.blake2b(digest_size=32)
-        view = memoryview(buf)
-        step = 1 << 24
-        for start in range(_PREAMBLE.size, total, step):
-            h.update(view[start:min(total, start + step)])
-        if h.digest() != digest:
-            raise ModelFormatError("checking the digest: corrupt model file: the content hash does not match the "
-                                   "preamble's (a truncated, damaged or edited file)", name)
+    if verify and later is not None:
+        later.append(_digest_on_thread(buf, total, digest, name))
+    elif verify and not _matches(buf, total, digest):
+        raise _digest_error(name)
     kind, meta, sections = _decode_header(bytes(buf[_PREAMBLE.size:_PREAMBLE.size + header_len]), name)
     arrays: Dict[str, np.ndarray] = {}
     end_of_previous = _PREAMBLE.size + header_len
@@ -274,6 +303,22 @@ def read_container(path: Path, *, mmap: bool = False, verify: bool = True) -> Tu
     (shared between processes by the OS page cache); otherwise they are in memory.
     ``verify`` checks the content hash (reads the whole file once).
     """
+    return _read(path, mmap, verify, None)
+
+
+def read_container_hashing(path: Path, *, mmap: bool = False,
+                           verify: bool = True) -> Tuple[str, Header, Arrays, Callable[[], None]]:
+    """:func:`read_container` with the content hash computed on another thread meanwhile: the function
+    returned with the arrays waits for it and raises the digest error if the content does not match. Call
+    it before an error about the content is reported (a damaged file is then reported as damaged) and
+    before the object built from the arrays is handed out; the arrays meanwhile only go through the
+    checks every file gets, digest or not."""
+    later: List[Callable[[], None]] = []
+    kind, meta, arrays = _read(path, mmap, verify, later)
+    return kind, meta, arrays, (later[0] if later else (lambda: None))
+
+
+def _read(path: Path, mmap: bool, verify: bool, later: _Later) -> Tuple[str, Header, Arrays]:
     name = os.fspath(path)
     try:
         f = open(name, "rb")
@@ -289,7 +334,7 @@ def read_container(path: Path, *, mmap: bool = False, verify: bool = True) -> Tu
             buf = _mmap.mmap(f.fileno(), 0, access=_mmap.ACCESS_READ)
         else:
             buf = f.read()
-    return _parse(buf, name, verify)
+    return _parse(buf, name, verify, later)
 
 
 def loads(data: bytes, name: str = "<bytes>") -> Tuple[str, Header, Arrays]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Dict, Mapping, Optional, Sequence, Tuple, cast
 
 import numpy as np
-import scipy.sparse as sp
+from ._lazy import sparse as sp
 
 from . import _core
 from ._errors import ConjunctError

@@ -179,8 +179,16 @@ def load(path: Union[str, "os.PathLike[str]"], *, mmap: bool = False, verify: bo
     ModelFormatError
         For a missing, foreign, truncated or corrupt file.
     """
-    kind, meta, arrays = model_io.read_container(path, mmap=mmap, verify=verify)
-    return build(kind, meta, arrays, os.fspath(path))
+    # The digest is computed on another thread while the sections are checked and the object built (every
+    # check holds for any file, digest or not); any error waits for it, so a damaged file is reported as such.
+    kind, meta, arrays, verified = model_io.read_container_hashing(path, mmap=mmap, verify=verify)
+    try:
+        obj = build(kind, meta, arrays, os.fspath(path))
+    except BaseException:
+        verified()
+        raise
+    verified()
+    return obj
 
 
 def save(obj: object, path: Union[str, "os.PathLike[str]"]) -> None:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import time
 from typing import Dict, Optional, Sequence, Tuple
 
-import scipy.sparse as sp
+from .._lazy import sparse as sp
 
 from .._errors import ConjunctError, ModelFormatError
 from .._params import Params

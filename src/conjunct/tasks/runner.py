@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Dict, Sequence, Tuple
 
 import numpy as np
-import scipy.sparse as sp
+from .._lazy import sparse as sp
 
 from .._errors import ModelFormatError
 from ..feature_spec import FeatureKeys, FeatureSpec

@@ -77,7 +77,10 @@ Compiled compile_split(const Sections& inputs, const Meta& model, const Meta& op
 // rare postings (rare_indptr / rare_indices, the support vectors
 // transposed). The store's trie (and sparse rows' outputs) come from the
 // arrays. Throws std::invalid_argument when the arrays do not fit together.
-Sections split_derived_sections(const Meta& meta, const Sections& arrays);
+// The sums run on up to n_threads threads (0: as many as the work is worth,
+// at most 4 and the machine's), each over its own features' rows; the result
+// does not depend on it.
+Sections split_derived_sections(const Meta& meta, const Sections& arrays, size_t n_threads = 0);
 std::unique_ptr<Classifier> open_split(const Meta& meta, const Sections& arrays);
 
 }  // namespace conjunct

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Callable, Iterable, List, Optional, Sequence, Tuple
 
 import numpy as np
-import scipy.sparse as sp
+from ..._lazy import sparse as sp
 
 from ... import _core
 from ...feature_spec import MAX_PARTS, FeatureKeys
