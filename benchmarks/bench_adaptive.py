@@ -50,7 +50,7 @@ import scipy.sparse as sp
 from _common import RESULTS, markdown_table, require_shared_data, write_figures, write_results
 
 from conjunct import load
-from conjunct.classifiers import Classifier
+from conjunct.models.classifiers import Classifier
 from conjunct.tasks.bunsetsu import BunsetsuDependencyParser, load_gsd_bunsetsu
 from conjunct.tasks.english import EnglishDependencyParser, read_ud_english
 

@@ -45,7 +45,7 @@ from _common import markdown_table, require_shared_data, write_results
 from conjunct._timing import interleaved_medians
 from conjunct.analysis import Analysis, EnglishTextPipeline, JapaneseTextPipeline, analyze_stream, read_text
 from conjunct.analysis.metrics import chunking_scores, english_scores, japanese_scores
-from conjunct.corpora import iter_conllu, read_conll2000
+from conjunct.io.corpora import iter_conllu, read_conll2000
 from conjunct.tagging import PerceptronTagger
 from conjunct.tasks.bunsetsu import BunsetsuDependencyParser, load_gsd_bunsetsu
 from conjunct.tasks.chunk import Chunker

@@ -29,8 +29,8 @@ from _common import markdown_table, require_shared_data, write_results
 
 import conjunct
 from conjunct._timing import median_seconds
-from conjunct.corpora import read_conll2000, window_features
-from conjunct.importers import from_libsvm
+from conjunct.io.corpora import read_conll2000, window_features
+from conjunct.io.importers import from_libsvm
 
 
 def load_examples(data: Path, n_train: int, n_test: int):

@@ -33,7 +33,7 @@ import time
 from _common import markdown_table, require_shared_data, write_results
 
 from conjunct._timing import interleaved_medians
-from conjunct.corpora import read_conll2000
+from conjunct.io.corpora import read_conll2000
 from conjunct.tasks.chunk import Chunker, YamchaChunker
 from conjunct.tasks.segment import BoundaryClassifier, WordSegmenter, read_segmented_conllu
 

@@ -47,9 +47,9 @@ from _common import RESULTS, markdown_table, require_shared_data, write_figures,
 import conjunct
 from conjunct import _core
 from conjunct._timing import interleaved_medians
-from conjunct.classifiers import approximation_report
-from conjunct.exporters import to_libsvm
-from conjunct.importers import from_sklearn
+from conjunct.io.exporters import to_libsvm
+from conjunct.io.importers import from_sklearn
+from conjunct.models.classifiers import approximation_report
 from conjunct.tasks.bunsetsu import BunsetsuParser, dependency_accuracy, load_gsd_bunsetsu, training_examples
 
 CACHE = RESULTS / "tmp"

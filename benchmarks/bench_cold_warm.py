@@ -46,7 +46,7 @@ def load_data(name: str, n_train, n_test):
         train, test = read_ud_english(base / "en_ewt-ud-train.conllu"), read_ud_english(base / "en_ewt-ud-test.conllu")
         cls = EnglishDependencyParser
     elif name == "chunk":
-        from conjunct.corpora import read_conll2000
+        from conjunct.io.corpora import read_conll2000
         from conjunct.tasks.chunk import Chunker
 
         train = read_conll2000(SHARED_DATA / "conll2000" / "train.txt")

@@ -69,10 +69,10 @@ import numpy as np
 
 from _common import markdown_table, require_shared_data, write_results
 
-from conjunct.corpora import read_conllu
+from conjunct.io.corpora import read_conllu
 from conjunct.tagging import EXACT_DECODERS, HMMTagger, PerceptronTagger
-from conjunct.tagging.io import read_tagged
 from conjunct.tagging.base import _sent_ptr
+from conjunct.tagging.io import read_tagged
 
 # task: (title, training files, test file, format, tag field)
 TASKS = {

@@ -40,8 +40,8 @@ from _common import markdown_table, require_shared_data, write_results
 from bench_classify import coverage, parse_all, say, train_model
 
 import conjunct
-from conjunct.classifiers import DEFAULT_DENSE_BYTES
 from conjunct._timing import interleaved_medians
+from conjunct.models.classifiers import DEFAULT_DENSE_BYTES
 from conjunct.tasks.bunsetsu import load_gsd_bunsetsu, training_examples
 
 

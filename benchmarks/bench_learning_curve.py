@@ -23,7 +23,7 @@ import numpy as np
 
 from _common import markdown_table, require_shared_data, write_results
 
-from conjunct.corpora import read_conll2000, window_features
+from conjunct.io.corpora import read_conll2000, window_features
 from conjunct.plot import epoch_records
 from conjunct.training import PAClassifier
 

@@ -99,7 +99,7 @@ def section_kind(name: str) -> str:
 
 def file_table(path: Path):
     """Rows (stage, part, section kind, bytes) of a pipeline file, largest first."""
-    from conjunct.model_io import read_header
+    from conjunct.io.model_io import read_header
 
     rows = {}
     for s in read_header(path)["sections"]:

@@ -3,7 +3,7 @@
 Classification alone, in both directions, at each degree:
 
 - ``jdepp``: J.DepP's opal model (``depnd.p0`` of the peer kit's work folder),
-  imported with ``conjunct.importers.from_opal``; the vectors are the ones
+  imported with ``conjunct.io.importers.from_opal``; the vectors are the ones
   J.DepP's parser classifies on the test set (``jdepp_bench dump``); the FST /
   fstrie events are J.DepP's ``depnd.p0.event``.
 - ``conjunct``: conjunct's bunsetsu model (the kit's ``conjunct_d{d}.cjt``)
@@ -199,7 +199,7 @@ def copy_model_dir(source: Path, target: Path) -> None:
 
 
 def jdepp_direction(a, degree: int) -> Direction:
-    from conjunct.importers import from_opal
+    from conjunct.io.importers import from_opal
 
     d = Direction("jdepp", degree, a.scratch / f"jdepp_d{degree}", a.scratch / f"jdepp_d{degree}.vectors.txt", 0, None)
     copy_model_dir(a.work / "models" / f"jdepp_d{degree}", d.model_dir)
@@ -258,7 +258,7 @@ def conjunct_build(d: Direction, method: str) -> dict:
 
 def build_worker(spec: dict) -> None:
     import conjunct
-    from conjunct.importers import from_opal
+    from conjunct.io.importers import from_opal
 
     model = from_opal(spec["path"]) if spec["model"] == "opal" else conjunct.load(spec["path"]).models_["depends"]
     params = {"events": read_events(Path(spec["events"]), spec["offset"], model.n_columns)} if spec["events"] else {}

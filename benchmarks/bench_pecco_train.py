@@ -142,7 +142,7 @@ def worker(degree: int, train: str, test: Optional[str], n_iter: int, params: di
     import numpy as np
     import scipy.sparse as sp
 
-    from conjunct.data import read_svmlight
+    from conjunct.io.data import read_svmlight
     from conjunct.training import PAClassifier
 
     t0 = time.process_time()

@@ -36,7 +36,7 @@ from _common import markdown_table, require_shared_data, write_results
 import conjunct
 from conjunct.analysis import EnglishTextPipeline
 from conjunct.analysis.rawtext import analyze_file
-from conjunct.corpora import iter_conllu
+from conjunct.io.corpora import iter_conllu
 from conjunct.tagging import PerceptronTagger
 from conjunct.tasks.english import EnglishDependencyParser, read_ud_english
 from conjunct.tasks.tokenize import (EnglishTokenizer, conll18_scores, conllu_paragraphs, document_from_conllu,

@@ -75,7 +75,7 @@ import scipy.sparse as sp
 from _common import RESULTS, markdown_table, require_shared_data, write_figures, write_results
 
 import conjunct
-from conjunct.corpora import read_conll2000, window_features
+from conjunct.io.corpora import read_conll2000, window_features
 from conjunct.training import L1LogLinearClassifier, PAClassifier, default_common_features
 
 

@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parent.parent
 CASE = r"""
 import json, resource, sys, time
 stage, how, data, n = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]) or None
-from conjunct.features import FeatureIndex
+from conjunct.features.index import FeatureIndex
 if stage == "tokenizer":
     from conjunct.tasks.tokenize import EnglishTokenizer, read_tokenized_conllu
     from conjunct.tasks.tokenize import oracle as o

@@ -1,6 +1,6 @@
 """What checking a model file's sections costs, against the load it is part of.
 
-Every load validates every section (conjunct.validation) before any object is
+Every load validates every section (conjunct.io.validation) before any object is
 built. This script builds large classifiers of a polynomial-kernel model trained
 on the package's Zipfian data (PKE with the default dense table, split, the
 fstrie over PKE, PKI), saves each, and times in interleaved rounds (medians):
@@ -8,7 +8,7 @@ fstrie over PKE, PKI), saves each, and times in interleaved rounds (medians):
 - ``load``: ``conjunct.load(path)``: read, digest, validation, build;
 - ``load mmap``: ``load(path, mmap=True)`` (digest checked: reads the file);
 - ``load mmap, no verify``: ``load(path, mmap=True, verify=False)``;
-- ``validation``: ``conjunct.validation.validate`` alone, on a memory map.
+- ``validation``: ``conjunct.io.validation.validate`` alone, on a memory map.
 
 Times are warm (the file in the page cache). The share is validation's time
 over each load's time.
@@ -27,12 +27,12 @@ import time
 from _common import markdown_table, write_results
 
 import conjunct
-from conjunct import model_io
 from conjunct._timing import interleaved_medians
 from conjunct.datasets import make_zipf_data
+from conjunct.io import model_io
+from conjunct.io.persistence import KINDS
+from conjunct.io.validation import validate
 from conjunct.training import PAClassifier
-from conjunct.persistence import KINDS
-from conjunct.validation import validate
 
 
 def main(argv=None) -> int:

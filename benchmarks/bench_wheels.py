@@ -63,7 +63,7 @@ def child(out: Path, quick: bool, repeats: int, shared: str) -> None:
     import conjunct
     from conjunct import _core
     from conjunct.datasets import make_zipf_data
-    from conjunct.features import FeatureIndex
+    from conjunct.features.index import FeatureIndex
     from conjunct.training import PAClassifier
 
     n_train, n_test = (1500, 1000) if quick else (4000, 4000)
@@ -91,7 +91,7 @@ def child(out: Path, quick: bool, repeats: int, shared: str) -> None:
 
     ewt = Path(shared) / "ud_english_ewt"
     if ewt.is_dir():
-        from conjunct.corpora import read_conllu
+        from conjunct.io.corpora import read_conllu
         from conjunct.tagging import PerceptronTagger
 
         train_sents = read_conllu(ewt / "en_ewt-ud-train.conllu")[: 2000 if quick else 6000]

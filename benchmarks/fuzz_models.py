@@ -131,13 +131,13 @@ def _raw_corpus(rng, n: int):
 def build_samples(*, quick: bool = False, shared_data: Optional[Path] = None) -> List[Sample]:
     """Small models of every kind (deterministic)."""
     import conjunct
-    from conjunct import model_io
     from conjunct.analysis import EnglishTextPipeline
-    from conjunct.linear import ConjunctiveLinearModel
+    from conjunct.io import model_io
+    from conjunct.models.linear import ConjunctiveLinearModel
     from conjunct.tagging import HMMTagger, PerceptronTagger
+    from conjunct.tasks.bunsetsu.runner import feature_keys
     from conjunct.tasks.chunk import Chunker
     from conjunct.tasks.english import EnglishDependencyParser
-    from conjunct.tasks.bunsetsu.runner import feature_keys
     from conjunct.tasks.segment import WordSegmenter
     from conjunct.tasks.tokenize import EnglishTokenizer
 
@@ -275,7 +275,7 @@ def _bunsetsu_sample(shared_data: Path):
 def load_bytes(data: bytes, mode: str, directory: Optional[str] = None):
     """Load model-file bytes: ``bytes`` (the pickle path), ``file`` / ``mmap`` (a
     file, digest verified) or ``noverify`` / ``noverify-mmap`` (verify=False)."""
-    from conjunct import persistence
+    from conjunct.io import persistence
 
     if mode == "bytes":
         return persistence.from_bytes(data)
@@ -462,14 +462,14 @@ class ModelFile:
     """A model file taken apart: kind, meta, arrays (in file order)."""
 
     def __init__(self, data: bytes):
-        from conjunct import model_io
+        from conjunct.io import model_io
 
         kind, meta, arrays = model_io.loads(data)
         self.kind, self.meta = kind, meta
         self.arrays = {k: np.array(v) for k, v in arrays.items()}
 
     def dumps(self, kind=None, meta=None, arrays=None) -> bytes:
-        from conjunct import model_io
+        from conjunct.io import model_io
 
         return model_io.dumps(self.kind if kind is None else kind, self.meta if meta is None else meta,
                               self.arrays if arrays is None else arrays)

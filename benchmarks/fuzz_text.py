@@ -64,7 +64,7 @@ FAILURES = ("crash", "hang", "wrong", "unclear")
 def build_models(data: Path, out: Path, n: int = 60) -> Dict[str, Path]:
     """Small models of every kind that reads text, trained on ``n`` sentences of the real corpora."""
     from conjunct.analysis import EnglishTextPipeline, JapaneseTextPipeline
-    from conjunct.corpora import read_conll2000
+    from conjunct.io.corpora import read_conll2000
     from conjunct.tagging import PerceptronTagger
     from conjunct.tasks.bunsetsu import BunsetsuDependencyParser, load_gsd_bunsetsu
     from conjunct.tasks.chunk import Chunker

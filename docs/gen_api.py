@@ -28,10 +28,10 @@ OUT = ROOT / "docs" / "api.md"
 MODULES: Sequence[Tuple[str, Optional[Sequence[str]], str]] = (
     ("conjunct", None, "Models, compiled classifiers, feature indexes, data files, model files."),
     ("conjunct.training", None, "Training polynomial-kernel and conjunctive-linear models."),
-    ("conjunct.importers", None, "Models trained by other tools."),
-    ("conjunct.exporters", None, "Models written for other tools."),
+    ("conjunct.io.importers", None, "Models trained by other tools."),
+    ("conjunct.io.exporters", None, "Models written for other tools."),
     ("conjunct.datasets", None, "Generated data."),
-    ("conjunct.corpora", None, "Readers of the corpora the pipelines use."),
+    ("conjunct.io.corpora", None, "Readers of the corpora the pipelines use."),
     ("conjunct.tagging", None, "Sequence labeling: taggers and decoders."),
     ("conjunct.tagging.io", None, "Tagged text files."),
     ("conjunct.tasks.bunsetsu", ["BunsetsuDependencyParser", "load_gsd_bunsetsu"], "The Japanese bunsetsu dependency parser."),

@@ -94,7 +94,7 @@ def linear_models(draw, max_conj: int = 60, max_features: int = 20, max_outputs:
 
 def linear_scale(model, X) -> np.ndarray:
     """Sum of |w(t)| over stored t ⊆ x plus |b|: the scale of a linear model's margin."""
-    from conjunct.linear import brute_force_margins
+    from conjunct.models.linear import brute_force_margins
 
     absolute = conjunct.ConjunctiveLinearModel(model.conjunctions, np.abs(model.weights), np.abs(model.intercept),
                                                decision=model.rule.kind, classes=model.classes)

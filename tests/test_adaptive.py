@@ -13,7 +13,7 @@ from hypothesis import given, settings, strategies as st
 
 import conjunct
 from conjunct import ConjunctError
-from conjunct.linear import brute_force_margins
+from conjunct.models.linear import brute_force_margins
 from helpers import assert_margins_close, kernel_models, linear_models, linear_scale, random_binary_csr, reference_margins
 
 

@@ -15,7 +15,7 @@ from conjunct.analysis import (EnglishTextPipeline, JapaneseTextPipeline, analyz
                                read_text)
 from conjunct.analysis.metrics import chunking_scores, english_scores, japanese_scores
 from conjunct.cli import main
-from conjunct.corpora import iter_conllu, read_conll2000
+from conjunct.io.corpora import iter_conllu, read_conll2000
 from conjunct.tagging import PerceptronTagger
 from conjunct.tasks.bunsetsu import BunsetsuDependencyParser, load_gsd_bunsetsu
 from conjunct.tasks.chunk import Chunker
@@ -290,7 +290,7 @@ def test_analyze_train_command(shared_data, tmp_path, capsys):
 
 
 def test_corrupt_text_pipeline_is_refused(english, tmp_path):
-    from conjunct import model_io
+    from conjunct.io import model_io
 
     kind, meta, arrays = english.to_container()
     arrays = {k: v for k, v in arrays.items() if not k.startswith("stage.parser.")}

@@ -109,10 +109,10 @@ def cycles(graph):
 
 def test_graph_sees_imports():
     graph = import_graph()
-    assert "conjunct.model_io" in graph["conjunct.persistence"]
-    assert "conjunct.features" in graph["conjunct.models"]
+    assert "conjunct.io.model_io" in graph["conjunct.io.persistence"]
+    assert "conjunct.features.index" in graph["conjunct.models.kernel"]
     # lazy imports count: the one compile entry point
-    assert "conjunct.classifiers" in graph["conjunct.model_base"]
+    assert "conjunct.models.classifiers" in graph["conjunct.models.base"]
     assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
 
 
@@ -124,11 +124,11 @@ def test_no_import_cycle():
 def test_file_layer_imports_no_saveable_class():
     graph = import_graph()
     # the file layer: the container, and the checks every file passes before an object is built
-    assert graph["conjunct.persistence"] <= {"conjunct.model_io", "conjunct._errors", "conjunct.validation"}
-    assert not any(t.startswith(("conjunct.tasks", "conjunct.training", "conjunct.models", "conjunct.classifiers"))
-                   for t in graph["conjunct.validation"])
+    assert graph["conjunct.io.persistence"] <= {"conjunct.io.model_io", "conjunct._errors", "conjunct.io.validation"}
+    assert not any(t.startswith(("conjunct.tasks", "conjunct.training", "conjunct.models.kernel", "conjunct.models.classifiers"))
+                   for t in graph["conjunct.io.validation"])
     # models do not import the classifiers' module at import time, nor training or the tasks
-    for model in ("conjunct.models", "conjunct.linear", "conjunct.features"):
+    for model in ("conjunct.models.kernel", "conjunct.models.linear", "conjunct.features.index"):
         assert not any(t.startswith(("conjunct.tasks", "conjunct.training", "conjunct.tagging")) for t in graph[model])
 
 
@@ -169,7 +169,7 @@ def test_loading_a_kernel_model_imports_no_pipeline(tmp_path):
         f"m = conjunct.load({str(path)!r})\n"
         "assert type(m).__name__ == 'KernelModel', m\n"
         "heavy = [n for n in sys.modules if n.startswith(('conjunct.tasks', 'conjunct.training', 'conjunct.tagging', "
-        "'conjunct.importers', 'conjunct.commands'))]\n"
+        "'conjunct.io.importers', 'conjunct.commands'))]\n"
         "print(heavy)\n"
     )
     r = _run(code)
@@ -178,7 +178,7 @@ def test_loading_a_kernel_model_imports_no_pipeline(tmp_path):
 
 
 def test_every_saveable_kind_is_known_to_the_file_layer():
-    from conjunct.persistence import KINDS, Saveable
+    from conjunct.io.persistence import KINDS, Saveable
     from conjunct.tasks.base import TASKS, TaskPipeline
 
     for module in ("conjunct.tagging", "conjunct.analysis", *TASKS.modules.values()):  # importing them registers their classes
@@ -221,7 +221,7 @@ def test_import_is_light_and_names_load_on_use():
     code = (
         "import sys, conjunct\n"
         "heavy = lambda: sorted(n for n in sys.modules if n.startswith(('conjunct.tasks', 'conjunct.training', "
-        "'conjunct.tagging', 'conjunct.importers')))\n"
+        "'conjunct.tagging', 'conjunct.io.importers')))\n"
         "print(heavy())\n"
         "conjunct.PAClassifier, conjunct.import_model\n"
         "print(heavy())\n"
@@ -230,7 +230,7 @@ def test_import_is_light_and_names_load_on_use():
     assert r.returncode == 0, r.stderr
     before, after = r.stdout.strip().splitlines()
     assert before == "[]"
-    assert "'conjunct.training'" in after and "'conjunct.importers'" in after and "conjunct.tasks" not in after
+    assert "'conjunct.training'" in after and "'conjunct.io.importers'" in after and "conjunct.tasks" not in after
 
 
 def test_a_foreign_file_points_to_import_model(tmp_path):

@@ -73,7 +73,7 @@ def test_pipeline_with_imported_model_save_load(tmp_path, shared_data):
     vectors, parses like PKI, and saves / loads / pickles as one file."""
     import pickle
 
-    from conjunct.importers import from_sklearn
+    from conjunct.io.importers import from_sklearn
     from conjunct.tasks.bunsetsu import BunsetsuDependencyParser
 
     SVC = pytest.importorskip("sklearn.svm").SVC
@@ -146,7 +146,7 @@ def test_engine_ids_equal_python_reference(shared_data, groups):
     (names from the same spec, looked up in the feature index) for every
     oracle decision of real sentences, features the model does not know
     dropped on both sides; and it names every feature id as the index does."""
-    from conjunct.features import FeatureIndex
+    from conjunct.features.index import FeatureIndex
     from conjunct.tasks.bunsetsu import FEATURE_GROUPS
     from conjunct.tasks.bunsetsu.runner import feature_keys
 
@@ -211,7 +211,7 @@ def test_old_feature_index_converts_or_is_refused(tmp_path):
     parser reads its keys from them through the templates (and the next save
     stores them); names the templates do not read are refused: retrain it."""
     from conjunct._errors import ModelFormatError
-    from conjunct.features import FeatureIndex
+    from conjunct.features.index import FeatureIndex
     from conjunct.tasks.bunsetsu.runner import feature_keys
 
     index = FeatureIndex(names=["dist=1", "m.h.w=犬", "coord.m", "h+1.h.w=-", "m.pos=begin"])
@@ -232,8 +232,8 @@ def test_old_feature_index_converts_or_is_refused(tmp_path):
 def test_model_file_names_its_feature_groups(tmp_path):
     """A bunsetsu model names the templates it was trained with; files without
     them (older templates) or with unknown ones are refused, naming the field."""
-    from conjunct import validation
     from conjunct._errors import ModelFormatError
+    from conjunct.io import validation
     from conjunct.tasks.bunsetsu import BunsetsuDependencyParser
 
     p = BunsetsuDependencyParser()
@@ -249,7 +249,7 @@ def test_feature_keys_the_cxx_tables_refuse_name_the_section():
     """Keys that pass the file checks but not the C++ tables' (a value twice in
     a vocabulary) are a model format error naming the section."""
     from conjunct._errors import ModelFormatError
-    from conjunct.feature_spec import FeatureKeys
+    from conjunct.features.spec import FeatureKeys
 
     clf = _tiny_parser().classifier
     keys = clf.features.keys
@@ -274,8 +274,8 @@ def test_engine_training_rows_equal_python_reference(gsd_train_head, groups):
     strings of the reference path: same names in the same order (first
     occurrence), same counts and keys, every decision's features and label,
     and the same sentences skipped (not head-final and projective)."""
-    from conjunct.feature_spec import FeatureKeys
-    from conjunct.features import FeatureIndex
+    from conjunct.features.index import FeatureIndex
+    from conjunct.features.spec import FeatureKeys
     from conjunct.tasks.bunsetsu import FEATURE_GROUPS, training_rows
     from conjunct.tasks.bunsetsu.features import spec_for
 

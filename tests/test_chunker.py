@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import conjunct
-from conjunct.corpora import read_conll2000
+from conjunct.io.corpora import read_conll2000
 from conjunct.tasks.chunk import Chunker, chunk_reference, chunk_scores, conlleval_chunks
 
 METHODS = ["pkb", "pki", "pke", "split", "fstrie"]
@@ -217,8 +217,8 @@ def test_events_collected_in_batches_are_one_runs(chunker, corpus):
 @pytest.mark.realdata
 def test_engine_ids_equal_python_reference(corpus):
     from conjunct import _core
-    from conjunct.feature_spec import FeatureKeys
-    from conjunct.features import FeatureIndex
+    from conjunct.features.index import FeatureIndex
+    from conjunct.features.spec import FeatureKeys
     from conjunct.tasks.chunk import spec, token_features
     from conjunct.tasks.chunk.features import dynamic_features, features_with
 
@@ -239,7 +239,8 @@ def test_engine_ids_equal_python_reference(corpus):
 
 @pytest.mark.realdata
 def test_old_file_converts_at_load_and_other_features_are_refused(chunker, corpus, tmp_path):
-    from conjunct import ModelFormatError, model_io
+    from conjunct import ModelFormatError
+    from conjunct.io import model_io
 
     kind, meta, arrays = chunker.to_container()
     for entry in meta["components"]["chunk"].values():

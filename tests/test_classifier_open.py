@@ -8,7 +8,7 @@ import pytest
 
 import conjunct
 from conjunct import _core
-from conjunct.classifiers import Classifier
+from conjunct.models.classifiers import Classifier
 from helpers import random_binary_csr
 
 
@@ -106,7 +106,7 @@ def test_malformed_file_names_the_file(tmp_path):
     clf = model.compile("pke", dense_features=4)
     kind, meta, arrays = clf.to_container()
     arrays = dict(arrays, **{"m.store.label": np.full_like(arrays["m.store.label"], 10**6)})
-    conjunct.model_io.write_container(tmp_path / "crafted.cjt", kind, meta, arrays)
+    conjunct.io.model_io.write_container(tmp_path / "crafted.cjt", kind, meta, arrays)
     for mmap in (False, True):
         with pytest.raises(conjunct.ModelFormatError, match="crafted.cjt.*label"):
             conjunct.load(tmp_path / "crafted.cjt", mmap=mmap)
@@ -142,7 +142,7 @@ def test_fstrie_reuses_a_compiled_base():
 
 
 def test_pipeline_fstrie_expands_each_kernel_once(monkeypatch):
-    from conjunct import classifiers
+    from conjunct.models import classifiers
     from conjunct.tasks.segment import WordSegmenter
 
     calls = []

@@ -391,7 +391,7 @@ def test_analyze_names_the_sentence_and_line_of_the_file_not_of_the_batch(text_p
 
 
 def _edited(edit):
-    from conjunct import model_io
+    from conjunct.io import model_io
 
     feats, y = make_zipf_data(60, n_classes=2, seed=2)
     kind, meta, arrays = PAClassifier(degree=2, n_iter=1).fit(feats, y).model_.to_container()
@@ -467,7 +467,7 @@ def test_model_file_errors_name_the_stage_and_the_section(case, expected, tmp_pa
 
 def test_a_building_error_names_the_stage_and_the_object(tmp_path):
     """What the checks leave to the constructor (a linear model's repeated conjunction) says it was building."""
-    from conjunct import model_io
+    from conjunct.io import model_io
 
     feats, y = make_zipf_data(60, n_classes=2, seed=2)
     kind, meta, arrays = PAClassifier(degree=2, n_iter=1).fit(feats, y).to_linear().to_container()

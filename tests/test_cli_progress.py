@@ -156,7 +156,7 @@ def test_ctrl_c_in_the_oracle_exits_130_before_training(shared_data, tmp_path):
 
 def _oracle_inputs(shared_data):
     """(pipeline, gold sentences) of every task, a small slice of its real corpus."""
-    from conjunct.corpora import read_columns
+    from conjunct.io.corpora import read_columns
     from conjunct.tasks.bunsetsu import BunsetsuDependencyParser, load_gsd_bunsetsu
     from conjunct.tasks.chunk import Chunker
     from conjunct.tasks.english import EnglishDependencyParser, read_ud_english

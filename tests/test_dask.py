@@ -110,7 +110,7 @@ def _weights_are_mapped(path):
 
 @pytest.mark.realdata
 def test_chunker_run_on_a_cluster_equals_serial(shared_data, tmp_path, client, capsys):
-    from conjunct.corpora import read_conll2000
+    from conjunct.io.corpora import read_conll2000
     from conjunct.tasks.chunk import Chunker
 
     model = tmp_path / "chunker.model"
@@ -182,7 +182,7 @@ def test_a_failed_piece_fails_the_run_and_leaves_no_parts(ewt, tagger_file, tmp_
 
 @pytest.mark.realdata
 def test_bag_and_series_predictions_equal_serial(ewt, tagger_file, client):
-    from conjunct.persistence import load
+    from conjunct.io.persistence import load
 
     words = ewt[1][:300]
     expected = load(tagger_file).predict(words)
@@ -280,8 +280,8 @@ def test_mixing_means_the_weights_and_the_averaged_weights(seed, shards):
 @pytest.mark.realdata
 def test_pa_one_shard_is_fit_and_two_shards_mix(shared_data):
     from conjunct import PAClassifier
-    from conjunct.corpora import read_conll2000
     from conjunct.dask import train_classifier
+    from conjunct.io.corpora import read_conll2000
     from conjunct.tasks.chunk import Chunker
 
     # chunking decisions: the chunker's own training examples (string features, many classes)
@@ -328,7 +328,7 @@ def test_mixed_support_sets_replay_to_the_mean(tmp_path):
 @pytest.mark.realdata
 def test_cli_training_with_one_worker_equals_serial(ewt, shared_data, tmp_path):
     from conjunct import load, write_strings
-    from conjunct.corpora import read_conll2000
+    from conjunct.io.corpora import read_conll2000
     from conjunct.tasks.chunk import Chunker
 
     src = tmp_path / "train.conllu"

@@ -24,8 +24,8 @@ from conjunct import cli  # noqa: E402
 from conjunct._errors import ConjunctError  # noqa: E402
 from conjunct.dask import ModelChangedError, map_files, model_digest, predict, shared_model  # noqa: E402
 from conjunct.dask import files as dfiles  # noqa: E402
-from conjunct._atomic import _host_tag  # noqa: E402
-from conjunct.persistence import load  # noqa: E402
+from conjunct.io._atomic import _host_tag  # noqa: E402
+from conjunct.io.persistence import load  # noqa: E402
 from conjunct.tagging import PerceptronTagger  # noqa: E402
 from conjunct.tagging.io import iter_words, read_tagged, write_tagged  # noqa: E402
 
@@ -186,7 +186,7 @@ def test_the_shared_model_is_pinned_by_its_digest(models, tmp_path):
 def test_a_model_rewritten_while_a_worker_loads_it_is_a_changed_model(models, tmp_path, monkeypatch):
     """cp over the file between the worker's digest check and its load: the load reads half of the
     new file, which is corrupt; that is reported as the run's model having changed, not as a bad model."""
-    import conjunct.persistence as persistence
+    import conjunct.io.persistence as persistence
 
     a, b, _ = models
     path = str(tmp_path / "m.tagger")

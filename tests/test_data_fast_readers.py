@@ -12,8 +12,8 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from conjunct import _core
-from conjunct.data import read_strings, read_svmlight, write_strings, write_svmlight
 from conjunct._errors import DataFormatError
+from conjunct.io.data import read_strings, read_svmlight, write_strings, write_svmlight
 
 ROOT = Path(__file__).resolve().parents[1]
 WORK = Path(os.environ.get("CONJUNCT_JDEPP_WORK", ROOT.parent / "peer" / "work"))
@@ -133,7 +133,7 @@ def test_errors_name_file_and_line(tmp_path):
 @pytest.mark.realdata
 def test_real_files_read_alike(shared_data, tmp_path):
     from conjunct import FeatureIndex
-    from conjunct.corpora import read_conll2000, window_features
+    from conjunct.io.corpora import read_conll2000, window_features
 
     sents = read_conll2000(shared_data / "conll2000" / "train.txt")[:300]
     feats = [window_features(s, i) for s in sents for i in range(len(s))]

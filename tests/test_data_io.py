@@ -5,8 +5,8 @@ import pytest
 import scipy.sparse as sp
 
 from conjunct import DataFormatError, FeatureIndex, as_binary_csr, read_strings, read_svmlight, write_strings, write_svmlight
-from conjunct.data import read_data, sniff_format
-from conjunct.matrices import as_rows
+from conjunct.features.matrices import as_rows
+from conjunct.io.data import read_data, sniff_format
 
 
 def write(tmp_path, text, name="data.txt"):

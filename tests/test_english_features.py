@@ -8,8 +8,8 @@ import pytest
 import conjunct
 from conjunct import _core
 from conjunct._errors import ModelFormatError
-from conjunct.feature_spec import FeatureSpec, Part, Template
-from conjunct.features import FeatureIndex
+from conjunct.features.index import FeatureIndex
+from conjunct.features.spec import FeatureSpec, Part, Template
 from conjunct.tasks.english import DepSentence, EnglishDependencyParser, arc_eager_oracle, is_projective, read_ud_english
 from conjunct.tasks.english.features import FEATURE_SETS, SPEC, ConfigurationFeatures, spec_for
 from conjunct.tasks.english.runner import feature_keys, token_buffers
@@ -43,7 +43,7 @@ def _oracle_rows(sentences, t_spec, l_spec):
 def _replay(sentences, moves, indexes, specs, label_values):
     features = []
     for index, spec, component in zip(indexes, specs, ("transition", "label")):
-        from conjunct.feature_spec import FeatureKeys
+        from conjunct.features.spec import FeatureKeys
 
         index.keys = FeatureKeys.from_names(spec, index.names)
         features.append(_core.ArcEagerFeatures(index.keys.tables(), label_values))
@@ -128,7 +128,7 @@ def test_engine_refuses_positions_and_parts_it_does_not_know():
         (Template("s0.w", (Part("lemma", "s0"),)), "unknown attribute 'lemma'"),
     ):
         spec = FeatureSpec([bad, Template("s0=ROOT", (Part(None, "s0.root"),))])
-        from conjunct.feature_spec import FeatureKeys
+        from conjunct.features.spec import FeatureKeys
 
         tables = FeatureKeys.from_names(spec, index.names).tables()
         with pytest.raises(ValueError, match=message):
@@ -260,7 +260,7 @@ def test_a_file_whose_spec_the_parser_cannot_read_is_refused(small, ewt):
     """The stored spec is data from the file: a position the parser has no
     role for, or an attribute at a position that does not carry it, is a
     model-format error naming the section (never a crash)."""
-    from conjunct import persistence
+    from conjunct.io import persistence
 
     _, dev = ewt
     kind, meta, arrays = _with_models(small)

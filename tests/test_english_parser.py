@@ -199,7 +199,7 @@ def test_degree_3_fstrie_sits_on_splitting(ewt):
 
 
 def test_conllu_token_lists_parse_as_read_sentences(shared_data, small_parser, ewt):
-    """Token streams (conjunct.tokens): conllu TokenLists parse and evaluate as the reader's sentences."""
+    """Token streams (conjunct.io.tokens): conllu TokenLists parse and evaluate as the reader's sentences."""
     conllu = pytest.importorskip("conllu")
     _, dev = ewt
     with open(shared_data / "ud_english_ewt" / "en_ewt-ud-dev.conllu", encoding="utf-8") as f:

@@ -10,8 +10,8 @@ import scipy.sparse as sp
 from hypothesis import given, strategies as st
 
 import conjunct
-from conjunct.classifiers import approximation_report
-from conjunct.linear import brute_force_margins
+from conjunct.models.classifiers import approximation_report
+from conjunct.models.linear import brute_force_margins
 from helpers import assert_margins_close, kernel_models, linear_models, linear_scale, random_binary_csr, reference_margins
 
 
@@ -57,7 +57,7 @@ def test_default_dense_table_grows_within_budget():
     S = sp.csr_matrix((np.ones(sum(map(len, rows))), np.concatenate(rows), np.cumsum([0] + list(map(len, rows)))),
                       shape=(300, n_features))
     model = conjunct.KernelModel(S, rng.normal(size=(300, 1)), np.zeros(1), degree=3)
-    fixed = model.compile("pke", dense_bytes=conjunct.classifiers.DEFAULT_DENSE_BYTES)
+    fixed = model.compile("pke", dense_bytes=conjunct.models.classifiers.DEFAULT_DENSE_BYTES)
     grown = model.compile("pke")
     assert grown.meta["n_dense"] > fixed.meta["n_dense"]
     assert grown.nbytes <= 1.25 * fixed.nbytes + 64

@@ -7,10 +7,11 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import conjunct
-from conjunct import _core, model_io
+from conjunct import _core
 from conjunct._errors import ModelFormatError
-from conjunct.feature_spec import FeatureKeys, FeatureSpec, Part, Template
-from conjunct.features import FeatureIndex
+from conjunct.features.index import FeatureIndex
+from conjunct.features.spec import FeatureKeys, FeatureSpec, Part, Template
+from conjunct.io import model_io
 
 
 def _spec():
@@ -162,7 +163,7 @@ def test_bad_feature_keys_sections_are_refused(tmp_path, edit, message):
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.tuples(st.integers(0, 2), st.binary(max_size=3)), max_size=30))
 def test_repeated_string_finds_a_repeat_within_a_group_exactly_when_there_is_one(items):
-    from conjunct.feature_checks import repeated_string
+    from conjunct.features.checks import repeated_string
 
     items = sorted(items, key=lambda x: x[0])
     values = [v for _, v in items]

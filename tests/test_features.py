@@ -147,7 +147,7 @@ def test_a_loaded_index_decodes_its_names_only_when_asked(tmp_path):
 @pytest.mark.parametrize("wide", [False, True])
 def test_repeated_keys_packed_equal_the_lexsort(wide):
     # The packed-int64 path and the column lexsort (codes too wide to pack) find the same first pair.
-    from conjunct.feature_checks import _repeated_keys
+    from conjunct.features.checks import _repeated_keys
 
     rng = np.random.default_rng(3)
     n, T = 2000, 5

@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 import conjunct
 from conjunct import DataFormatError, FeatureIndex, read_strings, read_svmlight, rows_to_csr, write_strings
 from conjunct.budget import MemoryBudgetError, check_memory, parse_size, set_memory_budget
-from conjunct.data import escape_token, read_data, unescape_token
-from conjunct.matrices import as_rows
+from conjunct.features.matrices import as_rows
+from conjunct.io.data import escape_token, read_data, unescape_token
 from conjunct.training import PAClassifier
 
 BOM = "\ufeff"
@@ -38,7 +38,7 @@ def test_a_byte_order_mark_does_not_stick_to_the_first_label(tmp_path):
 
 
 def test_a_byte_order_mark_in_a_column_corpus(tmp_path):
-    from conjunct.corpora import read_conll2000
+    from conjunct.io.corpora import read_conll2000
 
     path = tmp_path / "c.txt"
     path.write_text(BOM + "He PRP B-NP\nruns VBZ B-VP\n\n", encoding="utf-8")
@@ -187,14 +187,14 @@ def test_any_strings_round_trip_through_the_string_format(tmp_path_factory, feat
 
 
 def _looks_numeric(s: str) -> bool:
-    from conjunct.labels import parse_label
+    from conjunct.models.labels import parse_label
 
     return not isinstance(parse_label(s), str)
 
 
 def test_conll2000_features_round_trip(shared_data, tmp_path):
     """The tour: CoNLL-2000 features written in the string format stopped training at '5:04'."""
-    from conjunct.corpora import read_conll2000
+    from conjunct.io.corpora import read_conll2000
     from conjunct.tasks.chunk import training_examples
 
     sentences = read_conll2000(shared_data / "conll2000" / "train.txt")

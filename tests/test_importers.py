@@ -3,7 +3,7 @@ import pytest
 import scipy.sparse as sp
 
 import conjunct
-from conjunct.importers import from_libsvm, from_opal, from_sklearn, from_svmlight, from_tinysvm, import_model, sniff_model_format
+from conjunct.io.importers import from_libsvm, from_opal, from_sklearn, from_svmlight, from_tinysvm, import_model, sniff_model_format
 from helpers import random_binary_csr
 
 svmutil = pytest.importorskip("libsvm.svmutil")
@@ -203,7 +203,7 @@ def test_binarize_option(tmp_path):
 @pytest.mark.parametrize("n_class", [2, 4])
 def test_export_to_libsvm_roundtrip(tmp_path, data, n_class):
     """An exported model predicts like the original in LIBSVM itself and imports back unchanged."""
-    from conjunct.exporters import to_libsvm
+    from conjunct.io.exporters import to_libsvm
 
     X, y = data
     svc = SVC(kernel="poly", degree=2, gamma=0.5, coef0=1.0, decision_function_shape="ovo").fit(X, y % n_class)

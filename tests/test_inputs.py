@@ -17,13 +17,13 @@ from hypothesis import strategies as st
 
 import conjunct
 from conjunct import ConjunctError, DataFormatError
-from conjunct._textin import StrictText
 from conjunct.analysis import analyze_stream, read_text
 from conjunct.analysis.result import Analysis
 from conjunct.budget import MemoryBudgetError, set_memory_budget
 from conjunct.cli import main
-from conjunct.corpora import iter_conllu
-from conjunct._textin import find_bad_utf8 as _find_bad_utf8
+from conjunct.io._textin import StrictText
+from conjunct.io._textin import find_bad_utf8 as _find_bad_utf8
+from conjunct.io.corpora import iter_conllu
 from conjunct.tagging.io import write_tagged
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -3,7 +3,7 @@ import pytest
 import scipy.sparse as sp
 
 import conjunct
-from conjunct.labels import DecisionRule, labels_array, ovo_pairs, parse_label
+from conjunct.models.labels import DecisionRule, labels_array, ovo_pairs, parse_label
 
 
 def test_parse_label():

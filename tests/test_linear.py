@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import conjunct
-from conjunct.linear import brute_force_margins
+from conjunct.models.linear import brute_force_margins
 
 TEXT = """# conjunct conjunctive linear model
 # classes: A B C

@@ -25,7 +25,7 @@ def test_samples_cover_every_kind_and_method(samples):
     kinds = {fuzz_models.ModelFile(s.data).kind for s in samples}
     assert kinds == KINDS
     methods = {fuzz_models.ModelFile(s.data).meta.get("method") for s in samples} - {None}
-    from conjunct.classifier_checks import METHOD_SPECS
+    from conjunct.models.classifier_checks import METHOD_SPECS
 
     assert methods == set(METHOD_SPECS)  # a new method needs a sample here
 
@@ -64,7 +64,7 @@ def test_the_harness_reports_a_crash_as_a_crash(samples):
 def _edited(sample, edit):
     import copy
 
-    from conjunct import persistence
+    from conjunct.io import persistence
 
     mf = fuzz_models.ModelFile(sample.data)
     meta = copy.deepcopy(mf.meta)
@@ -134,7 +134,8 @@ def test_tagger_header_fields_are_checked(samples, name, edit, match):
 
 
 def test_nested_sections_are_checked_like_their_own_kind(samples):
-    from conjunct import ModelFormatError, persistence
+    from conjunct import ModelFormatError
+    from conjunct.io import persistence
 
     sample = next(s for s in samples if s.name == "chunker")
     mf = fuzz_models.ModelFile(sample.data)
@@ -150,9 +151,9 @@ def test_nested_sections_are_checked_like_their_own_kind(samples):
 def test_bunsetsu_feature_groups_are_checked(groups):
     """The script's bunsetsu sample found an unhashable group crashing the check itself."""
     from conjunct import ModelFormatError
+    from conjunct.io.validation import Meta as _Meta
+    from conjunct.io.validation import Where as _Where
     from conjunct.tasks.bunsetsu.pipeline import _bunsetsu_groups
-    from conjunct.validation import Meta as _Meta
-    from conjunct.validation import Where as _Where
 
     with pytest.raises(ModelFormatError, match="config.groups"):
         _bunsetsu_groups(_Meta({"groups": groups}, "config", _Where("m.cjt")))

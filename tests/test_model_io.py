@@ -6,7 +6,7 @@ import pytest
 import scipy.sparse as sp
 
 import conjunct
-from conjunct import model_io
+from conjunct.io import model_io
 from helpers import random_binary_csr
 
 
@@ -146,7 +146,7 @@ def test_damage_is_reported_as_a_digest_error_while_hashing_on_a_thread(tmp_path
     # load hashes on another thread while it checks and builds: whatever the damage breaks first, the
     # error is the digest's, and an intact file loads as before.
     import conjunct
-    from conjunct import model_io
+    from conjunct.io import model_io
 
     rng = np.random.default_rng(0)
     S = sp.random(80, 30, density=0.2, format="csr", random_state=1)

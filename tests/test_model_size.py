@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import conjunct
-from conjunct.model_io import read_header
+from conjunct.io.model_io import read_header
 from conjunct.tasks.bunsetsu import BunsetsuDependencyParser, load_gsd_bunsetsu
 
 

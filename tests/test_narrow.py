@@ -1,4 +1,4 @@
-"""Integer sections stored narrowed (conjunct._narrow): exact round trips,
+"""Integer sections stored narrowed (conjunct.io._narrow): exact round trips,
 only where smaller, never floats, and crafted records refused cleanly."""
 
 import json
@@ -7,8 +7,9 @@ import struct
 import numpy as np
 import pytest
 
-from conjunct import ModelFormatError, model_io
-from conjunct._narrow import MIN_ENTRIES, narrow
+from conjunct import ModelFormatError
+from conjunct.io import model_io
+from conjunct.io._narrow import MIN_ENTRIES, narrow
 
 
 def _arrays(rng):

@@ -24,7 +24,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from conjunct.data import read_svmlight, write_svmlight
+from conjunct.io.data import read_svmlight, write_svmlight
 from conjunct.training import PAClassifier
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -57,7 +57,7 @@ def opal(tmp_path_factory) -> Path:
 
 def chunking_svmlight(shared_data: Path, dest: Path, n_sentences: int = 60) -> Path:
     from conjunct import FeatureIndex
-    from conjunct.corpora import read_conll2000, window_features
+    from conjunct.io.corpora import read_conll2000, window_features
 
     sents = read_conll2000(shared_data / "conll2000" / "train.txt")[:n_sentences]
     feats = [window_features(s, i) for s in sents for i in range(len(s))]
@@ -168,7 +168,7 @@ def test_step_is_validated():
 def test_cli_train_step(tmp_path):
     """``conjunct train --step opal`` trains the model of PAClassifier(step="opal")."""
     from conjunct.cli import main
-    from conjunct.persistence import load
+    from conjunct.io.persistence import load
 
     rng = np.random.default_rng(0)
     X = (rng.random((120, 30)) < 0.2).astype(float)

@@ -277,7 +277,7 @@ def test_a_file_size_limit_names_the_file_and_keeps_the_old_one(model, svm, tmp_
 
 
 def test_a_failed_model_save_names_the_file(tmp_path, monkeypatch):
-    from conjunct import model_io
+    from conjunct.io import model_io
 
     def full(f, kind, meta, arrays):
         f.write(b"CONJUNCT")

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 import conjunct
-from conjunct.corpora import read_conll2000, window_features
-from conjunct.importers import from_libsvm, from_sklearn
+from conjunct.io.corpora import read_conll2000, window_features
+from conjunct.io.importers import from_libsvm, from_sklearn
 
 svmutil = pytest.importorskip("libsvm.svmutil")
 SVC = pytest.importorskip("sklearn.svm").SVC

@@ -14,7 +14,7 @@ import conjunct
 from conjunct import ConjunctError
 from conjunct.analysis import Analysis, EnglishTextPipeline, JapaneseTextPipeline
 from conjunct.cli import main
-from conjunct.rendering import _chunk_spans, _levels, render_sentence
+from conjunct.io.rendering import _chunk_spans, _levels, render_sentence
 from conjunct.tagging import PerceptronTagger
 from conjunct.tasks.bunsetsu import BunsetsuDependencyParser, load_gsd_bunsetsu
 from conjunct.tasks.chunk import Chunker

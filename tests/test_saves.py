@@ -13,7 +13,8 @@ import numpy as np
 import pytest
 
 import conjunct
-from conjunct import ConjunctError, model_io
+from conjunct import ConjunctError
+from conjunct.io import model_io
 
 posix_only = pytest.mark.skipif(os.name != "posix", reason="POSIX file semantics")
 
@@ -131,7 +132,7 @@ KILLED_SAVE = textwrap.dedent("""
     import sys, time
     import numpy as np
     import conjunct
-    from conjunct import model_io
+    from conjunct.io import model_io
 
     def stall(f, kind, meta, arrays):
         f.write(b"CONJUNCT" + b"\\0" * 4096)

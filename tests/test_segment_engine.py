@@ -13,12 +13,12 @@ import pytest
 
 import conjunct
 from conjunct import ModelFormatError, _core
-from conjunct.feature_spec import FeatureKeys, FeatureSpec, Part, Template
-from conjunct.features import FeatureIndex
+from conjunct.features.index import FeatureIndex
+from conjunct.features.spec import FeatureKeys, FeatureSpec, Part, Template
+from conjunct.tasks.runner import engine_keys
 from conjunct.tasks.segment import WordSegmenter, char_type, read_segmented_conllu, spec
 from conjunct.tasks.segment.dictionary import WordDictionary
 from conjunct.tasks.segment.features import feature_lists
-from conjunct.tasks.runner import engine_keys
 from conjunct.tasks.segment.runner import text_buffers
 from conjunct.tasks.tokenize import read_tokenized_conllu
 from conjunct.tasks.tokenize.features import gap_piece_features, gap_spec
@@ -200,14 +200,14 @@ def test_segmenter_file_stores_keys_and_old_files_convert(small_segmenter, share
     _, _, arrays = small_segmenter.to_container()
     assert any(".keys." in k for k in arrays)  # a trained segmenter's file stores its keys
     old = tmp_path / "old.cjt"
-    conjunct.model_io.write_container(old, *_without_keys(small_segmenter))
-    assert not any(".keys." in k for k in conjunct.model_io.read_container(old)[2])
+    conjunct.io.model_io.write_container(old, *_without_keys(small_segmenter))
+    assert not any(".keys." in k for k in conjunct.io.model_io.read_container(old)[2])
     loaded = conjunct.load(old)  # converted at load: the names read through the templates
     assert loaded.classifier_.features.keys is not None
     assert loaded.segment(texts) == expected
     resaved = tmp_path / "resaved.cjt"
     loaded.save(resaved)
-    assert any(".keys." in k for k in conjunct.model_io.read_container(resaved)[2])
+    assert any(".keys." in k for k in conjunct.io.model_io.read_container(resaved)[2])
 
 
 def test_file_of_other_features_is_refused_with_retrain_it():
@@ -229,7 +229,7 @@ def test_old_segmenter_file_of_other_features_is_refused_at_load(small_segmenter
     blob[:2] = b"w["
     arrays = {**arrays, blob_key: np.frombuffer(bytes(blob), dtype=np.uint8)}
     path = tmp_path / "foreign.cjt"
-    conjunct.model_io.write_container(path, kind, meta, arrays)
+    conjunct.io.model_io.write_container(path, kind, meta, arrays)
     with pytest.raises(ModelFormatError, match="retrain it") as e:
         conjunct.load(path)
     assert "foreign.cjt" in str(e.value)

@@ -42,7 +42,7 @@ def test_boundary_features_hand_case():
 
 def test_engine_ids_equal_reference_features():
     from conjunct import _core
-    from conjunct.feature_spec import FeatureKeys
+    from conjunct.features.spec import FeatureKeys
     from conjunct.tasks.segment import spec
     from conjunct.tasks.segment.runner import text_buffers
 
@@ -254,12 +254,12 @@ def test_file_without_dictionary_loads_as_before(corpus, tmp_path):
     for key in ("dictionary", "dictionary_folds", "user_dictionary"):
         meta["config"].pop(key)
     path = tmp_path / "old.cjm"
-    conjunct.model_io.write_container(path, kind, meta, arrays)
+    conjunct.io.model_io.write_container(path, kind, meta, arrays)
     loaded = conjunct.load(path)
     assert loaded.dictionary is False and loaded.segment(texts) == seg.segment(texts)
     # A file that says it has dictionary flags but holds no words is refused.
     meta["config"]["dictionary"] = True
-    conjunct.model_io.write_container(path, kind, meta, arrays)
+    conjunct.io.model_io.write_container(path, kind, meta, arrays)
     with pytest.raises(conjunct.ModelFormatError, match="dictionary_words"):
         conjunct.load(path)
 
@@ -289,15 +289,15 @@ def test_type_ngram_round_trip_and_files_without_it(corpus, tmp_path):
     old = WordSegmenter(degree=1, n_iter=2).fit(corpus[0][:100])
     kind, meta, arrays = old.to_container()
     meta["config"].pop("type_ngram")
-    conjunct.model_io.write_container(path, kind, meta, arrays)
+    conjunct.io.model_io.write_container(path, kind, meta, arrays)
     loaded = conjunct.load(path)
     assert loaded.type_ngram is None and loaded.segment(texts) == old.segment(texts)
     # A file whose type_ngram does not match its features is refused.
     meta["config"]["type_ngram"] = 4
-    conjunct.model_io.write_container(path, kind, meta, arrays)
+    conjunct.io.model_io.write_container(path, kind, meta, arrays)
     with pytest.raises(conjunct.ModelFormatError, match="retrain it"):
         conjunct.load(path)
     meta["config"]["type_ngram"] = 7
-    conjunct.model_io.write_container(path, kind, meta, arrays)
+    conjunct.io.model_io.write_container(path, kind, meta, arrays)
     with pytest.raises(conjunct.ModelFormatError, match="type_ngram"):
         conjunct.load(path)

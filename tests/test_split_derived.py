@@ -9,9 +9,9 @@ import pytest
 
 import conjunct
 from conjunct import _core
-from conjunct._derived import DERIVABLE, derivable
-from conjunct.classifiers import Classifier
-from conjunct.model_io import read_container, read_header, write_container
+from conjunct.io.model_io import read_container, read_header, write_container
+from conjunct.models._derived import DERIVABLE, derivable
+from conjunct.models.classifiers import Classifier
 from helpers import random_binary_csr
 
 
@@ -181,8 +181,8 @@ def test_loading_and_deciding_import_no_scipy(tmp_path):
 
 @pytest.mark.parametrize("n_common", [0, 7, 40, 60])
 def test_the_postings_check_is_the_transpose(n_common):
-    from conjunct.classifier_checks import _check_transpose
-    from conjunct.validation import Where
+    from conjunct.io.validation import Where
+    from conjunct.models.classifier_checks import _check_transpose
 
     _, S = _model(3, seed=2)
     T = S.T.tocsr()  # scipy's transpose: the postings the check must accept, and only those

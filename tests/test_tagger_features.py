@@ -97,7 +97,7 @@ def test_tagging_new_text_equals_tagging_it_again(shared_data, tmp_path):
 
 
 def test_feature_keys_section_is_validated(tmp_path):
-    from conjunct import model_io
+    from conjunct.io import model_io
 
     tagger = PerceptronTagger(n_iter=1).fit([["a", "b"], ["b", "c"]], [["A", "B"], ["B", "C"]])
     kind, meta, arrays = tagger.to_container()
@@ -123,7 +123,7 @@ def test_feature_keys_section_is_validated(tmp_path):
 
 
 def test_extractor_refuses_a_spec_it_cannot_read():
-    from conjunct.feature_spec import FeatureKeys, FeatureSpec, Part, Template
+    from conjunct.features.spec import FeatureKeys, FeatureSpec, Part, Template
 
     for attribute, position, problem in (("pos", "0", "not a token attribute"), ("w", "s0", "token offset"),
                                          ("w", "+10", "offsets run from")):

@@ -9,7 +9,7 @@ import pytest
 import conjunct
 from conjunct import ConjunctError, DataFormatError, ModelFormatError
 from conjunct.cli import main
-from conjunct.corpora import read_conllu
+from conjunct.io.corpora import read_conllu
 from conjunct.tagging import DECODERS, EXACT_DECODERS, Featurizer, HMMTagger, PerceptronTagger, word_shape
 from conjunct.tagging.features import TokenFeatures
 
@@ -206,7 +206,7 @@ def test_taggers_of_earlier_feature_versions_are_refused_with_advice(tmp_path):
     tagger = PerceptronTagger(n_iter=2).fit(X, Y)
     assert tagger.feature_version_ == 3 and "w,w+1=a\\|b|c" in tagger.feature_names_
     kind, meta, arrays = tagger.to_container()
-    from conjunct import model_io
+    from conjunct.io import model_io
 
     # Version 1 (no feature_version) and 2 stored feature strings, not keys.
     old = {k: v for k, v in meta.items() if k not in ("feature_version", "keys")}

@@ -11,7 +11,7 @@ from conjunct.analysis import EnglishTextPipeline
 from conjunct.analysis.rawtext import read_paragraphs
 from conjunct.analysis.result import unescape_spaces
 from conjunct.cli import main
-from conjunct.corpora import iter_conllu
+from conjunct.io.corpora import iter_conllu
 from conjunct.tagging import PerceptronTagger
 from conjunct.tasks.english import EnglishDependencyParser, read_ud_english
 from conjunct.tasks.tokenize import (EnglishTokenizer, TokenizedText, gap_labels, read_tokenized_conllu, shape,
@@ -117,7 +117,7 @@ def test_tokenizer_file_without_the_new_features_loads_as_before(ewt_raw, tmp_pa
     for key in ("dictionary", "dictionary_folds", "links"):
         meta["config"].pop(key)
     path = tmp_path / "old.cjm"
-    conjunct.model_io.write_container(path, kind, meta, arrays)
+    conjunct.io.model_io.write_container(path, kind, meta, arrays)
     back = conjunct.load(path)
     texts = [p.text for p in ewt_raw[1]]
     assert not back.dictionary and not back.links
@@ -246,7 +246,7 @@ def test_paragraphs_spell_the_input_exactly():
 
 def test_model_without_tokenizer_reads_tokens_per_line(english, tmp_path, capsys):
     """A pipeline saved before the tokenizer existed (no entry for it) loads and reads tokenized lines."""
-    from conjunct import model_io
+    from conjunct.io import model_io
 
     kind, meta, arrays = english.replace(tokenizer=None).to_container()
     del meta["stages"]["tokenizer"]

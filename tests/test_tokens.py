@@ -10,9 +10,9 @@ import pytest
 
 import conjunct
 from conjunct import DataFormatError, HMMTagger, PerceptronTagger
-from conjunct.corpora import read_conll2000
+from conjunct.io.corpora import read_conll2000
+from conjunct.io.tokens import as_sentences, sentence_columns, sentence_tags, tags_of
 from conjunct.tagging.io import read_tagged
-from conjunct.tokens import as_sentences, sentence_columns, sentence_tags, tags_of
 
 
 @pytest.fixture(scope="module")

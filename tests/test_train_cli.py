@@ -8,7 +8,7 @@ import pytest
 import conjunct
 from conjunct.cli import main
 from conjunct.datasets import make_zipf_data
-from conjunct.linear import brute_force_margins
+from conjunct.models.linear import brute_force_margins
 
 
 @pytest.fixture

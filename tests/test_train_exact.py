@@ -182,7 +182,7 @@ def test_termination_and_reuse_happen():
 @pytest.fixture(scope="module")
 def chunk_rows(shared_data):
     from conjunct import FeatureIndex
-    from conjunct.corpora import read_conll2000, window_features
+    from conjunct.io.corpora import read_conll2000, window_features
 
     sents = read_conll2000(shared_data / "conll2000" / "train.txt")[:120]
     feats = [window_features(s, i) for s in sents for i in range(len(s))]

@@ -12,7 +12,7 @@ from hypothesis import given, strategies as st
 
 from conjunct import ConjunctError, ConjunctiveLinearModel, _core
 from conjunct.datasets import make_zipf_data
-from conjunct.linear import brute_force_margins
+from conjunct.models.linear import brute_force_margins
 from conjunct.training import L1LogLinearClassifier
 from train_reference import reference_l1
 

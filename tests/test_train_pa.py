@@ -12,7 +12,7 @@ import scipy.sparse as sp
 import conjunct
 from conjunct import ConjunctError, DataFormatError
 from conjunct.datasets import make_zipf_data
-from conjunct.linear import brute_force_margins
+from conjunct.models.linear import brute_force_margins
 from conjunct.training import PAClassifier, expand
 from helpers import assert_margins_close, reference_margins
 
@@ -240,7 +240,7 @@ def test_accuracy_on_par_with_svm(shared_data, task):
     """On CoNLL-2000 chunking, averaged PA-I with the degree-2 kernel is as
     accurate as a batch SVM (scikit-learn's SVC, i.e. LIBSVM) with the same kernel."""
     SVC = pytest.importorskip("sklearn.svm").SVC
-    from conjunct.corpora import read_conll2000, window_features
+    from conjunct.io.corpora import read_conll2000, window_features
 
     train = read_conll2000(shared_data / "conll2000" / "train.txt")[:150]
     test = read_conll2000(shared_data / "conll2000" / "test.txt")[:80]

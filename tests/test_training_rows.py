@@ -5,7 +5,7 @@ English tokenizer's and the Japanese segmenter's training."""
 import numpy as np
 import pytest
 
-from conjunct.features import FeatureIndex
+from conjunct.features.index import FeatureIndex
 from conjunct.tasks import rows as rows_module
 from conjunct.tasks.rows import RowBuilder
 from conjunct.tasks.segment import WordSegmenter, read_segmented_conllu

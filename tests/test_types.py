@@ -92,7 +92,7 @@ def test_a_users_code_sees_the_types(tmp_path):
                        capture_output=True, text=True, cwd=tmp_path, env=env, timeout=600)
     assert r.returncode == 0, r.stdout + r.stderr
     revealed = [line.split("Revealed type is ", 1)[1] for line in r.stdout.splitlines() if "Revealed type is" in line]
-    assert revealed[0] == '"conjunct.classifiers.Classifier"'
+    assert revealed[0] == '"conjunct.models.classifiers.Classifier"'
     assert revealed[1] in ('"float"', '"builtins.float"')  # (mypy versions spell it either way)
     assert "conjunct.training.pa.PAClassifier" in revealed[2], revealed
     assert revealed[3].startswith('"def (path:') and revealed[3].endswith('-> Any"'), revealed

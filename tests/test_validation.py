@@ -10,9 +10,11 @@ import numpy as np
 import pytest
 
 import conjunct
-from conjunct import ModelFormatError, model_io, persistence
+from conjunct import ModelFormatError
 from conjunct.budget import set_memory_budget
 from conjunct.datasets import make_zipf_data
+from conjunct.io import model_io
+from conjunct.io import persistence
 from conjunct.training import PAClassifier
 
 
@@ -463,7 +465,7 @@ def test_early_exit_tables_are_checked_against_the_budget(model):
 def test_the_last_pair_of_every_array_is_checked():
     """Found by the fuzz: block ends dropped the last neighbour pair, so a reversed
     last row reached scipy (heap corruption in csr_sort_indices)."""
-    from conjunct.linear import ConjunctiveLinearModel
+    from conjunct.models.linear import ConjunctiveLinearModel
 
     clm = ConjunctiveLinearModel([[0], [1], [0, 1], [4, 5]], np.ones((4, 2)), classes=["x", "y"])
     with pytest.raises(ModelFormatError, match="conj_indices.*ascending"):
@@ -476,7 +478,7 @@ def test_the_last_pair_of_every_array_is_checked():
 def test_checks_at_every_block_boundary(model, monkeypatch, block):
     """Element-wise checks run in blocks; with tiny blocks, every position of a
     pointer or id array is a boundary somewhere."""
-    from conjunct import validation
+    from conjunct.io import validation
 
     monkeypatch.setattr(validation, "_BLOCK", block)
     clf = compiled(model, "split")
@@ -507,9 +509,9 @@ def test_one_method_list_from_the_core():
     """The core lists the classification methods; the compiler, the file checks
     and the command line read that list."""
     from conjunct import _core
-    from conjunct.classifier_checks import METHOD_SPECS
-    from conjunct.classifiers import METHODS
     from conjunct.commands._common import METHODS as CLI_METHODS
+    from conjunct.models.classifier_checks import METHOD_SPECS
+    from conjunct.models.classifiers import METHODS
 
     assert METHODS == tuple(_core.METHODS) == ("pkb", "pki", "pke", "split", "fstrie", "adaptive")
     assert tuple(METHOD_SPECS) == METHODS and CLI_METHODS == list(METHODS)
@@ -522,8 +524,8 @@ def test_every_kind_checks_its_own_sections():
     the file layer refuses a kind whose class has none."""
     import importlib
 
-    from conjunct.persistence import KINDS, Saveable
-    from conjunct.validation import validate
+    from conjunct.io.persistence import KINDS, Saveable
+    from conjunct.io.validation import validate
 
     for kind in KINDS:
         cls = KINDS.get(kind)

@@ -48,7 +48,7 @@ inline PyObject* const* items_of(PyObject* seq, Py_ssize_t& n, const std::string
   throw nb::type_error((what + " must be a list or tuple").c_str());
 }
 
-// A feature spec's templates as Python hands them over (conjunct.feature_spec):
+// A feature spec's templates as Python hands them over (conjunct.features.spec):
 // (name, [(attribute, position, fallback or None), ...]).
 using PartSpec = std::tuple<int32_t, int32_t, std::optional<std::string>>;
 using TemplateSpec = std::tuple<std::string, std::vector<PartSpec>>;

@@ -21,20 +21,20 @@ from typing import TYPE_CHECKING, Any, List
 
 from ._core import PolyKernel
 from ._errors import ConjunctError, DataFormatError, ModelFormatError, UnknownFeaturesWarning
-from .classifiers import Classifier
-from .data import read_data, read_strings, read_svmlight, write_strings, write_svmlight
-from .features import FeatureIndex, rows_to_csr
-from .labels import DecisionRule
-from .linear import ConjunctiveLinearModel
-from .matrices import as_binary_csr
-from .models import KernelModel
-from .persistence import load, save
+from .features.index import FeatureIndex, rows_to_csr
+from .features.matrices import as_binary_csr
+from .io.data import read_data, read_strings, read_svmlight, write_strings, write_svmlight
+from .io.persistence import load, save
+from .models.classifiers import Classifier
+from .models.kernel import KernelModel
+from .models.labels import DecisionRule
+from .models.linear import ConjunctiveLinearModel
 
 if TYPE_CHECKING:  # the names loaded on first use, as type checkers should see them
     from .analysis import EnglishTextPipeline, JapaneseTextPipeline, TextPipeline
-    from .corpora import read_conll2000, read_conllu
-    from .importers import from_sklearn, import_model
-    from .rendering import render
+    from .io.corpora import read_conll2000, read_conllu
+    from .io.importers import from_sklearn, import_model
+    from .io.rendering import render
     from .tagging import HMMTagger, PerceptronTagger
     from .tasks.bunsetsu import BunsetsuDependencyParser
     from .tasks.chunk import Chunker
@@ -51,8 +51,8 @@ _LAZY = {
     "PAClassifier": "conjunct.training",
     "L1LogLinearClassifier": "conjunct.training",
     "expand": "conjunct.training",
-    "import_model": "conjunct.importers",
-    "from_sklearn": "conjunct.importers",
+    "import_model": "conjunct.io.importers",
+    "from_sklearn": "conjunct.io.importers",
     "PerceptronTagger": "conjunct.tagging",
     "HMMTagger": "conjunct.tagging",
     "BunsetsuDependencyParser": "conjunct.tasks.bunsetsu",
@@ -62,9 +62,9 @@ _LAZY = {
     "EnglishTextPipeline": "conjunct.analysis",
     "JapaneseTextPipeline": "conjunct.analysis",
     "TextPipeline": "conjunct.analysis",
-    "read_conllu": "conjunct.corpora",
-    "read_conll2000": "conjunct.corpora",
-    "render": "conjunct.rendering",
+    "read_conllu": "conjunct.io.corpora",
+    "read_conll2000": "conjunct.io.corpora",
+    "render": "conjunct.io.rendering",
 }
 
 __all__ = [

@@ -8,7 +8,7 @@ import numpy as np
 
 from ._timing import median_seconds
 from .datasets import make_zipf_data
-from .features import FeatureIndex
+from .features.index import FeatureIndex
 
 
 def _say(msg: str) -> None:

@@ -21,7 +21,7 @@ from typing import List, Optional, Sequence
 import numpy as np
 
 from .._errors import ConjunctError, DataFormatError
-from .._textin import check_no_surrogates, has_surrogate
+from ..io._textin import check_no_surrogates, has_surrogate
 from ..tagging import HMMTagger, PerceptronTagger
 from ..tagging.features import token_buffers
 from ..tasks.base import shipped_layout

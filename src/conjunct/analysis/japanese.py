@@ -23,18 +23,18 @@ import sys
 from typing import List, Optional, Sequence
 
 from .._errors import DataFormatError
+from ..io._textin import check_no_surrogates, has_surrogate
 from ..tagging import JAPANESE_TEMPLATES, HMMTagger, PerceptronTagger
-from ..tasks.bunsetsu import Bunsetsu, BunsetsuDependencyParser, BunsetsuSentence, Token
 from ..tasks.base import shipped_layout
+from ..tasks.bunsetsu import Bunsetsu, BunsetsuDependencyParser, BunsetsuSentence, Token
 from ..tasks.chunk import Chunker
 from ..tasks.segment import WordSegmenter
-from .._textin import check_no_surrogates, has_surrogate
 from .english import _accuracy, _check_tokens
 from .jackknife import collect, fold_jobs, fold_of
+from .japanese_engine import engine_for
 from .result import JOINT, Analysis, split_joint_tag
 from .schedule import Job, StageMeter, run_jobs, stage_report
 from .stages import TextPipeline, check_stage, clone_stage
-from .japanese_engine import engine_for
 
 __all__ = ["JapaneseTextPipeline", "BUNSETSU_TAGS", "bunsetsu_sentence"]
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Iterable, Iterator, List, Optional
 
 from .._errors import DataFormatError
-from .._textin import numbered, open_text
+from ..io._textin import numbered, open_text
 
 __all__ = ["Paragraph", "read_paragraphs", "analyze_paragraphs", "sentence_text", "input_kind", "analyze_file"]
 

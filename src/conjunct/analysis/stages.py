@@ -17,8 +17,8 @@ from typing import Dict, Optional, Tuple
 from .._errors import ConjunctError, ModelFormatError
 from .._params import Params
 from ..budget import check_memory
-from ..persistence import Registry, Saveable, pack, unpack
-from ..validation import Arrays, Meta, Where
+from ..io.persistence import Registry, Saveable, pack, unpack
+from ..io.validation import Arrays, Meta, Where
 
 __all__ = ["TextPipeline", "LANGUAGES", "clone_stage"]
 

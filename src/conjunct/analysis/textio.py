@@ -12,8 +12,8 @@ import itertools
 from typing import Iterable, Iterator, List, Tuple, Union
 
 from .._errors import ConjunctError, DataFormatError
-from ..corpora import capped_blocks, conllu_sentence
-from .._textin import numbered, open_text
+from ..io._textin import numbered, open_text
+from ..io.corpora import capped_blocks, conllu_sentence
 
 __all__ = ["read_text", "analyze_stream", "Sentence", "FORMATS", "MAX_SENTENCE_LENGTH"]
 

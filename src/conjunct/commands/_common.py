@@ -135,7 +135,7 @@ def refuse_output_over_input(args) -> None:
     """Refuse an output file that is one of the command's inputs (the same
     path, a symlink or a hard link to it): writing it would destroy the input.
     Checked before anything is opened."""
-    from .._atomic import same_file
+    from ..io._atomic import same_file
 
     names = [k for k in INPUT_FILES if not (k == "model" and getattr(args, "tag_command", None) == "train")]
     inputs = [(k, v) for k in names for v in [getattr(args, k, None)] if isinstance(v, str) and v != "-"]
@@ -165,7 +165,7 @@ def open_output(path: str):
     (``/dev/null``) are written in place. Write errors name the file."""
     if path == "-":
         return _Stdout()
-    from .._atomic import atomic_file
+    from ..io._atomic import atomic_file
 
     return atomic_file(path, text=True, special=True)
 
@@ -210,7 +210,7 @@ def sentences_of(source: str, first: int, layout: Optional[str] = None, lines: O
 def _line_of_sentence(path: str, n: int, token: Optional[int], layout: str) -> Optional[int]:
     """The line of sentence ``n`` (its ``token``-th token when given) of a
     file, read again (only on the way to an error); None if it cannot be found."""
-    from .._textin import numbered, open_text, sentence_blocks
+    from ..io._textin import numbered, open_text, sentence_blocks
 
     try:
         with open_text(path) as (f, name):
@@ -219,7 +219,7 @@ def _line_of_sentence(path: str, n: int, token: Optional[int], layout: str) -> O
             count = 0
             for block in sentence_blocks(f, name):
                 if layout == "conllu":
-                    from ..corpora import conllu_sentence
+                    from ..io.corpora import conllu_sentence
 
                     numbers = conllu_sentence(block, name).line_numbers
                 else:
@@ -277,7 +277,7 @@ def needs_input_events(pipeline, method: Optional[str], events: Optional[str]) -
 
 class _Stdout:
     def __enter__(self):
-        from .._atomic import _Writes
+        from ..io._atomic import _Writes
 
         return _Writes(sys.stdout, "standard output", None)
 
@@ -374,7 +374,7 @@ def load_object(args):
     preloaded = getattr(args, "preloaded", None)
     if preloaded is not None:
         return preloaded
-    from ..persistence import load
+    from ..io.persistence import load
 
     return load(args.model)
 
@@ -441,14 +441,14 @@ def print_speed(result: dict) -> None:
 # -- models and classifiers ---------------------------------------------------------------------------
 def load_model(path: str, *, binarize: bool = False, mmap: bool = False):
     """What a model file holds: a conjunct file's object, or a foreign model imported on the fly."""
-    from ..importers import import_model
+    from ..io.importers import import_model
 
     return import_model(path, binarize=binarize, mmap=mmap)
 
 
 def as_classifier(obj, method: Optional[str]):
     """A compiled classifier from a model (compiled with ``method``) or a classifier."""
-    from ..classifiers import Classifier
+    from ..models.classifiers import Classifier
 
     if isinstance(obj, Classifier):
         if method and method != obj.method:

@@ -102,7 +102,7 @@ def load_text_pipeline(path: str, lang=None, model=None):
     it), with a clear error for any other model or for one of another
     language than ``lang``."""
     from ..analysis import TextPipeline
-    from ..persistence import load
+    from ..io.persistence import load
 
     if model is None:
         if os.path.isdir(path):
@@ -120,7 +120,7 @@ def _unit(path: str, fmt: str = "auto") -> str:
     """Where a piece of ``path`` may end on a cluster: CoNLL-U sentences end at
     blank lines, plain text has one sentence per line."""
     from ..analysis.textio import _is_conllu
-    from .._textin import open_text
+    from ..io._textin import open_text
 
     if fmt != "auto":
         return "block" if fmt == "conllu" else "line"
@@ -149,7 +149,7 @@ def run_analyze(args) -> int:
         unit = _unit(args.data, args.format)
         args.format = "conllu" if unit == "block" else "text"  # guessed once for the file, not per piece
         if unit == "line" and not args.tokenized:
-            from ..persistence import load
+            from ..io.persistence import load
 
             model = load_text_pipeline(args.model, args.lang, load(args.model, mmap=True))
             if model.lang == "en" and model.tokenizer is not None:
@@ -177,7 +177,7 @@ def run_analyze(args) -> int:
     sentences = read_text(args.data, raw=model.lang == "ja", format=args.format, max_length=max_length)
     counted = Counted(sentences)  # errors name the sentence of the file, not of the batch
     if getattr(args, "output_format", "conllu") == "html":
-        from ..rendering import render_stream
+        from ..io.rendering import render_stream
 
         title = "standard input" if args.data == "-" else os.path.basename(args.data)
         blocks = render_stream(model, counted, batch_size=args.batch_size, title=title)
@@ -229,7 +229,7 @@ def run_train(args) -> int:
     status(f"reading {args.data}")  # seconds on a treebank before the first bar
     if args.lang == "en":
         from ..analysis import EnglishTextPipeline
-        from ..corpora import read_conll2000
+        from ..io.corpora import read_conll2000
         from ..tasks.english import EnglishDependencyParser, read_ud_english
         from ..tasks.tokenize import EnglishTokenizer, read_tokenized_conllu
 
@@ -274,7 +274,7 @@ def run_train(args) -> int:
 
         from pathlib import Path
 
-        from .._atomic import atomic_file
+        from ..io._atomic import atomic_file
 
         with atomic_file(Path(args.stage_report), text=True) as f:
             json.dump({"lang": args.lang, "sentences": len(data), "jobs": args.jobs, "stages": rows}, f, indent=1)

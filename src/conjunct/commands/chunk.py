@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..corpora import iter_columns, read_columns
+from ..io.corpora import iter_columns, read_columns
 from ._common import (add_command_group, add_pipeline_train, add_pipeline_use, at_least, batched, load_pipeline,
                       needs_input_events, on_cluster, open_output, pipeline_params, print_speed, recompile, sentences_of,
                       train_pipeline)

@@ -88,8 +88,8 @@ def _params(args) -> dict:
 
 
 def run(args) -> int:
-    from ..classifiers import Classifier, approximation_report
-    from ..data import read_data
+    from ..io.data import read_data
+    from ..models.classifiers import Classifier, approximation_report
 
     model = load_model(args.model, binarize=args.binarize)
     if isinstance(model, Classifier):

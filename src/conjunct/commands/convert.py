@@ -18,7 +18,7 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
-    from ..importers import import_model
+    from ..io.importers import import_model
 
     model = import_model(args.model, args.source_format, binarize=args.binarize)
     model.save(args.output)

@@ -156,7 +156,7 @@ def run_parse(args) -> int:
                     out.write("".join(f"{k}\t{h}\t{b.surface}\n" for k, (b, h) in enumerate(zip(s.bunsetsu, heads))) + "\n")
                 out.flush()
         return 0
-    from ..corpora import iter_conllu
+    from ..io.corpora import iter_conllu
 
     blocks = iter_conllu(args.data)
     if needs_input_events(parser, args.method, args.events):

@@ -8,7 +8,7 @@ from typing import Iterator, List, Tuple
 import numpy as np
 
 from .._errors import ConjunctError, DataFormatError
-from ..data import sniff_format
+from ..io.data import sniff_format
 from ..progress import bar
 from ._common import as_classifier, load_model, open_output, option, output_option
 
@@ -65,8 +65,8 @@ def run(args) -> int:
 
 def _batches(path: str, size: int, fmt: str, features, binarize: bool) -> Iterator[Tuple[object, np.ndarray]]:
     """(X, y) of every ``size`` lines of a data file, read as they come; errors name the file's own line."""
-    from .._textin import numbered, open_text
-    from ..data import read_data
+    from ..io._textin import numbered, open_text
+    from ..io.data import read_data
 
     def parse(text: str, first: int):
         stream = io.StringIO(text)

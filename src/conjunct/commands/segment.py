@@ -4,7 +4,7 @@ classification), segment raw text, or evaluate one."""
 from __future__ import annotations
 
 from .._errors import DataFormatError
-from ..data import _numbered, _open_text
+from ..io.data import _numbered, _open_text
 from ._common import (add_command_group, at_least, add_pipeline_train, add_pipeline_use, batched, load_pipeline, needs_input_events,
                       on_cluster, open_output, pipeline_params, print_speed, recompile, train_pipeline)
 

@@ -56,7 +56,7 @@ def register(sub) -> None:
 
 
 def _read(path: str, fmt: str, binarize: bool):
-    from ..data import read_strings, read_svmlight, sniff_format
+    from ..io.data import read_strings, read_svmlight, sniff_format
 
     if fmt == "auto":
         fmt = "svmlight" if path == "-" else sniff_format(path)
@@ -101,7 +101,7 @@ def run(args) -> int:
         if not args.quiet:
             print(f"wrote {args.explicit}: the explicit weights", file=sys.stderr)
     if args.test:
-        from ..data import read_data
+        from ..io.data import read_data
 
         X_test, y_test = read_data(args.test, format=args.format, features=est.model_.features, binarize=args.binarize)
         pred = est.model_.rule.predict(est.decision_function(X_test))

@@ -37,7 +37,7 @@ def _identity(path: str) -> Tuple[Tuple, Optional[bytes]]:
     """The file's identity (device, inode, size, mtime, ctime: a rename or an
     in-place write changes it) and the digest its preamble holds (None when it
     is too short or not a conjunct model file), both from one open file."""
-    from ..model_io import _PREAMBLE, MAGIC
+    from ..io.model_io import _PREAMBLE, MAGIC
 
     try:
         f = open(path, "rb")
@@ -71,7 +71,7 @@ def model_digest(path) -> bytes:
     path = os.fspath(path)
     digest = _identity(path)[1]
     if digest is None:
-        from ..model_io import read_container
+        from ..io.model_io import read_container
 
         read_container(path, mmap=True)  # raises the load's own error for this file
         raise ModelFormatError("not a conjunct model file", path)  # pragma: no cover - read_container raised
@@ -123,7 +123,7 @@ def shared_model(path, digest: Optional[bytes] = None) -> object:
     object
         A tagger, pipeline, classifier or model; shared, do not modify it.
     """
-    from ..persistence import load
+    from ..io.persistence import load
 
     path = os.path.abspath(os.fspath(path))
     for _ in range(3):

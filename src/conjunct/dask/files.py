@@ -27,8 +27,8 @@ import time
 from concurrent.futures import CancelledError
 from typing import Callable, List, Optional, Sequence, Tuple
 
-from .._atomic import _fsync_directory, _host_tag, _keep_owner_and_mode, _pid_alive
 from .._errors import ConjunctError
+from ..io._atomic import _fsync_directory, _host_tag, _keep_owner_and_mode, _pid_alive
 from ._cluster import connect, n_workers, require_distributed
 from ._pieces import copy_range, split_ranges
 from ._shared import ModelChangedError, check_model, model_digest, shared_model
@@ -238,7 +238,7 @@ def _parts_folder(dst: str) -> str:
 def _snapshot(model: str, digest: bytes, where: str) -> str:
     """A private copy of ``model`` holding ``digest``, for a run that finishes
     on the model it started with whatever happens to the file."""
-    from ..model_io import read_container
+    from ..io.model_io import read_container
 
     copy_path = os.path.join(where, "model" + os.path.splitext(model)[1])
     shutil.copyfile(model, copy_path)

@@ -7,8 +7,8 @@ import os
 import textwrap
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
-from .._atomic import atomic_file
 from .._errors import ConjunctError
+from ..io._atomic import atomic_file
 from ._style import (_SEQUENTIAL, Point, Series, _check_panels, _draw_series, _finish, _new_figure, _plain_log_ticks,
                      _points, _si, _styled, _wrapped, method_style)
 

@@ -9,8 +9,8 @@ import numpy as np
 
 from .._errors import ConjunctError, DataFormatError, ModelFormatError
 from .._params import Params
-from ..persistence import Saveable
-from ..tokens import as_sentences, tags_of
+from ..io.persistence import Saveable
+from ..io.tokens import as_sentences, tags_of
 from .chain import LinearChainModel, check_decoder
 from .checks import check_tagger
 
@@ -51,7 +51,7 @@ def _check_tags(sentences: Sequence, tags: Sequence, source: str = "<input>") ->
 
 
 def _sentences_and_tags(sentences, tags) -> Tuple[list, list]:
-    """Tokens and gold tags of any token stream (:mod:`conjunct.tokens`), checked."""
+    """Tokens and gold tags of any token stream (:mod:`conjunct.io.tokens`), checked."""
     raw = list(sentences) if not isinstance(sentences, str) else sentences
     tokens = as_sentences(raw)
     tags = tags_of(raw, tags)
@@ -118,7 +118,7 @@ class _ChainTagger(Saveable, Params):
 
         Parameters
         ----------
-        sentences : sequence of token lists (any form of :mod:`conjunct.tokens`)
+        sentences : sequence of token lists (any form of :mod:`conjunct.io.tokens`)
         decoder : str, optional
             One of :data:`~conjunct.tagging.DECODERS`; the tagger's ``decoder`` by default.
         beam_width : int, optional

@@ -5,17 +5,17 @@ from __future__ import annotations
 
 import math
 
-from ..validation import Arrays
-from ..validation import Meta as _Meta
-from ..validation import Where as _Where
-from ..validation import check_finite as _check_finite
-from ..validation import check_pointers as _check_pointers
-from ..validation import check_range as _check_range
-from ..validation import check_rows_ascending as _check_rows_ascending
-from ..validation import check_strings as _check_strings
-from ..validation import describe as _describe
-from ..validation import is_number as _is_number
-from ..validation import section as _section
+from ..io.validation import Arrays
+from ..io.validation import Meta as _Meta
+from ..io.validation import Where as _Where
+from ..io.validation import check_finite as _check_finite
+from ..io.validation import check_pointers as _check_pointers
+from ..io.validation import check_range as _check_range
+from ..io.validation import check_rows_ascending as _check_rows_ascending
+from ..io.validation import check_strings as _check_strings
+from ..io.validation import describe as _describe
+from ..io.validation import is_number as _is_number
+from ..io.validation import section as _section
 
 __all__ = ["check_tagger"]
 
@@ -54,7 +54,7 @@ def _tagger(meta: _Meta, arrays: Arrays, where: _Where, kind: str) -> None:
         where.meta_fail("labels", "expected distinct non-empty label strings")
     L = len(labels)
     if kind == "perceptron_tagger":  # feature keys, checked next to the tagger's feature engine
-        from ..feature_checks import _feature_keys
+        from ..features.checks import _feature_keys
         from .features import check_sections
 
         n_features = check_sections(meta, arrays, where, _section, _feature_keys)

@@ -16,7 +16,7 @@ A template names token attributes at token offsets, joined by ``|``:
 - conjunctions of up to three of the above, e.g. ``w-1|w`` (word bigram) or
   ``s3|w-1``.
 
-The templates become a :class:`~conjunct.feature_spec.FeatureSpec` (attribute
+The templates become a :class:`~conjunct.features.spec.FeatureSpec` (attribute
 × offset parts; a template's name joins its parts with ``,``), which the C++
 engine compiles once: a word's attributes are computed once per batch and
 looked up in the model's vocabularies, and its templates' codes pack into
@@ -38,7 +38,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 from .._errors import DataFormatError
-from ..feature_spec import FeatureKeys, FeatureSpec, Part, Template
+from ..features.spec import FeatureKeys, FeatureSpec, Part, Template
 
 __all__ = ["DEFAULT_TEMPLATES", "JAPANESE_TEMPLATES", "Featurizer", "TokenFeatures", "word_shape", "token_buffers"]
 
@@ -282,7 +282,7 @@ class TokenFeatures:
 def check_sections(meta, arrays, where, section, feature_keys) -> int:
     """Checks a perceptron tagger's feature sections in its model file (here,
     next to the code that writes them; ``section`` and ``feature_keys`` are
-    the shared checks of :mod:`conjunct.validation`, passed in so that this
+    the shared checks of :mod:`conjunct.io.validation`, passed in so that this
     module does not import it); returns the number of features. Files of
     earlier feature versions (feature strings) are refused with the advice to retrain."""
     version = meta.raw("feature_version", optional=True)

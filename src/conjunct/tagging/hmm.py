@@ -148,7 +148,7 @@ class HMMTagger(_ChainTagger):
 
     def fit(self, sentences: Sequence[Sequence[str]], tags=None) -> "HMMTagger":
         """Estimate the HMM from tagged sentences of word tokens (any form of
-        :mod:`conjunct.tokens`; ``tags`` as for :meth:`PerceptronTagger.fit`),
+        :mod:`conjunct.io.tokens`; ``tags`` as for :meth:`PerceptronTagger.fit`),
         choosing the smoothing first if "auto"."""
         check_decoder(self.decoder, self.beam_width)
         grid_a = self._grid(self.transition_smoothing, TRANSITION_GRID, "transition_smoothing")

@@ -6,8 +6,8 @@ import os
 from typing import Iterator, List, Optional, Sequence, Tuple
 
 from .._errors import DataFormatError
-from ..corpora import capped_blocks, conllu_sentence, read_columns, read_conll2000, read_conllu
-from ..data import _numbered, _open_text
+from ..io.corpora import capped_blocks, conllu_sentence, read_columns, read_conll2000, read_conllu
+from ..io.data import _numbered, _open_text
 
 __all__ = ["FORMATS", "iter_words", "read_tagged", "write_tagged"]
 

@@ -11,8 +11,8 @@ from typing import Optional, Sequence
 import numpy as np
 
 from .._errors import ConjunctError, ModelFormatError
-from ..feature_spec import FeatureKeys
-from ..persistence import nested
+from ..features.spec import FeatureKeys
+from ..io.persistence import nested
 from ..progress import Slices, bar, say
 from .base import TaggedBatch, _ChainTagger, _rank_labels, _sent_ptr, _sentences_and_tags
 from .chain import LinearChainModel, check_decoder
@@ -105,7 +105,7 @@ class PerceptronTagger(_ChainTagger):
         """Train on ``sentences`` and their ``tags``.
 
         Sentences are token lists, (word, tag) pairs, conllu TokenLists, spaCy
-        Docs (:mod:`conjunct.tokens`). ``tags``: a
+        Docs (:mod:`conjunct.io.tokens`). ``tags``: a
         list of tag lists, or None / a CoNLL-U field name (``"upos"``,
         ``"xpos"``) to take the tags the sentences carry.
         """

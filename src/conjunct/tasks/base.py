@@ -19,7 +19,7 @@ from .._lazy import sparse as sp
 
 from .._errors import ConjunctError, ModelFormatError
 from .._params import Params
-from ..persistence import Registry, Saveable, copying, pack, unpack
+from ..io.persistence import Registry, Saveable, copying, pack, unpack
 from ..progress import bar, batches, each, status
 from .checks import check_pipeline
 
@@ -77,7 +77,7 @@ class TaskPipeline(Saveable, Params):
         Passed to :class:`conjunct.training.PAClassifier` (PA-I, averaged).
     method : str
         The classification method the pipeline runs with (one of
-        :data:`conjunct.classifiers.METHODS`).
+        :data:`conjunct.models.classifiers.METHODS`).
     method_params : dict, optional
         Its parameters (``events`` default to the vectors the pipeline produces
         on its training text).
@@ -395,7 +395,7 @@ class TaskPipeline(Saveable, Params):
 def _recovered_models(classifiers: dict) -> dict:
     """The kernel models that pkb / pki classifiers hold in full (so that a
     file saved without its models can still be recompiled), or {}."""
-    from ..models import KernelModel
+    from ..models.kernel import KernelModel
 
     models = {name: KernelModel.from_classifier(clf) for name, clf in classifiers.items()}
     return models if all(m is not None for m in models.values()) else {}

@@ -8,14 +8,14 @@ from __future__ import annotations
 
 import math
 
-from ..classifier_checks import METHOD_SPECS
-from ..labels import labels_array
-from ..validation import MAX_COLUMNS, MAX_DEGREE, Arrays
-from ..validation import MISSING as _MISSING
-from ..validation import Meta as _Meta
-from ..validation import Where as _Where
-from ..validation import describe as _describe
-from ..validation import is_int as _is_int
+from ..io.validation import MAX_COLUMNS, MAX_DEGREE, Arrays
+from ..io.validation import MISSING as _MISSING
+from ..io.validation import Meta as _Meta
+from ..io.validation import Where as _Where
+from ..io.validation import describe as _describe
+from ..io.validation import is_int as _is_int
+from ..models.classifier_checks import METHOD_SPECS
+from ..models.labels import labels_array
 
 __all__ = ["check_pipeline"]
 

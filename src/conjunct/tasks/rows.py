@@ -2,7 +2,7 @@
 features as strings, and holding the strings of every decision of a treebank
 at once costs about 60 bytes per feature (2 GB for the English tokenizer on
 EWT train). :class:`RowBuilder` maps each batch's strings to ids of a growing
-:class:`~conjunct.features.FeatureIndex` as it comes and keeps 4 bytes per
+:class:`~conjunct.features.index.FeatureIndex` as it comes and keeps 4 bytes per
 feature; the index gets the features in order of first occurrence with their
 counts, exactly as the strings given all at once would give it, so an
 estimator trained on the rows learns the same model."""
@@ -21,7 +21,7 @@ class RowBuilder:
     """Rows of one classifier's training examples, added a batch at a time."""
 
     def __init__(self):
-        from ..features import FeatureIndex
+        from ..features.index import FeatureIndex
 
         self.index = FeatureIndex(names=[])
         self._lengths: List[np.ndarray] = []

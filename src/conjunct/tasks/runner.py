@@ -16,7 +16,7 @@ import numpy as np
 from .._lazy import sparse as sp
 
 from .._errors import ModelFormatError
-from ..feature_spec import FeatureKeys, FeatureSpec
+from ..features.spec import FeatureKeys, FeatureSpec
 
 __all__ = ["Runner", "events_matrix", "check_classifier", "per_sentence", "engine_keys"]
 

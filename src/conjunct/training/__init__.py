@@ -7,18 +7,18 @@
   conjunction), ``"split"`` (explicit weights for the N most frequent features,
   kernel for the rest) and ``"slicing"`` (kernel slicing with reuse of partial
   margins and early termination; Yoshinaga & Kitsuregawa 2010). The result is a
-  :class:`~conjunct.models.KernelModel` that every classifier accepts.
+  :class:`~conjunct.models.kernel.KernelModel` that every classifier accepts.
 - :class:`L1LogLinearClassifier`: the l1-regularised log-linear baseline over
   explicit conjunctions (SGD with cumulative l1 penalty, Tsuruoka et al. 2009),
-  giving a :class:`~conjunct.linear.ConjunctiveLinearModel`.
+  giving a :class:`~conjunct.models.linear.ConjunctiveLinearModel`.
 - :func:`expand`: the explicit weights of a kernel model (kernel expansion),
-  as a :class:`~conjunct.linear.ConjunctiveLinearModel`.
+  as a :class:`~conjunct.models.linear.ConjunctiveLinearModel`.
 
 Both estimators follow scikit-learn's conventions (parameters stored verbatim,
 fitted attributes ending in ``_``, ``get_params`` / ``set_params``, ``clone``,
 pickle) without requiring scikit-learn. Inputs are scipy sparse matrices (any
 index dtype), dense 0/1 arrays, or lists of feature lists (strings, through a
-:class:`~conjunct.features.FeatureIndex` built from the training data, or
+:class:`~conjunct.features.index.FeatureIndex` built from the training data, or
 integer column ids).
 
 The package: ``base`` (the scikit-learn conventions and what the online

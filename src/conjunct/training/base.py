@@ -13,7 +13,7 @@ import scipy.sparse as sp
 
 from .._errors import ConjunctError, DataFormatError
 from .._params import Params
-from ..labels import labels_array
+from ..models.labels import labels_array
 from ..progress import Slices, bar, say
 from .encoding import FeatureEncoder
 from .inputs import check_labels, check_sample_weight, matrix_or_rows

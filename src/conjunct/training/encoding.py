@@ -9,9 +9,9 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._errors import DataFormatError
-from ..matrices import _row_kind, as_binary_csr
-from ..features import FeatureIndex, rows_to_csr
-from ..labels import labels_array
+from ..features.index import FeatureIndex, rows_to_csr
+from ..features.matrices import _row_kind, as_binary_csr
+from ..models.labels import labels_array
 from .inputs import IndexedRows
 
 __all__ = ["FeatureEncoder", "encode_labels"]

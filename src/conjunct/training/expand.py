@@ -7,8 +7,8 @@ import scipy.sparse as sp
 
 from .. import _core
 from ..budget import MemoryBudgetError, format_bytes, memory_budget
-from ..linear import ConjunctiveLinearModel
-from ..models import KernelModel
+from ..models.kernel import KernelModel
+from ..models.linear import ConjunctiveLinearModel
 
 __all__ = ["expand"]
 

@@ -12,8 +12,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._errors import DataFormatError
-from ..matrices import as_binary_csr
-from ..labels import labels_array
+from ..features.matrices import as_binary_csr
+from ..models.labels import labels_array
 
 __all__ = ["matrix_or_rows", "check_labels", "check_sample_weight", "DataConversionWarning", "IndexedRows"]
 
@@ -42,7 +42,7 @@ def __getattr__(name: str):
 class IndexedRows:
     """Training rows a task's feature engine has already turned into ids: a
     binary CSR matrix whose column k is feature k of ``index``, a named
-    :class:`~conjunct.features.FeatureIndex` holding the rows' counts. Given
+    :class:`~conjunct.features.index.FeatureIndex` holding the rows' counts. Given
     to an estimator's ``fit``, it trains the model the same rows as feature
     strings would, without a string per feature."""
 

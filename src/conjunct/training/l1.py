@@ -11,7 +11,7 @@ import scipy.sparse as sp
 
 from .. import _core
 from .._errors import ConjunctError
-from ..linear import ConjunctiveLinearModel
+from ..models.linear import ConjunctiveLinearModel
 from .base import OnlineEstimator
 from .checks import check_int, check_positive
 from .encoding import encode_labels

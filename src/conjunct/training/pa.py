@@ -11,10 +11,10 @@ import scipy.sparse as sp
 
 from .. import _core
 from .._errors import ConjunctError
-from ..linear import ConjunctiveLinearModel
-from ..models import KernelModel
+from ..io.validation import MAX_DEGREE
+from ..models.kernel import KernelModel
+from ..models.linear import ConjunctiveLinearModel
 from .base import OnlineEstimator, not_fitted_error
-from ..validation import MAX_DEGREE
 from .calibration import fit_sigmoids, held_out_margins, sigmoid_proba
 from .checks import check_int, check_kernel_range, check_positive
 from .encoding import encode_labels

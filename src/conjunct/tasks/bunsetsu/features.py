@@ -39,7 +39,7 @@ from __future__ import annotations
 from itertools import product
 from typing import Iterable, List, Optional, Sequence, Tuple
 
-from ...feature_spec import FeatureSpec, Part, Template
+from ...features.spec import FeatureSpec, Part, Template
 from .sentence import Bunsetsu, BunsetsuSentence, Token
 
 __all__ = ["SentenceFeatures", "pair_features", "FEATURE_GROUPS", "DEFAULT_GROUPS", "check_groups", "SYMBOL_POS",

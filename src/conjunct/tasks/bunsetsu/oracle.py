@@ -9,8 +9,8 @@ import numpy as np
 from ..._lazy import sparse as sp
 
 from ... import _core
-from ...feature_spec import MAX_PARTS, FeatureKeys
-from ...features import FeatureIndex
+from ...features.index import FeatureIndex
+from ...features.spec import MAX_PARTS, FeatureKeys
 from ..base import oracle_sentences
 from .features import DEFAULT_GROUPS, SentenceFeatures, check_groups, spec_for
 from .sentence import BunsetsuSentence

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import Iterable, List, Sequence
 
-from ...validation import MISSING as _MISSING
-from ...validation import Meta as _Meta
-from ...validation import describe as _describe
+from ...io.validation import MISSING as _MISSING
+from ...io.validation import Meta as _Meta
+from ...io.validation import describe as _describe
 from ..base import TaskPipeline
-from .metrics import dependency_accuracy
 from .features import DEFAULT_GROUPS, FEATURE_GROUPS, check_groups
+from .metrics import dependency_accuracy
 from .oracle import training_rows
 from .runner import BunsetsuParser
 from .sentence import BunsetsuSentence

@@ -1,5 +1,5 @@
 """Reading the bunsetsu corpora: UD Japanese CoNLL-U files (through
-:func:`conjunct.corpora.iter_conllu`), the GSD r2.8 splits made bunsetsu-level,
+:func:`conjunct.io.corpora.iter_conllu`), the GSD r2.8 splits made bunsetsu-level,
 and CaboCha files (to check the derivation against)."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ import os
 from typing import Iterator, List, Optional, Tuple
 
 from ..._errors import ConjunctError, DataFormatError
-from ...corpora import ConlluSentence, iter_conllu
-from ...data import _open_text
+from ...io.corpora import ConlluSentence, iter_conllu
+from ...io.data import _open_text
 from ...progress import each
 from .segmenter import BunsetsuSegmenter
 from .sentence import BunsetsuSentence, Token, group_bunsetsu

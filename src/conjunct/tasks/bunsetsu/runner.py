@@ -16,7 +16,7 @@ import numpy as np
 
 from ... import _core
 from ..._errors import DataFormatError, ModelFormatError
-from ...feature_spec import FeatureKeys
+from ...features.spec import FeatureKeys
 from ..runner import Runner, check_classifier, events_matrix, per_sentence
 from .features import DEFAULT_GROUPS, check_groups, spec_for
 from .sentence import BunsetsuSentence
@@ -89,7 +89,7 @@ class BunsetsuParser(Runner):
 
     The whole decision loop runs in C++, feature extraction included, in one
     call per batch with the GIL released. ``classifier`` is a compiled
-    :class:`~conjunct.classifiers.Classifier` over the pair features with a
+    :class:`~conjunct.models.classifiers.Classifier` over the pair features with a
     named feature index; its positive class means "depends". ``groups`` are
     the feature groups the classifier was trained with.
     """

@@ -18,7 +18,7 @@ change).
 Modules: ``features`` (window and dynamic features; ids), ``oracle`` (training
 examples), ``runner`` (the C++ loop and the Python reference), ``metrics``
 (conlleval) and ``pipeline`` (:class:`Chunker`). Sentences are read by
-:func:`conjunct.corpora.read_conll2000`.
+:func:`conjunct.io.corpora.read_conll2000`.
 """
 
 

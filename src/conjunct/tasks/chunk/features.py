@@ -10,7 +10,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import List, Optional, Sequence, Tuple
 
-from ...feature_spec import FeatureSpec, Part, Template
+from ...features.spec import FeatureSpec, Part, Template
 
 __all__ = ["spec", "token_features", "dynamic_features", "features_with", "COLUMNS"]
 

@@ -5,13 +5,13 @@ from __future__ import annotations
 from typing import List
 
 from ..._errors import DataFormatError
+from ...io.tokens import sentence_columns
 from ..base import TaskPipeline
 from ..runner import keys_at_load
 from .features import spec
 from .metrics import chunk_scores
 from .oracle import training_examples
 from .runner import YamchaChunker
-from ...tokens import sentence_columns
 
 __all__ = ["Chunker"]
 
@@ -22,7 +22,7 @@ class Chunker(TaskPipeline):
     the two previous decisions, trained with PA-I (kernel slicing).
 
     Sentences are lists of ``(word, POS)`` or ``(word, POS, chunk)`` tuples, as
-    :func:`conjunct.corpora.read_conll2000` returns them.
+    :func:`conjunct.io.corpora.read_conll2000` returns them.
 
     >>> chunker = Chunker(degree=2).fit(read_conll2000("train.txt"))   # doctest: +SKIP
     >>> chunker.evaluate(read_conll2000("test.txt"))["f1"]             # doctest: +SKIP

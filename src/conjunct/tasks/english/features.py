@@ -46,7 +46,7 @@ import re
 from itertools import product
 from typing import Callable, List, Optional, Sequence, Tuple
 
-from ...feature_spec import FeatureSpec, Part, Template
+from ...features.spec import FeatureSpec, Part, Template
 from .reader import DepSentence
 
 __all__ = ["ConfigurationFeatures", "FEATURE_SETS", "DISTANCES", "VALENCIES", "MOVES", "SPEC", "spec_for",

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from typing import List, Sequence, Tuple
 
-from ..base import TaskPipeline
-from ...progress import status
-from .metrics import attachment_scores
-from .features import FEATURE_SETS, feature_set
-from .oracle import NONPROJECTIVE, exploration_examples, training_examples, training_rows
 from ..._errors import ConjunctError, DataFormatError
-from ...tokens import sentence_columns
+from ...io.tokens import sentence_columns
+from ...progress import status
+from ..base import TaskPipeline
+from .features import FEATURE_SETS, feature_set
+from .metrics import attachment_scores
+from .oracle import NONPROJECTIVE, exploration_examples, training_examples, training_rows
 from .reader import DepSentence, _sentence
 from .runner import ArcEagerParser, reference_parse
 
@@ -200,7 +200,7 @@ class EnglishDependencyParser(TaskPipeline):
 
 
 def _as_dep(sentence, k: int, *, gold: bool) -> DepSentence:
-    """A DepSentence of any token stream (:mod:`conjunct.tokens`); ``gold``
+    """A DepSentence of any token stream (:mod:`conjunct.io.tokens`); ``gold``
     reads HEAD and DEPREL too (CoNLL-U)."""
     if isinstance(sentence, DepSentence):
         return sentence

@@ -1,5 +1,5 @@
 """Dependency sentences of CoNLL-U files (words only), read through
-:func:`conjunct.corpora.read_conllu`."""
+:func:`conjunct.io.corpora.read_conllu`."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import List, Optional
 
 from ..._errors import DataFormatError
-from ...corpora import read_conllu
+from ...io.corpora import read_conllu
 
 __all__ = ["DepSentence", "read_ud_english"]
 

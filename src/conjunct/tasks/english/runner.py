@@ -20,7 +20,7 @@ import numpy as np
 
 from ... import _core
 from ..._errors import ModelFormatError
-from ...feature_spec import FeatureKeys, FeatureSpec
+from ...features.spec import FeatureKeys, FeatureSpec
 from ..runner import Runner, check_classifier, events_matrix
 from .features import ConfigurationFeatures, spec_for
 from .reader import DepSentence

@@ -20,7 +20,7 @@ from typing import Iterable, List, Sequence, Tuple
 import numpy as np
 
 from ..._errors import ConjunctError, DataFormatError
-from ...feature_spec import Part, Template
+from ...features.spec import Part, Template
 
 __all__ = ["DICT_KINDS", "DICT_LENGTHS", "MAX_WORD", "dictionary_templates", "WordDictionary", "read_user_dictionary",
            "fold_dictionaries", "training_dictionaries", "dictionary_config", "restore_dictionary",

@@ -18,7 +18,7 @@ from bisect import bisect_right
 from functools import lru_cache
 from typing import List, Optional, Sequence, Tuple
 
-from ...feature_spec import FeatureSpec, Part, Template
+from ...features.spec import FeatureSpec, Part, Template
 from .dictionary import WordDictionary, dictionary_templates, flag_names
 
 __all__ = ["char_type", "CHAR_TYPES", "PAD", "LEFT", "RIGHT", "spec", "templates", "boundary_features",

@@ -6,7 +6,7 @@ import os
 from typing import List
 
 from ..._errors import DataFormatError
-from ...corpora import read_conllu
+from ...io.corpora import read_conllu
 
 __all__ = ["read_segmented_conllu"]
 

@@ -13,7 +13,7 @@ import numpy as np
 from ... import _core
 from ..._errors import ModelFormatError
 from ..._jobs import resolve_n_jobs
-from ...feature_spec import FeatureSpec
+from ...features.spec import FeatureSpec
 from ..runner import Runner, check_classifier, engine_keys, events_matrix
 from .dictionary import WordDictionary
 from .features import boundary_features, spec

@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from ...corpora import iter_conllu
+from ...io.corpora import iter_conllu
 
 __all__ = ["EvalWord", "Document", "conll18_scores", "tokenization_scores", "document_from_conllu",
            "document_from_tokenized", "METRICS"]

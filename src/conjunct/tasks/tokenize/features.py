@@ -22,7 +22,7 @@ from typing import List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from ...feature_spec import FeatureSpec, Part, Template
+from ...features.spec import FeatureSpec, Part, Template
 from ..segment.features import spec as boundary_spec
 
 __all__ = ["shape", "sentence_features", "piece_features", "space_mask", "SentenceEncoder", "gap_spec",

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import List, Sequence
 
-from ..._textin import check_no_surrogates, has_surrogate
+from ...io._textin import check_no_surrogates, has_surrogate
 from ..base import TaskPipeline
 from ..runner import keys_at_load
-from .features import gap_spec
 from ..segment.dictionary import check_dictionary_config, dictionary_config, restore_dictionary, training_dictionaries
+from .features import gap_spec
 from .oracle import known_words, training_rows
 from .reader import TokenizedText
 from .runner import TokenizerRunner

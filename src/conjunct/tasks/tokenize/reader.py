@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Iterator, List, Tuple
 
 from ..._errors import DataFormatError
-from ...corpora import iter_conllu
+from ...io.corpora import iter_conllu
 
 __all__ = ["TokenizedText", "read_tokenized_conllu", "conllu_paragraphs"]
 

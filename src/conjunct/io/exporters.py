@@ -6,10 +6,10 @@ import os
 
 import numpy as np
 
+from .._errors import ModelFormatError
+from ..models.kernel import KernelModel
+from ..models.labels import ovo_pairs
 from ._atomic import atomic_file
-from ._errors import ModelFormatError
-from .labels import ovo_pairs
-from .models import KernelModel
 
 __all__ = ["to_libsvm"]
 

@@ -265,8 +265,8 @@ class FeatureKeys:
     def tables(self):
         """The C++ engine's tables (built once, then shared)."""
         if self._tables is None:
-            from . import _core
-            from ._errors import ModelFormatError
+            from .. import _core
+            from .._errors import ModelFormatError
 
             _, arrays = self.to_arrays()
             try:

@@ -1,11 +1,11 @@
 """What conjunct's two model types share.
 
-A :class:`~conjunct.models.KernelModel` (support vectors and their alpha rows)
-and a :class:`~conjunct.linear.ConjunctiveLinearModel` (conjunctions and their
+A :class:`~conjunct.models.kernel.KernelModel` (support vectors and their alpha rows)
+and a :class:`~conjunct.models.linear.ConjunctiveLinearModel` (conjunctions and their
 weight rows) are both a binary CSR matrix of rows, a (rows, K) array of
 weights, K biases, a decision rule, an optional feature index and a source.
 :class:`Model` validates those parts, compiles the model (the one entry point
-to :func:`conjunct.classifiers.compile_model`), keeps a default classifier for
+to :func:`conjunct.models.classifiers.compile_model`), keeps a default classifier for
 ``decision_function`` / ``predict``, and writes the parts of the file the two
 agree on.
 """
@@ -15,14 +15,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Dict, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
-from ._lazy import sparse as sp
+from .._lazy import sparse as sp
 
-from ._errors import ConjunctError, ModelFormatError
-from .feature_checks import optional_features
-from .features import FeatureIndex, rank_space, store_features, stored_features
+from .._errors import ConjunctError, ModelFormatError
+from ..features.checks import optional_features
+from ..features.index import FeatureIndex, rank_space, store_features, stored_features
+from ..io.persistence import Saveable
+from ..io.validation import MAX_COLUMNS, Meta, Where, check_budget
 from .labels import DecisionRule, check_rule
-from .persistence import Saveable
-from .validation import MAX_COLUMNS, Meta, Where, check_budget
 
 if TYPE_CHECKING:
     from .classifiers import Classifier
@@ -36,8 +36,8 @@ BYTES_PER_COLUMN = 12
 
 
 class Model(Saveable):
-    """Base of :class:`~conjunct.models.KernelModel` and
-    :class:`~conjunct.linear.ConjunctiveLinearModel`.
+    """Base of :class:`~conjunct.models.kernel.KernelModel` and
+    :class:`~conjunct.models.linear.ConjunctiveLinearModel`.
 
     Subclasses set ``default_method`` and name their parts: ``_rows_attr``
     (the binary CSR), ``_weights_attr`` (its (rows, K) weights), and the words
@@ -122,7 +122,7 @@ class Model(Saveable):
 
     def internal_space(self) -> Tuple[np.ndarray, sp.csr_matrix]:
         """(col_map, rows CSR in internal ids): the features the rows use
-        renumbered by frequency rank (:func:`~conjunct.features.rank_space`).
+        renumbered by frequency rank (:func:`~conjunct.features.index.rank_space`).
 
         ``col_map[c]`` is the internal id of column ``c`` (0 = the most frequent
         feature that occurs in a row) or -1 when the column carries no weight.
@@ -137,7 +137,7 @@ class Model(Saveable):
         Parameters
         ----------
         method : str, optional
-            One of :data:`conjunct.classifiers.METHODS`.
+            One of :data:`conjunct.models.classifiers.METHODS`.
             Default: ``"pki"`` for kernel models, ``"pke"`` for conjunctive
             linear models. ``"pkb"``: brute force over every support vector
             (the reference); ``"pki"``: inverted index over the support

@@ -22,7 +22,7 @@ import sys
 from contextlib import contextmanager
 from typing import IO, Any, Iterator, List, Optional, Tuple, Union
 
-from ._errors import DataFormatError
+from .._errors import DataFormatError
 
 __all__ = ["StrictText", "TextLines", "check_no_surrogates", "has_surrogate", "open_text", "numbered", "sentence_blocks",
            "find_bad_utf8", "Source"]

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import Any, List, Optional, Sequence, Tuple
 
-from ._errors import DataFormatError
+from .._errors import DataFormatError
 from ._textin import check_no_surrogates, has_surrogate
 
 __all__ = ["sentence_words", "sentence_tags", "sentence_columns", "as_sentences", "tags_of", "EXPECTED"]

@@ -25,9 +25,9 @@ from typing import Any, Dict, List, Mapping
 
 import numpy as np
 
-from . import _core
-from ._errors import ModelFormatError
-from .budget import check_memory
+from .. import _core
+from .._errors import ModelFormatError
+from ..budget import check_memory
 
 __all__ = ["DERIVABLE", "derivable", "restore"]
 

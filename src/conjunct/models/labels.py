@@ -8,8 +8,8 @@ from typing import Any, Dict, Iterable, List, Sequence, Tuple, Union
 
 import numpy as np
 
-from ._errors import ConjunctError
-from .validation import Meta, describe, is_int
+from .._errors import ConjunctError
+from ..io.validation import Meta, describe, is_int
 
 __all__ = ["DecisionRule", "parse_label", "ovo_pairs", "labels_array", "check_rule"]
 

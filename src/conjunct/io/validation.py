@@ -13,8 +13,8 @@ from typing import Any, Dict, Iterator, Mapping, NoReturn, Optional, Sequence, T
 
 import numpy as np
 
-from ._errors import ModelFormatError
-from .budget import MemoryBudgetError, check_memory
+from .._errors import ModelFormatError
+from ..budget import MemoryBudgetError, check_memory
 
 __all__ = ["validate", "Where", "Meta", "MISSING", "section", "csr", "check_finite", "check_range", "check_pointers",
            "check_strings", "check_rows_ascending", "check_budget", "check_kernel_magnitude", "kernel",

@@ -10,7 +10,7 @@ from typing import Dict, Set, Tuple
 
 import numpy as np
 
-from .validation import (MAX_COLUMNS, Arrays, Meta, Where, blocks, check_pointers, check_range, check_strings, describe,
+from ..io.validation import (MAX_COLUMNS, Arrays, Meta, Where, blocks, check_pointers, check_range, check_strings, describe,
                          is_int, section)
 
 __all__ = ["check_feature_index", "optional_features"]

@@ -29,14 +29,14 @@ import os
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
-from ._lazy import sparse as sp
+from .._lazy import sparse as sp
 
-from ._errors import ConjunctError, ModelFormatError
-from .features import FeatureIndex, rows_to_csr
+from .._errors import ConjunctError, ModelFormatError
+from ..features.index import FeatureIndex, rows_to_csr
+from ..features.matrices import as_rows
+from ..io.validation import MAX_DEGREE, Meta, Where, blocks, check_finite, csr, max_row_length, section
+from .base import Model, check_model_width
 from .labels import parse_label
-from .matrices import as_rows
-from .model_base import Model, check_model_width
-from .validation import MAX_DEGREE, Meta, Where, blocks, check_finite, csr, max_row_length, section
 
 __all__ = ["ConjunctiveLinearModel", "brute_force_margins"]
 
@@ -53,7 +53,7 @@ class ConjunctiveLinearModel(Model):
     intercept : float or array (K,)
         Bias (the weight of the empty conjunction).
     classes, decision, features, source
-        As for :class:`~conjunct.models.KernelModel`.
+        As for :class:`~conjunct.models.kernel.KernelModel`.
     """
 
     kind = "conjunctive_linear_model"

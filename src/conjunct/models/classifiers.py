@@ -15,21 +15,21 @@ from math import comb
 from typing import Any, Callable, Dict, Optional, Tuple
 
 import numpy as np
-from ._lazy import sparse as sp
+from .._lazy import sparse as sp
 
-from . import _core
+from .. import _core
+from .._errors import ConjunctError, ModelFormatError, UnknownFeaturesWarning
+from .._jobs import resolve_n_jobs
+from ..budget import MemoryBudgetError, check_memory, format_bytes, memory_budget
+from ..features.index import FeatureIndex, store_features, stored_features
+from ..features.matrices import as_rows
+from ..io.data import read_data
+from ..io.persistence import Saveable
+from ..io.validation import Meta, Where
+from ..progress import bar, bars_enabled
 from ._derived import derivable, restore
-from ._errors import ConjunctError, ModelFormatError, UnknownFeaturesWarning
-from ._jobs import resolve_n_jobs
-from .budget import MemoryBudgetError, check_memory, format_bytes, memory_budget
 from .classifier_checks import check_classifier
-from .data import read_data
-from .features import FeatureIndex, store_features, stored_features
 from .labels import DecisionRule
-from .matrices import as_rows
-from .persistence import Saveable
-from .progress import bar, bars_enabled
-from .validation import Meta, Where
 
 __all__ = ["Classifier", "compile_model", "approximation_report", "METHODS", "DEFAULT_DENSE_BYTES"]
 

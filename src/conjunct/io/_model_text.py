@@ -9,7 +9,7 @@ from typing import Iterator, List, Optional, Tuple
 
 import numpy as np
 
-from ._errors import ModelFormatError
+from .._errors import ModelFormatError
 
 __all__ = ["TextLines", "to_float", "to_int", "feature_ids", "check_poly"]
 

@@ -6,13 +6,13 @@ import itertools
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
-from ._lazy import sparse as sp
+from .._lazy import sparse as sp
 
-from ._errors import DataFormatError, ModelFormatError
-from .feature_checks import check_feature_index
-from .feature_spec import FeatureKeys
-from .persistence import Saveable, nested, prefixed
-from .validation import Meta, Where
+from .._errors import DataFormatError, ModelFormatError
+from ..io.persistence import Saveable, nested, prefixed
+from ..io.validation import Meta, Where
+from .checks import check_feature_index
+from .spec import FeatureKeys
 
 __all__ = ["FeatureIndex", "rows_to_csr", "rank_space", "store_features", "stored_features"]
 
@@ -96,7 +96,7 @@ def _csr_from_flat(flat: np.ndarray, lengths: np.ndarray, n_features: Optional[i
 
 
 def _check_numeric_width(n: int) -> None:
-    from .budget import check_memory
+    from ..budget import check_memory
 
     check_memory(n * BYTES_PER_NUMERIC_COLUMN,
                  f"a numeric feature index of {n} columns (largest feature id {n - 1}) and the column maps built on it",
@@ -144,7 +144,7 @@ class FeatureIndex(Saveable):
             raise DataFormatError(f"counts has shape {self.counts.shape}, expected ({n},)")
         if self.counts.size and self.counts.min() < 0:
             raise DataFormatError("feature counts must be non-negative")
-        #: The features' templates and codes (:class:`~conjunct.feature_spec.FeatureKeys`)
+        #: The features' templates and codes (:class:`~conjunct.features.spec.FeatureKeys`)
         #: when a task's feature engine reads them; dropped when features are added.
         self.keys: Optional[FeatureKeys] = None
 

@@ -21,7 +21,7 @@ import itertools
 import unicodedata
 from typing import Iterable, Iterator, List, Optional, Sequence, Tuple
 
-from ._errors import ConjunctError
+from .._errors import ConjunctError
 
 __all__ = ["render", "render_sentence", "render_stream", "page_head", "PAGE_END"]
 

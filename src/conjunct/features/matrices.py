@@ -7,10 +7,10 @@ from __future__ import annotations
 from typing import Any, List, Optional, Tuple
 
 import numpy as np
-from ._lazy import sparse as sp
+from .._lazy import sparse as sp
 
-from ._errors import DataFormatError
-from .features import FeatureIndex, rows_to_csr
+from .._errors import DataFormatError
+from .index import FeatureIndex, rows_to_csr
 
 __all__ = ["as_binary_csr", "as_rows"]
 

@@ -5,16 +5,16 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Dict, Mapping, Optional, Sequence, Tuple, cast
 
 import numpy as np
-from ._lazy import sparse as sp
+from .._lazy import sparse as sp
 
-from . import _core
-from ._errors import ConjunctError
-from .features import FeatureIndex
-from .matrices import as_binary_csr
-from .model_base import Model, check_model_width
+from .. import _core
+from .._errors import ConjunctError
+from ..features.index import FeatureIndex
+from ..features.matrices import as_binary_csr
+from .base import Model, check_model_width
 if TYPE_CHECKING:
     from .classifiers import Classifier
-from .validation import Meta, Where, check_finite, check_kernel_magnitude, csr, kernel, max_row_length, section
+from ..io.validation import Meta, Where, check_finite, check_kernel_magnitude, csr, kernel, max_row_length, section
 
 __all__ = ["KernelModel", "PolyKernel"]
 
@@ -26,7 +26,7 @@ class KernelModel(Model):
 
     The margin of output ``o`` for an input set ``x`` is
     ``intercept[o] + sum_i dual_coef[i, o] * (gamma * |s_i ∩ x| + coef0) ** degree``,
-    and a :class:`~conjunct.labels.DecisionRule` turns the K margins into a label.
+    and a :class:`~conjunct.models.labels.DecisionRule` turns the K margins into a label.
 
     Parameters
     ----------

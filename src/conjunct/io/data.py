@@ -28,16 +28,16 @@ import re
 from typing import IO, Any, Iterator, List, Optional, Sequence, Tuple, Union, cast
 
 import numpy as np
-from ._lazy import sparse as sp
+from .._lazy import sparse as sp
 
-from ._errors import DataFormatError
+from .._errors import DataFormatError
+from ..features.index import FeatureIndex, _csr_from_flat, rows_to_csr
+from ..features.matrices import as_binary_csr
+from ..models.labels import labels_array, parse_label
 from ._textin import Source
-# The text layer (conjunct._textin), under the names some task readers import from here.
+# The text layer (conjunct.io._textin), under the names some task readers import from here.
 from ._textin import numbered as _numbered
 from ._textin import open_text as _open_text
-from .features import FeatureIndex, _csr_from_flat, rows_to_csr
-from .labels import labels_array, parse_label
-from .matrices import as_binary_csr
 
 __all__ = [
     "read_svmlight",
@@ -166,7 +166,7 @@ def _scanned(source: Source, fmt: str, binarize: bool) -> Optional[Tuple[Any, ..
     Python reader handles (or reports, with file and line)."""
     if not isinstance(source, (str, os.PathLike)) or os.fspath(source) == "-" or not os.path.isfile(source):
         return None
-    from . import _core
+    from .. import _core
 
     with open(source, "rb") as f:
         data = f.read()

@@ -19,7 +19,7 @@ from typing import Any, Dict, Iterator, Mapping, Tuple, Union
 import numpy as np
 
 from . import model_io
-from ._errors import ModelFormatError
+from .._errors import ModelFormatError
 from .validation import Meta, Where, validate
 
 __all__ = ["Saveable", "Registry", "KINDS", "load", "save", "build", "from_bytes", "pack", "unpack"]
@@ -66,10 +66,10 @@ class Registry:
 
 # Where each kind of file object is defined (the class registers itself on import).
 KINDS = Registry("model kind", {
-    "feature_index": "conjunct.features",
-    "kernel_model": "conjunct.models",
-    "conjunctive_linear_model": "conjunct.linear",
-    "classifier": "conjunct.classifiers",
+    "feature_index": "conjunct.features.index",
+    "kernel_model": "conjunct.models.kernel",
+    "conjunctive_linear_model": "conjunct.models.linear",
+    "classifier": "conjunct.models.classifiers",
     "task_pipeline": "conjunct.tasks.base",
     "perceptron_tagger": "conjunct.tagging.taggers",
     "hmm_tagger": "conjunct.tagging.hmm",
@@ -97,7 +97,7 @@ class Saveable:
 
     kind: str = ""
     #: Whether files of this kind store integer sections narrowed where exact
-    #: (:mod:`conjunct._narrow`): the pipelines, the files people ship, do.
+    #: (:mod:`conjunct.io._narrow`): the pipelines, the files people ship, do.
     compact_sections = False
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
@@ -115,7 +115,7 @@ class Saveable:
     @classmethod
     def check_sections(cls, meta: Meta, arrays: Arrays, where: Where) -> None:
         """Check the header entry and sections of a file object of this kind
-        (with the tools of :mod:`conjunct.validation`) before ``from_container``
+        (with the tools of :mod:`conjunct.io.validation`) before ``from_container``
         sees them; :class:`~conjunct._errors.ModelFormatError` on a problem."""
         raise NotImplementedError(f"{cls.__qualname__} does not check its sections")
 

@@ -20,7 +20,7 @@ Layout (all integers little-endian)::
 ``meta`` holds that object's scalar parameters. Files are written to a temporary
 file in the same directory and renamed into place, so a failed save never
 leaves a half-written model behind. Reading checks the container (preamble,
-header records, section bounds); ``conjunct.validation`` then checks what the
+header records, section bounds); ``conjunct.io.validation`` then checks what the
 sections mean. See ``docs/model-format.md`` and ``docs/reliability.md``.
 """
 
@@ -39,7 +39,7 @@ from typing import Any, BinaryIO, Callable, Dict, List, NoReturn, Optional, Tupl
 import numpy as np
 
 from ._atomic import _host_tag, _named, atomic_file, clean_stale_temporaries  # noqa: F401 (names of this module before)
-from ._errors import ModelFormatError
+from .._errors import ModelFormatError
 from ._narrow import check_record, narrow, widen
 
 __all__ = ["MAGIC", "FORMAT_VERSION", "write_container", "read_container", "dumps", "loads", "read_header"]
@@ -97,7 +97,7 @@ def _round_up(n: int) -> int:
 
 #: The stages of a load, named by every error of a model file: the container
 #: (preamble, JSON header, section table), its digest, the sections' contents
-#: (``conjunct.validation``), and building the object from them.
+#: (``conjunct.io.validation``), and building the object from them.
 STAGES = ("reading the header", "checking the digest", "checking sections", "building")
 
 
@@ -145,7 +145,7 @@ def write_container(path: Path, kind: str, meta: Header, arrays: Dict[str, np.nd
     file gets 0666 less the umask. Readers that memory-mapped the old file keep
     reading it: the file is never truncated in place. Symlinks are written
     through; directories, devices, FIFOs and sockets are refused. ``compact``
-    stores integer sections narrowed where that is exact (:mod:`conjunct._narrow`).
+    stores integer sections narrowed where that is exact (:mod:`conjunct.io._narrow`).
     """
     with atomic_file(path, action="save a model to") as f:
         try:

@@ -20,7 +20,7 @@ from typing import Optional, Tuple
 
 import numpy as np
 
-from ._errors import ModelFormatError
+from .._errors import ModelFormatError
 
 __all__ = ["narrow", "widen", "MIN_ENTRIES"]
 

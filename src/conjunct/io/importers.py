@@ -1,6 +1,6 @@
 """Importers: polynomial-kernel models from LIBSVM, SVMlight, TinySVM, opal and scikit-learn.
 
-Each importer produces a :class:`~conjunct.models.KernelModel` whose margins equal
+Each importer produces a :class:`~conjunct.models.kernel.KernelModel` whose margins equal
 the source tool's decision values and whose decisions equal its predictions:
 
 ============  ====================================  ===========================
@@ -29,12 +29,12 @@ from typing import Optional
 import numpy as np
 import scipy.sparse as sp
 
-from ._errors import ModelFormatError
-from .features import FeatureIndex, rows_to_csr
+from .._errors import ModelFormatError
+from ..features.index import FeatureIndex, rows_to_csr
+from ..models.kernel import KernelModel
+from ..models.labels import ovo_pairs, parse_label
+from ..models.linear import ConjunctiveLinearModel
 from ._model_text import TextLines, check_poly, feature_ids, to_float, to_int
-from .labels import ovo_pairs, parse_label
-from .linear import ConjunctiveLinearModel
-from .models import KernelModel
 from .persistence import load
 
 __all__ = [
@@ -317,7 +317,7 @@ def from_sklearn(estimator, *, binarize: bool = False, features: Optional[Featur
         raise ModelFormatError(f"kernel {kernel!r} is not supported: conjunct imports polynomial (and linear) kernels only", "<sklearn>")
     S = estimator.support_vectors_
     S = sp.csr_matrix(S) if not sp.issparse(S) else S.tocsr()
-    from .matrices import as_binary_csr
+    from ..features.matrices import as_binary_csr
 
     S = as_binary_csr(S, binarize=binarize)
     classes = list(estimator.classes_)
@@ -375,8 +375,8 @@ def import_model(path, format: str = "auto", *, binarize: bool = False, mmap: bo
 
     This is the way to read a model trained elsewhere: LIBSVM, SVMlight,
     TinySVM, opal or conjunctive linear text models become a
-    :class:`~conjunct.models.KernelModel` or
-    :class:`~conjunct.linear.ConjunctiveLinearModel` with the source tool's
+    :class:`~conjunct.models.kernel.KernelModel` or
+    :class:`~conjunct.models.linear.ConjunctiveLinearModel` with the source tool's
     decisions. A conjunct model file is read by :func:`conjunct.load`, so one
     call loads whatever a user has (``conjunct convert`` and ``conjunct
     predict`` use it); ``conjunct.load`` itself reads conjunct files only.

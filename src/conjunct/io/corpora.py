@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 from typing import Iterable, Iterator, List, NamedTuple, Optional, Sequence, Tuple
 
-from ._errors import DataFormatError
+from .._errors import DataFormatError
 from ._textin import open_text, sentence_blocks
 
 __all__ = ["read_conll2000", "read_columns", "iter_columns", "read_conllu", "iter_conllu", "ConlluSentence", "window_features",

@@ -12,9 +12,9 @@ from typing import Any, Callable, Dict, Optional, Sequence, Tuple
 
 import numpy as np
 
-from .feature_checks import optional_features
+from ..features.checks import optional_features
 from .labels import check_rule
-from .validation import (MAX_COLUMNS, Arrays, Meta, Where, blocks, check_budget, check_finite, check_kernel_magnitude,
+from ..io.validation import (MAX_COLUMNS, Arrays, Meta, Where, blocks, check_budget, check_finite, check_kernel_magnitude,
                          check_pointers, check_range, check_rows_ascending, csr, is_int, kernel, max_row_length, section)
 
 __all__ = ["MethodSpec", "METHOD_SPECS", "check_classifier", "MAX_CLASSIFIER_DEGREE"]

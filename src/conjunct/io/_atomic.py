@@ -23,7 +23,7 @@ import socket
 import stat
 from typing import IO, Any, Iterator, Optional, Tuple, Union
 
-from ._errors import ConjunctError
+from .._errors import ConjunctError
 
 __all__ = ["atomic_file", "clean_stale_temporaries", "same_file"]
 
