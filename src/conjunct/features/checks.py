@@ -15,7 +15,7 @@ from ..io.validation import (MAX_COLUMNS, Arrays, Meta, Where, blocks, check_poi
 
 __all__ = ["check_feature_index", "optional_features"]
 
-#: Parts per feature template (feature_spec.MAX_PARTS, the C++ FeatureSpec::kMaxParts).
+#: Parts per feature template (spec.MAX_PARTS, the C++ FeatureSpec::kMaxParts).
 _MAX_PARTS = 3
 _MAX_TEMPLATES = 1 << 14
 
