@@ -2,7 +2,6 @@
 // bit as compile_split computed them (see split.h).
 #include <algorithm>
 #include <cstdlib>
-#include <exception>
 #include <limits>
 #include <new>
 #include <stdexcept>
@@ -14,6 +13,7 @@
 #include "conjunct/classify/compile.h"
 #include "conjunct/classify/conjunction_store.h"
 #include "conjunct/classify/split.h"
+#include "conjunct/util/parallel.h"
 
 namespace conjunct {
 
@@ -240,26 +240,8 @@ Sections split_derived_sections(const Meta& meta, const Sections& arrays, size_t
   bounds.push_back(static_cast<int32_t>(n_common));
   const size_t parts = bounds.size() - 1;
   std::vector<Dropped> pos(parts), neg(parts);
-  std::vector<std::exception_ptr> error(parts);
-  auto run = [&](size_t t) {
-    try {
-      sum_range(bounds[t], bounds[t + 1], pos[t], neg[t]);
-    } catch (...) {
-      error[t] = std::current_exception();
-    }
-  };
-  {
-    std::vector<std::thread> threads;
-    try {
-      for (size_t t = 1; t < parts; ++t) threads.emplace_back(run, t);
-    } catch (...) {  // no thread to be had: the rest in this one
-      for (size_t t = threads.size() + 1; t < parts; ++t) run(t);
-    }
-    run(0);
-    for (std::thread& t : threads) t.join();
-  }
-  for (const std::exception_ptr& e : error)  // the first range's error: the one a serial pass meets first
-    if (e) std::rethrow_exception(e);
+  // The first range's error is the one a serial pass meets first.
+  run_parts(parts, [&](size_t t) { sum_range(bounds[t], bounds[t + 1], pos[t], neg[t]); });
   Dropped dropped_pos, dropped_neg;
   for (size_t t = 0; t < parts; ++t) {
     dropped_pos.insert(dropped_pos.end(), pos[t].begin(), pos[t].end());

@@ -1,14 +1,13 @@
 #include "conjunct/tasks/japanese_pipeline.h"
 
 #include <algorithm>
-#include <exception>
 #include <stdexcept>
 #include <string>
-#include <thread>
 
 #include "conjunct/scratch.h"
 #include "conjunct/tagging/tag_batch.h"
 #include "conjunct/tasks/yamcha_chunk.h"
+#include "conjunct/util/parallel.h"
 
 namespace conjunct {
 
@@ -169,23 +168,9 @@ void analyze_japanese(const JapaneseStages& st, const TokenBatch& words, Japanes
     cut.push_back(std::max(cut.back(), std::min(s, n_sent)));
   }
   cut.push_back(n_sent);
-  if (threads == 1) {
-    run_block(st, words, 0, n_sent, out, thread_scratch<Work>());
-  } else {
-    std::vector<std::exception_ptr> errors(threads);
-    std::vector<std::thread> pool;
-    for (size_t t = 0; t < threads; ++t)
-      pool.emplace_back([&, t] {
-        try {
-          if (cut[t] < cut[t + 1]) run_block(st, words, cut[t], cut[t + 1], out, thread_scratch<Work>());
-        } catch (...) {
-          errors[t] = std::current_exception();
-        }
-      });
-    for (auto& th : pool) th.join();
-    for (const auto& e : errors)
-      if (e) std::rethrow_exception(e);
-  }
+  run_parts(threads, [&](size_t t) {
+    if (threads == 1 || cut[t] < cut[t + 1]) run_block(st, words, cut[t], cut[t + 1], out, thread_scratch<Work>());
+  });
   // The heads, compacted: sentence s's bunsetsu count is its last word's bunsetsu + 1.
   out.bunsetsu_ptr.assign(1, 0);
   out.heads.swap(slots);
@@ -241,23 +226,7 @@ void segment_pieces(const JapaneseSegmenter& seg, const char* text, const int64_
   }
   cut.push_back(n_pieces);
   std::vector<std::vector<int64_t>> cuts(threads), counts(threads);
-  if (threads == 1) {
-    segment_range(seg, text, piece_offsets, 0, n_pieces, cuts[0], counts[0]);
-  } else {
-    std::vector<std::exception_ptr> errors(threads);
-    std::vector<std::thread> pool;
-    for (size_t t = 0; t < threads; ++t)
-      pool.emplace_back([&, t] {
-        try {
-          segment_range(seg, text, piece_offsets, cut[t], cut[t + 1], cuts[t], counts[t]);
-        } catch (...) {
-          errors[t] = std::current_exception();
-        }
-      });
-    for (auto& th : pool) th.join();
-    for (const auto& e : errors)
-      if (e) std::rethrow_exception(e);
-  }
+  run_parts(threads, [&](size_t t) { segment_range(seg, text, piece_offsets, cut[t], cut[t + 1], cuts[t], counts[t]); });
   // A word ends at every cut and at every piece's end.
   word_offsets.assign(1, n_pieces ? piece_offsets[0] : 0);
   std::vector<int64_t> piece_words(n_pieces + 1, 0);

@@ -37,15 +37,9 @@ def _identity(path: str) -> Tuple[Tuple, Optional[bytes]]:
     """The file's identity (device, inode, size, mtime, ctime: a rename or an
     in-place write changes it) and the digest its preamble holds (None when it
     is too short or not a conjunct model file), both from one open file."""
-    from ..io.model_io import _PREAMBLE, MAGIC
+    from ..io.model_io import _PREAMBLE, MAGIC, open_model_file
 
-    try:
-        f = open(path, "rb")
-    except FileNotFoundError:
-        raise ModelFormatError("no such file (on this worker: workers need the model at the same path)", path) from None
-    except IsADirectoryError:
-        raise ModelFormatError("is a directory, not a model file", path) from None
-    with f:
+    with open_model_file(path, "no such file (on this worker: workers need the model at the same path)") as f:
         st = os.fstat(f.fileno())
         pre = f.read(_PREAMBLE.size)
     key = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)

@@ -42,7 +42,8 @@ from ._atomic import _host_tag, _named, atomic_file, clean_stale_temporaries  # 
 from .._errors import ModelFormatError
 from ._narrow import check_record, narrow, widen
 
-__all__ = ["MAGIC", "FORMAT_VERSION", "write_container", "read_container", "dumps", "loads", "read_header"]
+__all__ = ["MAGIC", "FORMAT_VERSION", "write_container", "read_container", "dumps", "loads", "read_header",
+           "open_model_file"]
 
 MAGIC = b"CONJUNCT"
 # Version 2 adds narrowed integer sections (a record's "decode"); a file
@@ -318,14 +319,20 @@ def read_container_hashing(path: Path, *, mmap: bool = False,
     return kind, meta, arrays, (later[0] if later else (lambda: None))
 
 
-def _read(path: Path, mmap: bool, verify: bool, later: _Later) -> Tuple[str, Header, Arrays]:
-    name = os.fspath(path)
+def open_model_file(name: str, missing: str = "no such file") -> BinaryIO:
+    """``name`` opened for reading, or a :class:`ModelFormatError` that says
+    it is missing (``missing``) or a directory."""
     try:
-        f = open(name, "rb")
+        return open(name, "rb")
     except FileNotFoundError:
-        raise ModelFormatError("no such file", name) from None
+        raise ModelFormatError(missing, name) from None
     except IsADirectoryError:
         raise ModelFormatError("is a directory, not a model file", name) from None
+
+
+def _read(path: Path, mmap: bool, verify: bool, later: _Later) -> Tuple[str, Header, Arrays]:
+    name = os.fspath(path)
+    f = open_model_file(name)
     buf: Union[bytes, _mmap.mmap]
     with f:
         if mmap:

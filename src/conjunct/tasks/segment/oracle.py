@@ -3,7 +3,7 @@ sequence (the training examples) and the words a sequence of decisions makes."""
 
 from __future__ import annotations
 
-from typing import List, Optional, Sequence, Tuple
+from typing import Iterator, List, Optional, Sequence, Tuple
 
 from ..._errors import DataFormatError
 from ..base import oracle_sentences
@@ -38,6 +38,25 @@ def words_from_boundaries(text: str, boundaries: Sequence[bool]) -> List[str]:
 
 # Sentences per vectorised call of the oracle: often enough for a progress bar.
 ORACLE_BATCH = 1000
+# Sentences whose feature strings are alive at once while building rows (about 25 MB on GSD).
+ROWS_BATCH = 250
+
+
+def _example_batches(sentences: Sequence[Sequence[str]], ngram: int, dictionaries: Optional[Sequence[WordDictionary]],
+                     type_ngram: Optional[int], batch: int) -> Iterator[Tuple[List[List[str]], List[int]]]:
+    """(feature strings, +1/-1) of the boundaries of every ``batch`` sentences
+    in turn (sentence k's features hold the flags of ``dictionaries[k]``)."""
+    k = 0
+    for part in oracle_sentences(sentences, batch):
+        feats: List[List[str]] = []
+        labels: List[int] = []
+        for s in part:
+            text = "".join(s)
+            feats.extend(feature_lists(text, range(1, len(text)), ngram,
+                                       None if dictionaries is None else dictionaries[k], type_ngram))
+            labels.extend(boundary_labels(s))
+            k += 1
+        yield feats, labels
 
 
 def training_examples(sentences: Sequence[Sequence[str]], ngram: int = 3,
@@ -48,19 +67,10 @@ def training_examples(sentences: Sequence[Sequence[str]], ngram: int = 3,
     flags of ``dictionaries[k]``)."""
     feats: List[List[str]] = []
     labels: List[int] = []
-    k = 0
-    for batch in oracle_sentences(sentences, ORACLE_BATCH):
-        for s in batch:
-            text = "".join(s)
-            feats.extend(feature_lists(text, range(1, len(text)), ngram,
-                                       None if dictionaries is None else dictionaries[k], type_ngram))
-            labels.extend(boundary_labels(s))
-            k += 1
+    for f, y in _example_batches(sentences, ngram, dictionaries, type_ngram, ORACLE_BATCH):
+        feats.extend(f)
+        labels.extend(y)
     return feats, labels
-
-
-# Sentences whose feature strings are alive at once while building rows (about 25 MB on GSD).
-ROWS_BATCH = 250
 
 
 def training_rows(sentences: Sequence[Sequence[str]], ngram: int = 3,
@@ -72,15 +82,6 @@ def training_rows(sentences: Sequence[Sequence[str]], ngram: int = 3,
     from ..rows import RowBuilder
 
     rows = RowBuilder()
-    k = 0
-    for batch in oracle_sentences(sentences, ROWS_BATCH):
-        feats: List[List[str]] = []
-        labels: List[int] = []
-        for s in batch:
-            text = "".join(s)
-            feats.extend(feature_lists(text, range(1, len(text)), ngram,
-                                       None if dictionaries is None else dictionaries[k], type_ngram))
-            labels.extend(boundary_labels(s))
-            k += 1
-        rows.add(feats, labels)
+    for f, y in _example_batches(sentences, ngram, dictionaries, type_ngram, ROWS_BATCH):
+        rows.add(f, y)
     return rows.rows()
