@@ -179,6 +179,20 @@ def test_loading_and_deciding_import_no_scipy(tmp_path):
     assert out[0] == str([int(v) for v in conjunct.load(tmp_path / "c.cjt").predict(S[:5])])
 
 
+def test_the_pipelines_modules_import_no_scipy():
+    # What loading any saved pipeline imports; the training-side modules they pull in (oracles,
+    # training rows) must take scipy on first use too, or loading pays for it again.
+    import subprocess
+    import sys
+
+    code = ("import sys, conjunct, conjunct.analysis.english, conjunct.analysis.japanese, conjunct.tasks.tokenize, "
+            "conjunct.tasks.english, conjunct.tasks.segment, conjunct.tasks.bunsetsu, conjunct.tasks.chunk, "
+            "conjunct.tasks.rows, conjunct.tagging\n"
+            "print(sorted(m for m in sys.modules if m.startswith('scipy')))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+    assert out == "[]"
+
+
 @pytest.mark.parametrize("n_common", [0, 7, 40, 60])
 def test_the_postings_check_is_the_transpose(n_common):
     from conjunct.io.validation import Where

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import List, Sequence, Tuple
 
 import numpy as np
-import scipy.sparse as sp
+from .._lazy import sparse as sp
 
 __all__ = ["RowBuilder", "release_free_memory"]
 
