@@ -95,20 +95,6 @@ def test_bad_input_as_before(nlp):
     assert nlp.analyze([]) == []
 
 
-def test_cuts_out_of_place_are_refused(nlp):
-    core = engine_for(nlp).core
-    text = "東京に".encode()
-    args = dict(text=text, piece_offsets=np.array([0, len(text)], dtype=np.int64),
-                cut_ptr=np.array([0, 1], dtype=np.int64), piece_ptr=np.array([0, 1], dtype=np.int64))
-    words = core.analyze_cuts(cuts=np.array([2], dtype=np.int64), **args)[0]
-    assert words == ["東京", "に"]
-    for bad in (0, 3, 7):
-        with pytest.raises(ValueError, match="piece 1"):
-            core.analyze_cuts(cuts=np.array([bad], dtype=np.int64), **args)
-    with pytest.raises(ValueError, match="cut offsets"):
-        core.analyze_cuts(cuts=np.array([1, 2], dtype=np.int64), **args)
-
-
 def test_pieces_in_one_call(nlp):
     core = engine_for(nlp).core
     a, b = "東京に行った".encode(), "。".encode()

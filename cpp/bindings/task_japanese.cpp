@@ -155,32 +155,7 @@ void bind_task_japanese(nb::module_& m) {
           },
           nb::arg("text"), nb::arg("piece_offsets"), nb::arg("piece_ptr"), nb::arg("n_threads") = 1,
           "Every stage from raw text: pieces text[piece_offsets[p]:piece_offsets[p + 1]] (UTF-8, no whitespace),\n"
-          "the pieces of sentence s (piece_ptr[s]:piece_ptr[s + 1]); the segmenter cuts each piece into words.")
-      .def(
-          "analyze_cuts",
-          [](const PyJapanesePipeline& self, const nb::bytes& text, const Array1<int64_t>& piece_offsets,
-             const Array1<int64_t>& cuts, const Array1<int64_t>& cut_ptr, const Array1<int64_t>& piece_ptr,
-             int n_threads) {
-            const size_t n_pieces = piece_offsets.size() - (piece_offsets.size() > 0);
-            check_ptr(piece_offsets, static_cast<int64_t>(text.size()), "piece offsets");
-            check_ptr(cut_ptr, static_cast<int64_t>(cuts.size()), "cut offsets");
-            if (cut_ptr.size() != n_pieces + 1) throw nb::value_error("one cut offset per piece, plus one, is needed");
-            check_ptr(piece_ptr, static_cast<int64_t>(n_pieces), "piece sentence offsets");
-            const char* data = text.c_str();
-            std::vector<int64_t> offsets, sent_ptr;
-            value_errors([&] {
-              words_from_cuts(data, piece_offsets.data(), n_pieces, cuts.data(), cut_ptr.data(), piece_ptr.data(),
-                              piece_ptr.size() - 1, offsets, sent_ptr);
-              return 0;
-            });
-            const TokenBatch words{data, offsets.data(), offsets.size() - 1, sent_ptr.data(), sent_ptr.size() - 1};
-            return analyze(self, words, offsets, n_threads);
-          },
-          nb::arg("text"), nb::arg("piece_offsets"), nb::arg("cuts"), nb::arg("cut_ptr"), nb::arg("piece_ptr"),
-          nb::arg("n_threads") = 1,
-          "The same from the segmenter's cuts: pieces text[piece_offsets[p]:piece_offsets[p + 1]] (UTF-8), the\n"
-          "character positions where a word ends inside piece p (cuts[cut_ptr[p]:cut_ptr[p + 1]]), the pieces of\n"
-          "sentence s (piece_ptr[s]:piece_ptr[s + 1]).");
+          "the pieces of sentence s (piece_ptr[s]:piece_ptr[s + 1]); the segmenter cuts each piece into words.");
 }
 
 }  // namespace conjunct::py

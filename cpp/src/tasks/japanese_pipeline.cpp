@@ -183,34 +183,6 @@ void analyze_japanese(const JapaneseStages& st, const TokenBatch& words, Japanes
   }
 }
 
-void words_from_cuts(const char* text, const int64_t* piece_offsets, size_t n_pieces, const int64_t* cuts,
-                     const int64_t* cut_ptr, const int64_t* piece_ptr, size_t n_sentences,
-                     std::vector<int64_t>& word_offsets, std::vector<int64_t>& sent_ptr) {
-  word_offsets.assign(1, 0);
-  sent_ptr.assign(1, 0);
-  std::vector<int64_t> piece_words(n_pieces + 1, 0);
-  for (size_t p = 0; p < n_pieces; ++p) {
-    const int64_t a = piece_offsets[p], e = piece_offsets[p + 1];
-    // A word starts at the piece's first byte: the offsets run on without a gap only inside one piece.
-    if (word_offsets.back() != a) throw std::invalid_argument("piece " + std::to_string(p + 1) + ": pieces must be adjacent");
-    int64_t at = a, chars = 0;
-    for (int64_t c = cut_ptr[p]; c < cut_ptr[p + 1]; ++c) {
-      const int64_t want = cuts[c];
-      if (want <= chars) throw std::invalid_argument("piece " + std::to_string(p + 1) + ": cuts must increase from 1");
-      while (at < e && chars < want) {
-        ++at;
-        while (at < e && (static_cast<unsigned char>(text[at]) & 0xC0) == 0x80) ++at;
-        ++chars;
-      }
-      if (at >= e) throw std::invalid_argument("piece " + std::to_string(p + 1) + ": a cut lies at or past its end");
-      word_offsets.push_back(at);
-    }
-    if (e > a) word_offsets.push_back(e);
-    piece_words[p + 1] = static_cast<int64_t>(word_offsets.size() - 1);
-  }
-  for (size_t s = 0; s < n_sentences; ++s) sent_ptr.push_back(piece_words[static_cast<size_t>(piece_ptr[s + 1])]);
-}
-
 void segment_pieces(const JapaneseSegmenter& seg, const char* text, const int64_t* piece_offsets, size_t n_pieces,
                     const int64_t* piece_ptr, size_t n_sentences, std::vector<int64_t>& word_offsets,
                     std::vector<int64_t>& sent_ptr, int n_threads) {

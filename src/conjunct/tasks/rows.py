@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import List, Sequence, Tuple
 
 import numpy as np
+
 from .._lazy import sparse as sp
 
 __all__ = ["RowBuilder", "release_free_memory"]

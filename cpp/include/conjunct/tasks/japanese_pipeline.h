@@ -71,15 +71,4 @@ void segment_pieces(const JapaneseSegmenter& seg, const char* text, const int64_
                     const int64_t* piece_ptr, size_t n_sentences, std::vector<int64_t>& word_offsets,
                     std::vector<int64_t>& sent_ptr, int n_threads);
 
-// Word byte offsets from a segmenter's cuts. Piece p is text[piece_offsets[p],
-// piece_offsets[p + 1]) (UTF-8); its cuts are the character positions
-// cuts[cut_ptr[p] .. cut_ptr[p + 1]), increasing, each strictly inside the
-// piece; a word runs from one cut (or the piece's start) to the next (or its
-// end). Sentence s is pieces [piece_ptr[s], piece_ptr[s + 1]). Fills the word
-// offsets (n_words + 1, into text) and the sentences' word offsets. Throws
-// std::invalid_argument naming the piece on a cut out of place.
-void words_from_cuts(const char* text, const int64_t* piece_offsets, size_t n_pieces, const int64_t* cuts,
-                     const int64_t* cut_ptr, const int64_t* piece_ptr, size_t n_sentences,
-                     std::vector<int64_t>& word_offsets, std::vector<int64_t>& sent_ptr);
-
 }  // namespace conjunct
