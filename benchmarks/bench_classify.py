@@ -131,7 +131,7 @@ def parsing_speed(built, train, test, E_test, model, repeats):
 def coverage(clf, X) -> float:
     """Mean share of a vector's model features covered by its longest stored prefix."""
     col_map = clf.arrays["col_map"]
-    p = clf._core.prefix_lengths(indptr=X.indptr.astype(np.int64), indices=X.indices.astype(np.int32))
+    p = clf.compiled.prefix_lengths(indptr=X.indptr.astype(np.int64), indices=X.indices.astype(np.int32))
     inside = X.indices < col_map.size
     known = np.zeros(X.indices.size, dtype=bool)
     known[inside] = col_map[X.indices[inside]] >= 0

@@ -201,6 +201,11 @@ def test_engine_rejects_bad_input():
         parser.parse_many([BunsetsuSentence([Bunsetsu([bad])])])
     with pytest.raises(AttributeError):
         parser.parse_many([object()])
+    # The loop takes the classifier's compiled handle, which brings its own rule and classes.
+    heads = parser.features.parse(classifier=parser.classifier.compiled, depends=1, early_exit=True, sentences=sents)[0]
+    assert heads.tolist() == [1, -1]
+    with pytest.raises(TypeError):
+        parser.features.parse(classifier=parser.classifier, depends=1, early_exit=True, sentences=sents)
     # Strings are read in C++ as they are: a newline in a form is a character like any other.
     odd = Token(1, "犬\n", "犬", "NOUN", "名詞-普通名詞-一般", 0, "root")
     assert parser.parse_many([BunsetsuSentence([Bunsetsu([odd]), Bunsetsu([ga])])]) == [[1, -1]]

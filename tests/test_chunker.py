@@ -257,3 +257,22 @@ def test_old_file_converts_at_load_and_other_features_are_refused(chunker, corpu
     model_io.write_container(tmp_path / "foreign.cjm", kind, meta, {**arrays, blob_key: np.frombuffer(bytes(blob), np.uint8)})
     with pytest.raises(ModelFormatError, match="retrain it"):
         conjunct.load(tmp_path / "foreign.cjm")
+
+
+@pytest.mark.realdata
+def test_the_loop_takes_a_compiled_handle_with_the_features_classes(chunker, corpus):
+    """The chunk loop gets the classifier's handle alone (its rule and classes come with it);
+    a handle with another number of classes than the features were built for is refused."""
+    import conjunct
+    from conjunct.tasks.chunk.runner import YamchaChunker
+
+    runner = chunker.runner()
+    assert isinstance(runner, YamchaChunker)
+    sentences = list(corpus[1][:5])
+    out = runner.features.chunk(classifier=runner.classifier.compiled, early_exit=True, sentences=sentences)
+    assert runner.classes[out[0]].tolist() == [t for tags in runner.chunk_many(sentences) for t in tags]
+    binary = conjunct.KernelModel([[1, 0], [0, 1]], [1.0, -1.0], degree=2).compile("pke")
+    with pytest.raises(ValueError, match="another number of classes"):
+        runner.features.chunk(classifier=binary.compiled, early_exit=True, sentences=sentences)
+    with pytest.raises(TypeError):
+        runner.features.chunk(classifier=runner.classifier, early_exit=True, sentences=sentences)

@@ -115,11 +115,29 @@ def test_malformed_file_names_the_file(tmp_path):
 def test_decision_rule_is_set_once():
     model, rng = _model(K=3)
     clf = model.compile("pke")
-    assert clf._core.rule == "argmax" and clf._core.n_classes == 3
+    assert clf.compiled.rule == "argmax" and clf.compiled.n_classes == 3
     X = random_binary_csr(rng, 20, 30, 0.2)
     np.testing.assert_array_equal(clf.predict(X), clf.rule.predict(clf.decision_function(X)))
     with pytest.raises(ValueError, match="decision rule"):
         _core.open_classifier(method="pke", meta=clf.meta, arrays=clf.arrays, rule="sign", n_classes=2)
+
+
+@pytest.mark.parametrize("K, rule, n_classes", [(1, "sign", 2), (3, "argmax", 3)])
+def test_the_compiled_handle_carries_its_rule_and_classes(K, rule, n_classes):
+    """Classifier.compiled is what the task loops take: it brings its own rule and classes."""
+    model, rng = _model(K=K)
+    clf = model.compile("pke")
+    handle = clf.compiled
+    assert isinstance(handle, _core.CompiledClassifier) and handle is clf.compiled
+    assert (handle.method, handle.rule, handle.n_classes, handle.n_outputs) == ("pke", rule, n_classes, K)
+    assert handle.n_classes == len(clf.classes)
+    X = random_binary_csr(rng, 30, 30, 0.2)
+    np.testing.assert_array_equal(clf.classes[handle.predict_batch(indptr=X.indptr.astype(np.int64),
+                                                                   indices=X.indices)], clf.predict(X))
+    with pytest.raises(AttributeError):
+        clf.compiled = handle
+    with pytest.raises(AttributeError):
+        handle.rule = "ovo"
 
 
 def test_fstrie_reuses_a_compiled_base():

@@ -170,6 +170,27 @@ def test_buffers_parse_as_sentence_objects(small, ewt):
     assert small.parse([]) == []
 
 
+def test_the_parser_takes_the_classifiers_compiled_handles(small, ewt):
+    """parse_arc_eager takes each component's handle alone (rule and classes come with it); the
+    transition codes must cover the transition classifier's classes; a Classifier itself is refused."""
+    from conjunct import _core
+
+    sample = ewt[1][:20]
+    runner = small.runner()
+    args = runner._args()
+    assert args["transitions"] is runner.transitions.compiled and args["labels"] is runner.labels.compiled
+    heads, labels = _core.parse_arc_eager(**args, sentences=sample)[:2]
+    assert [h for s in runner.parse_many(sample) for h in s[0]] == heads.tolist()
+    with pytest.raises(ValueError, match="one transition code per class"):
+        _core.parse_arc_eager(**dict(args, transition_of_class=args["transition_of_class"][:-1]), sentences=sample)
+    with pytest.raises(TypeError):
+        _core.parse_arc_eager(**dict(args, transitions=runner.transitions), sentences=sample)
+    # Without a label classifier an arc gets label 0 (or the root's, or a headless token's).
+    unlabeled = _core.parse_arc_eager(**dict(args, labels=None), sentences=sample)
+    assert len(unlabeled[0]) == len(heads)
+    assert set(unlabeled[1].tolist()) <= {0, args["root_label"], args["dep_label"], args["punct_label"]}
+
+
 def test_every_decision_classifies_the_reference_vector(small, ewt):
     """The vectors the C++ loop classifies (collected) are, decision for
     decision, the reference parser's names looked up in each component's index."""

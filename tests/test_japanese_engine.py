@@ -8,7 +8,7 @@ import pytest
 
 from conjunct import DataFormatError
 from conjunct.analysis import JapaneseTextPipeline
-from conjunct.analysis.japanese_engine import engine_for
+from conjunct.analysis.japanese_engine import engine_for, stage_arguments
 from conjunct.tagging import JAPANESE_TEMPLATES, HMMTagger, PerceptronTagger
 from conjunct.tasks.bunsetsu import BunsetsuDependencyParser, load_gsd_bunsetsu
 from conjunct.tasks.chunk import Chunker
@@ -107,6 +107,25 @@ def test_pieces_in_one_call(nlp):
                             piece_ptr=np.array([0, 2], dtype=np.int64))
     with pytest.raises(ValueError, match="piece offsets"):
         core.analyze_pieces(text=a, piece_offsets=np.array([0, 1], dtype=np.int64), piece_ptr=np.array([0, 1], dtype=np.int64))
+
+
+def test_stages_take_compiled_handles_that_match_their_classes(nlp):
+    """Each stage's classifier goes as its compiled handle (rule and classes with it); class names
+    that do not match a handle's classes, a missing segmenter classifier or a Classifier itself are refused."""
+    from conjunct import _core
+
+    kw = stage_arguments(engine_for(nlp).key)
+    assert all(isinstance(kw[k], _core.CompiledClassifier) for k in ("chunk_classifier", "parser_classifier",
+                                                                      "segment_classifier"))
+    _core.JapanesePipeline(**kw)
+    with pytest.raises(ValueError, match="one chunk class name per class"):
+        _core.JapanesePipeline(**dict(kw, chunk_classes=kw["chunk_classes"][:-1]))
+    with pytest.raises(ValueError, match="one segmenter class name per class"):
+        _core.JapanesePipeline(**dict(kw, segment_classes=kw["segment_classes"] + ["x"]))
+    with pytest.raises(ValueError, match="need its classifier"):
+        _core.JapanesePipeline(**dict(kw, segment_classifier=None))
+    with pytest.raises(TypeError):
+        _core.JapanesePipeline(**dict(kw, parser_classifier=nlp.parser.runner().classifier))
 
 
 def test_hmm_tagger_takes_the_stage_by_stage_path(nlp, gsd):

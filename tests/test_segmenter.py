@@ -109,6 +109,20 @@ def test_every_method_gives_identical_words(segmenter, corpus):
 
 
 @pytest.mark.realdata
+def test_the_boundary_loop_takes_the_compiled_handle(segmenter, corpus):
+    """BoundaryFeatures.classify gets the classifier's handle alone: its rule and classes come with it."""
+    from conjunct.tasks.segment.runner import text_buffers
+
+    runner = segmenter.runner()
+    blob, offsets = text_buffers(["".join(s) for s in corpus[1][:10]])
+    call = dict(early_exit=True, n_threads=1, text=blob, offsets=offsets)
+    classes = runner.features.classify(classifier=runner.classifier.compiled, **call)[2]
+    assert classes.tolist() == runner.classify(["".join(s) for s in corpus[1][:10]])[2].tolist()
+    with pytest.raises(TypeError):
+        runner.features.classify(classifier=runner.classifier, **call)
+
+
+@pytest.mark.realdata
 def test_events_are_the_vectors_classified(segmenter, corpus):
     texts = ["".join(s) for s in corpus[1][:20]]
     cuts, events = segmenter.runner().boundaries(texts, collect=True)

@@ -1,16 +1,15 @@
 // Bindings of the self-adaptive classifier: its counters, and emptying its
 // caches (it is compiled and opened like every classifier, see classify.cpp).
 #include "common.h"
+#include "compiled.h"
 #include "conjunct/classify/adaptive.h"
 
 namespace conjunct::py {
 
-const Classifier& classifier_of(nb::handle compiled);
-
 namespace {
 
-const Adaptive& adaptive_of(nb::handle compiled) {
-  const auto* a = dynamic_cast<const Adaptive*>(&classifier_of(compiled));
+const Adaptive& adaptive_of(const CompiledClassifier& compiled) {
+  const auto* a = dynamic_cast<const Adaptive*>(&compiled.classifier());
   if (a == nullptr) throw nb::value_error("not an adaptive classifier");
   return *a;
 }
@@ -35,12 +34,12 @@ nb::dict stats_dict(const AdaptiveStats& s) {
 
 void bind_adaptive(nb::module_& m) {
   m.def(
-      "adaptive_stats", [](nb::handle compiled) { return stats_dict(adaptive_of(compiled).stats()); },
+      "adaptive_stats", [](const CompiledClassifier& compiled) { return stats_dict(adaptive_of(compiled).stats()); },
       nb::arg("classifier"), "Counters of an adaptive classifier's caches (every thread or shard).");
 
   m.def(
       "adaptive_clear",
-      [](nb::handle compiled) {
+      [](const CompiledClassifier& compiled) {
         const Adaptive& a = adaptive_of(compiled);
         nb::gil_scoped_release release;
         a.clear();

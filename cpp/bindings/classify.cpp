@@ -4,6 +4,7 @@
 #include <nanobind/stl/unique_ptr.h>
 
 #include "common.h"
+#include "compiled.h"
 #include "conjunct/classify/compile.h"
 #include "conjunct/classify/conjunction_store.h"
 #include "conjunct/classify/conjunctive_base.h"
@@ -14,16 +15,6 @@
 namespace conjunct::py {
 
 namespace {
-
-// The Python-facing handle of any compiled classifier: the classifier, the
-// arrays it views, and its decision rule.
-struct CompiledClassifier {
-  std::unique_ptr<Classifier> impl;
-  KeepAlive arrays;
-  std::string method;
-  std::string rule;
-  Decision decision;
-};
 
 using AnyArray = nb::ndarray<nb::ro, nb::c_contig, nb::device::cpu>;
 
@@ -258,17 +249,10 @@ std::unique_ptr<CompiledClassifier> open_classifier_py(const std::string& method
 
 }  // namespace
 
-const Classifier& classifier_of(nb::handle compiled) {
-  try {
-    return *nb::cast<const CompiledClassifier&>(compiled).impl;
-  } catch (const nb::cast_error&) {
-    throw nb::type_error("expected a compiled classifier (conjunct.Classifier._core)");
-  }
-}
-
 void bind_classify(nb::module_& m) {
   nb::class_<CompiledClassifier>(m, "CompiledClassifier",
-                                 "An immutable compiled classifier with its decision rule (thread-safe).")
+                                 "An immutable compiled classifier with its decision rule and classes (thread-safe): "
+                                 "conjunct.Classifier.compiled, the handle the task functions take.")
       .def_prop_ro("n_outputs", [](const CompiledClassifier& c) { return c.impl->n_outputs(); })
       .def_ro("method", &CompiledClassifier::method)
       .def_ro("rule", &CompiledClassifier::rule)

@@ -259,7 +259,7 @@ const ChainModel& chain_model_of(nb::handle model) {
   try {
     return nb::cast<const PyChainModel&>(model).model;
   } catch (const nb::cast_error&) {
-    throw nb::type_error("expected a compiled linear-chain model (LinearChainModel._core)");
+    throw nb::type_error("expected a compiled linear-chain model (LinearChainModel.compiled)");
   }
 }
 

@@ -11,12 +11,11 @@
 #include <string>
 
 #include "common.h"
+#include "compiled.h"
 #include "conjunct/classify/classifier.h"
 #include "conjunct/tasks/boundary_features.h"
 
 namespace conjunct::py {
-
-const Classifier& classifier_of(nb::handle compiled);
 
 namespace {
 
@@ -105,11 +104,10 @@ void bind_task_boundary(nb::module_& m) {
           "(positions, per-text offsets into them, indptr, ids).")
       .def(
           "classify",
-          [](const PyBoundaryFeatures& self, nb::handle classifier, const std::string& rule, size_t n_classes,
-             bool early_exit, int n_threads, const nb::bytes& text, const Array1<int64_t>& offsets,
-             const std::string& gaps, bool collect) {
-            const Classifier& clf = classifier_of(classifier);
-            const Decision decision = checked_decision(rule, n_classes, clf.n_outputs());
+          [](const PyBoundaryFeatures& self, const CompiledClassifier& classifier, bool early_exit, int n_threads,
+             const nb::bytes& text, const Array1<int64_t>& offsets, const std::string& gaps, bool collect) {
+            const Classifier& clf = classifier.classifier();
+            const Decision& decision = classifier.decision;
             const BoundaryFeaturizer::Gaps g = gaps_of(gaps);
             const auto t0 = std::chrono::steady_clock::now();
             Rows r = rows_of(*self.impl, text, offsets, g);
@@ -127,7 +125,7 @@ void bind_task_boundary(nb::module_& m) {
                                   std::chrono::duration<double>(t1 - t0).count(),
                                   std::chrono::duration<double>(t2 - t1).count());
           },
-          nb::arg("classifier"), nb::arg("rule"), nb::arg("n_classes"), nb::arg("early_exit"), nb::arg("n_threads"),
+          nb::arg("classifier"), nb::arg("early_exit"), nb::arg("n_threads"),
           nb::arg("text"), nb::arg("offsets"), nb::arg("gaps") = "all", nb::arg("collect") = false,
           "Class index of every decided boundary: (positions, per-text offsets into them, classes, events or None,\n"
           "feature seconds, classifier seconds).")

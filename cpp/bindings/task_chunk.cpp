@@ -11,13 +11,11 @@
 #include <string>
 
 #include "common.h"
+#include "compiled.h"
 #include "conjunct/tasks/chunk_features.h"
 #include "conjunct/tasks/yamcha_chunk.h"
 
 namespace conjunct::py {
-
-// Defined in classify.cpp: the C++ classifier behind a compiled Python handle.
-const Classifier& classifier_of(nb::handle compiled);
 
 namespace {
 
@@ -126,15 +124,14 @@ void bind_task_chunk(nb::module_& m) {
           nb::arg("tables"), nb::arg("classes"))
       .def(
           "chunk",
-          [](const PyChunkFeatures& self, nb::handle classifier, const std::string& rule, size_t n_classes,
-             bool early_exit, nb::handle sentences, bool timing, bool collect) {
-            const Classifier& clf = classifier_of(classifier);
-            const Decision decision = checked_decision(rule, n_classes, clf.n_outputs());
-            if (self.impl->prev1().size() != n_classes + 1)
+          [](const PyChunkFeatures& self, const CompiledClassifier& classifier, bool early_exit, nb::handle sentences,
+             bool timing, bool collect) {
+            if (self.impl->prev1().size() != classifier.n_classes() + 1)
               throw nb::value_error("the chunk features were built for another number of classes");
-            return run(*self.impl, clf, decision, early_exit, from_sentences(sentences), timing, collect);
+            return run(*self.impl, classifier.classifier(), classifier.decision, early_exit, from_sentences(sentences),
+                       timing, collect);
           },
-          nb::arg("classifier"), nb::arg("rule"), nb::arg("n_classes"), nb::arg("early_exit"), nb::arg("sentences"),
+          nb::arg("classifier"), nb::arg("early_exit"), nb::arg("sentences"),
           nb::arg("timing") = false, nb::arg("collect") = false,
           "YamCha-style left-to-right chunking of sentences of (word, POS, ...) tuples: (class indices, decisions,\n"
           "classifier seconds, total seconds, events, sentence offsets).")

@@ -11,12 +11,10 @@
 #include <string>
 
 #include "common.h"
+#include "compiled.h"
 #include "conjunct/tasks/arc_eager.h"
 
 namespace conjunct::py {
-
-// Defined in classify.cpp: the C++ classifier behind a compiled Python handle.
-const Classifier& classifier_of(nb::handle compiled);
 
 namespace {
 
@@ -133,13 +131,11 @@ Tokens from_sentences(nb::handle sentences) {
   return in;
 }
 
-bool sign_rule(const std::string& rule, size_t n_classes, const Classifier& clf, const char* what) {
-  if (rule != "sign" && rule != "argmax")
+// Whether the classifier's rule is sign (else argmax; the parser reads margins, not votes).
+bool sign_rule(const CompiledClassifier& c, const char* what) {
+  if (c.decision.kind == DecisionKind::Ovo)
     throw nb::value_error((std::string("the ") + what + " classifier needs a sign or argmax decision rule").c_str());
-  const bool sign = rule == "sign";
-  if (clf.n_outputs() != (sign ? 1 : n_classes))
-    throw nb::value_error((std::string("the ") + what + " classifier's outputs do not match its classes").c_str());
-  return sign;
+  return c.decision.kind == DecisionKind::Sign;
 }
 
 const ArcEagerFeaturizer& featurizer_of(nb::handle h) { return *nb::cast<const PyArcEagerFeatures&>(h).impl; }
@@ -160,28 +156,29 @@ nb::object events_of(bool collect, ArcEagerEvents& ev) {
                         to_numpy(std::move(ev.ids[1])));
 }
 
-nb::tuple parse(nb::handle transitions, const std::string& trans_rule, const Array1<int64_t>& transition_of_class,
-                nb::handle labels, const std::string& label_rule, size_t n_label_classes, int32_t root_label,
-                int32_t dep_label, int32_t punct_label, int32_t n_output_labels, nb::handle t_features,
-                nb::handle l_features, const Tokens& in, bool timing, bool collect) {
+nb::tuple parse(const CompiledClassifier& transitions, const Array1<int64_t>& transition_of_class,
+                const CompiledClassifier* labels, int32_t root_label, int32_t dep_label, int32_t punct_label,
+                int32_t n_output_labels, nb::handle t_features, nb::handle l_features, const Tokens& in, bool timing,
+                bool collect) {
   ArcEagerModel model;
   set_features(model, t_features, l_features, root_label);
-  model.transitions = &classifier_of(transitions);
-  model.n_transition_classes = transition_of_class.size();
-  if (model.n_transition_classes < 1 || model.n_transition_classes > 8)
-    throw nb::value_error("the transition classifier needs 1 to 8 classes");
-  model.transitions_sign = sign_rule(trans_rule, model.n_transition_classes, *model.transitions, "transition");
+  model.transitions = &transitions.classifier();
+  model.n_transition_classes = transitions.n_classes();
+  if (model.n_transition_classes > 8) throw nb::value_error("the transition classifier needs 2 to 8 classes");
+  if (transition_of_class.size() != model.n_transition_classes)
+    throw nb::value_error("one transition code per class of the transition classifier is needed");
+  model.transitions_sign = sign_rule(transitions, "transition");
   for (size_t c = 0; c < model.n_transition_classes; ++c) {
     const int64_t t = transition_of_class.data()[c];
     if (t < -1 || t > 3) throw nb::value_error("transition codes are 0..3 (SH, RE, LA, RA) or -1");
     model.transition_of_class[c] = static_cast<int32_t>(t);
   }
-  if (!labels.is_none()) {
-    model.labels = &classifier_of(labels);
-    model.labels_sign = sign_rule(label_rule, n_label_classes, *model.labels, "label");
+  if (labels != nullptr) {
+    model.labels = &labels->classifier();
+    model.labels_sign = sign_rule(*labels, "label");
+    model.n_label_classes = labels->n_classes();
   }
-  model.n_label_classes = n_label_classes;
-  if (static_cast<int32_t>(n_label_classes) > model.n_label_values) throw nb::value_error("inconsistent label values");
+  if (static_cast<int32_t>(model.n_label_classes) > model.n_label_values) throw nb::value_error("inconsistent label values");
   if (n_output_labels < model.n_label_values || dep_label < 0 || dep_label >= n_output_labels || punct_label < 0 ||
       punct_label >= n_output_labels)
     throw nb::value_error("inconsistent output labels");
@@ -232,49 +229,46 @@ void bind_task_english(nb::module_& m) {
       "label values (the label values, then dep_label / punct_label's extras).";
   m.def(
       "parse_arc_eager",
-      [](nb::handle transitions, const std::string& trans_rule, const Array1<int64_t>& transition_of_class,
-         nb::handle labels, const std::string& label_rule, size_t n_label_classes, int32_t root_label,
-         int32_t dep_label, int32_t punct_label, int32_t n_output_labels, nb::handle t_features, nb::handle l_features,
+      [](const CompiledClassifier& transitions, const Array1<int64_t>& transition_of_class,
+         const CompiledClassifier* labels, int32_t root_label, int32_t dep_label, int32_t punct_label,
+         int32_t n_output_labels, nb::handle t_features, nb::handle l_features,
          nb::handle sentences, bool timing, bool collect) {
         const Tokens in = from_sentences(sentences);
-        return parse(transitions, trans_rule, transition_of_class, labels, label_rule, n_label_classes, root_label,
-                     dep_label, punct_label, n_output_labels, t_features, l_features, in, timing, collect);
+        return parse(transitions, transition_of_class, labels, root_label, dep_label, punct_label, n_output_labels,
+                     t_features, l_features, in, timing, collect);
       },
-      nb::arg("transitions"), nb::arg("trans_rule"), nb::arg("transition_of_class"), nb::arg("labels").none(),
-      nb::arg("label_rule"), nb::arg("n_label_classes"), nb::arg("root_label"), nb::arg("dep_label"),
-      nb::arg("punct_label"), nb::arg("n_output_labels"), nb::arg("transition_features"), nb::arg("label_features"),
+      nb::arg("transitions"), nb::arg("transition_of_class"), nb::arg("labels").none(), nb::arg("root_label"),
+      nb::arg("dep_label"), nb::arg("punct_label"), nb::arg("n_output_labels"), nb::arg("transition_features"), nb::arg("label_features"),
       nb::arg("sentences"), nb::arg("timing") = false, nb::arg("collect") = false, parse_doc);
   m.def(
       "parse_arc_eager_buffers",
-      [](nb::handle transitions, const std::string& trans_rule, const Array1<int64_t>& transition_of_class,
-         nb::handle labels, const std::string& label_rule, size_t n_label_classes, int32_t root_label,
-         int32_t dep_label, int32_t punct_label, int32_t n_output_labels, nb::handle t_features, nb::handle l_features,
+      [](const CompiledClassifier& transitions, const Array1<int64_t>& transition_of_class,
+         const CompiledClassifier* labels, int32_t root_label, int32_t dep_label, int32_t punct_label,
+         int32_t n_output_labels, nb::handle t_features, nb::handle l_features,
          const nb::bytes& text, const Array1<int64_t>& field_ptr, const Array1<int64_t>& sentence_ptr, bool timing,
          bool collect) {
         const Tokens in = from_buffers(text, field_ptr, sentence_ptr);
-        return parse(transitions, trans_rule, transition_of_class, labels, label_rule, n_label_classes, root_label,
-                     dep_label, punct_label, n_output_labels, t_features, l_features, in, timing, collect);
+        return parse(transitions, transition_of_class, labels, root_label, dep_label, punct_label, n_output_labels,
+                     t_features, l_features, in, timing, collect);
       },
-      nb::arg("transitions"), nb::arg("trans_rule"), nb::arg("transition_of_class"), nb::arg("labels").none(),
-      nb::arg("label_rule"), nb::arg("n_label_classes"), nb::arg("root_label"), nb::arg("dep_label"),
-      nb::arg("punct_label"), nb::arg("n_output_labels"), nb::arg("transition_features"), nb::arg("label_features"),
+      nb::arg("transitions"), nb::arg("transition_of_class"), nb::arg("labels").none(), nb::arg("root_label"),
+      nb::arg("dep_label"), nb::arg("punct_label"), nb::arg("n_output_labels"), nb::arg("transition_features"), nb::arg("label_features"),
       nb::arg("text"), nb::arg("field_ptr"), nb::arg("sentence_ptr"), nb::arg("timing") = false,
       nb::arg("collect") = false, parse_doc);
   m.def(
       "parse_arc_eager_tagged",
-      [](nb::handle transitions, const std::string& trans_rule, const Array1<int64_t>& transition_of_class,
-         nb::handle labels, const std::string& label_rule, size_t n_label_classes, int32_t root_label,
-         int32_t dep_label, int32_t punct_label, int32_t n_output_labels, nb::handle t_features, nb::handle l_features,
+      [](const CompiledClassifier& transitions, const Array1<int64_t>& transition_of_class,
+         const CompiledClassifier* labels, int32_t root_label, int32_t dep_label, int32_t punct_label,
+         int32_t n_output_labels, nb::handle t_features, nb::handle l_features,
          const nb::bytes& text, const Array1<int64_t>& form_ptr, const Array1<int64_t>& sentence_ptr,
          const Array1<int32_t>& upos, const std::vector<std::string>& upos_names, const Array1<int32_t>& xpos,
          const std::vector<std::string>& xpos_names, bool timing, bool collect) {
         const Tokens in = from_tagged(text, form_ptr, sentence_ptr, upos, upos_names, xpos, xpos_names);
-        return parse(transitions, trans_rule, transition_of_class, labels, label_rule, n_label_classes, root_label,
-                     dep_label, punct_label, n_output_labels, t_features, l_features, in, timing, collect);
+        return parse(transitions, transition_of_class, labels, root_label, dep_label, punct_label, n_output_labels,
+                     t_features, l_features, in, timing, collect);
       },
-      nb::arg("transitions"), nb::arg("trans_rule"), nb::arg("transition_of_class"), nb::arg("labels").none(),
-      nb::arg("label_rule"), nb::arg("n_label_classes"), nb::arg("root_label"), nb::arg("dep_label"),
-      nb::arg("punct_label"), nb::arg("n_output_labels"), nb::arg("transition_features"), nb::arg("label_features"),
+      nb::arg("transitions"), nb::arg("transition_of_class"), nb::arg("labels").none(), nb::arg("root_label"),
+      nb::arg("dep_label"), nb::arg("punct_label"), nb::arg("n_output_labels"), nb::arg("transition_features"), nb::arg("label_features"),
       nb::arg("text"), nb::arg("form_ptr"), nb::arg("sentence_ptr"), nb::arg("upos"), nb::arg("upos_names"),
       nb::arg("xpos"), nb::arg("xpos_names"), nb::arg("timing") = false, nb::arg("collect") = false, parse_doc);
   m.def(

@@ -12,12 +12,12 @@
 #include <string>
 
 #include "common.h"
+#include "compiled.h"
 #include "conjunct/tasks/japanese_pipeline.h"
 #include "featurize.h"
 
 namespace conjunct::py {
 
-const Classifier& classifier_of(nb::handle compiled);
 const ChainModel& chain_model_of(nb::handle model);
 std::shared_ptr<const BoundaryFeaturizer> boundary_featurizer_of(nb::handle features);
 
@@ -30,13 +30,14 @@ struct PyJapanesePipeline {
 
 void init(PyJapanesePipeline* self, nb::object tag_features, nb::object chain, const std::string& method,
           size_t beam_width, const std::vector<std::string>& tag_xpos, std::shared_ptr<FeatureTables> chunk_tables,
-          const std::vector<std::string>& chunk_classes, nb::object chunk_classifier, const std::string& chunk_rule,
-          bool chunk_early_exit, std::shared_ptr<FeatureTables> parser_tables, nb::object parser_classifier,
-          const std::string& parser_rule, size_t parser_classes, int64_t depends, bool parser_early_exit,
-          nb::object segment_features, nb::object segment_classifier, const std::vector<std::string>& segment_classes,
-          const std::string& segment_rule, bool segment_early_exit) {
-  auto* p = new (self) PyJapanesePipeline();
-  JapaneseStages& st = p->stages;
+          const std::vector<std::string>& chunk_classes, const CompiledClassifier& chunk_classifier,
+          bool chunk_early_exit, std::shared_ptr<FeatureTables> parser_tables,
+          const CompiledClassifier& parser_classifier, int64_t depends, bool parser_early_exit,
+          nb::object segment_features, const CompiledClassifier* segment_classifier,
+          const std::vector<std::string>& segment_classes, bool segment_early_exit) {
+  // Built aside and moved into place at the end: a refusal midway leaves nothing half made.
+  PyJapanesePipeline made;
+  JapaneseStages& st = made.stages;
   try {
     st.tag_features = &nb::cast<const TokenFeatures&>(tag_features);
   } catch (const nb::cast_error&) {
@@ -50,30 +51,36 @@ void init(PyJapanesePipeline* self, nb::object tag_features, nb::object chain, c
   if (beam_width < 1) throw nb::value_error("beam_width must be positive");
   st.beam_width = beam_width;
   st.tag_xpos = tag_xpos;
-  st.chunk_clf = &classifier_of(chunk_classifier);
-  st.chunk_decision = checked_decision(chunk_rule, chunk_classes.size(), st.chunk_clf->n_outputs());
+  st.chunk_clf = &chunk_classifier.classifier();
+  st.chunk_decision = chunk_classifier.decision;
+  if (chunk_classes.size() != chunk_classifier.n_classes())
+    throw nb::value_error("one chunk class name per class of the chunk classifier is needed");
   st.chunk_early_exit = chunk_early_exit;
   st.chunk = value_errors([&] { return std::make_shared<const ChunkFeaturizer>(std::move(chunk_tables), chunk_classes); });
   for (const std::string& c : chunk_classes) st.chunk_starts.push_back(!c.empty() && c[0] == 'B');
   st.parser = value_errors([&] { return std::make_shared<const BunsetsuFeaturizer>(std::move(parser_tables)); });
-  st.judge.clf = &classifier_of(parser_classifier);
-  st.judge.decision = checked_decision(parser_rule, parser_classes, st.judge.clf->n_outputs());
+  st.judge.clf = &parser_classifier.classifier();
+  st.judge.decision = parser_classifier.decision;
   st.judge.depends = depends;
   st.judge.early_exit = parser_early_exit;
-  p->held = {tag_features, chain, chunk_classifier, parser_classifier};
+  made.held = {tag_features, chain, nb::find(&chunk_classifier), nb::find(&parser_classifier)};
   if (!segment_features.is_none()) {
+    if (segment_classifier == nullptr) throw nb::value_error("the segmenter's features need its classifier");
     JapaneseSegmenter& seg = st.segmenter;
     seg.features = boundary_featurizer_of(segment_features);
     if (seg.features->has_piece_features()) throw nb::value_error("the segmenter's features read whitespace pieces");
-    seg.clf = &classifier_of(segment_classifier);
-    seg.decision = checked_decision(segment_rule, segment_classes.size(), seg.clf->n_outputs());
+    seg.clf = &segment_classifier->classifier();
+    seg.decision = segment_classifier->decision;
+    if (segment_classes.size() != segment_classifier->n_classes())
+      throw nb::value_error("one segmenter class name per class of its classifier is needed");
     seg.early_exit = segment_early_exit;
     const auto cut = std::find(segment_classes.begin(), segment_classes.end(), "1");
     if (cut == segment_classes.end()) throw nb::value_error("the segmenter has no class '1' (a word ends here)");
     seg.cut_class = cut - segment_classes.begin();
-    p->held.push_back(segment_features);
-    p->held.push_back(segment_classifier);
+    made.held.push_back(segment_features);
+    made.held.push_back(nb::find(segment_classifier));
   }
+  new (self) PyJapanesePipeline(std::move(made));
 }
 
 // Python strings of the words (flat), made once the GIL is back.
@@ -117,10 +124,9 @@ void bind_task_japanese(nb::module_& m) {
                                  "bunsetsu parser), run in one call per batch.")
       .def("__init__", &init, nb::arg("tag_features"), nb::arg("chain"), nb::arg("method"), nb::arg("beam_width"),
            nb::arg("tag_xpos"), nb::arg("chunk_tables"), nb::arg("chunk_classes"), nb::arg("chunk_classifier"),
-           nb::arg("chunk_rule"), nb::arg("chunk_early_exit"), nb::arg("parser_tables"), nb::arg("parser_classifier"),
-           nb::arg("parser_rule"), nb::arg("parser_classes"), nb::arg("depends"), nb::arg("parser_early_exit"),
-           nb::arg("segment_features") = nb::none(), nb::arg("segment_classifier") = nb::none(),
-           nb::arg("segment_classes") = std::vector<std::string>(), nb::arg("segment_rule") = "sign",
+           nb::arg("chunk_early_exit"), nb::arg("parser_tables"), nb::arg("parser_classifier"), nb::arg("depends"),
+           nb::arg("parser_early_exit"), nb::arg("segment_features") = nb::none(),
+           nb::arg("segment_classifier").none() = nb::none(), nb::arg("segment_classes") = std::vector<std::string>(),
            nb::arg("segment_early_exit") = true)
       .def(
           "analyze_words",

@@ -10,13 +10,11 @@
 #include <string>
 
 #include "common.h"
+#include "compiled.h"
 #include "conjunct/tasks/bunsetsu_training.h"
 #include "conjunct/tasks/sassano.h"
 
 namespace conjunct::py {
-
-// Defined in classify.cpp: the C++ classifier behind a compiled Python handle.
-const Classifier& classifier_of(nb::handle compiled);
 
 namespace {
 
@@ -147,10 +145,10 @@ nb::tuple run(const BunsetsuFeaturizer& f, SassanoJudge judge, const TokenInput&
                         collected(collect, std::move(ev_ptr), std::move(ev)), lab, to_numpy(std::vector<int64_t>(in.sentence_ptr)));
 }
 
-SassanoJudge judge_of(nb::handle classifier, const std::string& rule, size_t n_classes, int64_t depends, bool early_exit) {
+SassanoJudge judge_of(const CompiledClassifier& classifier, int64_t depends, bool early_exit) {
   SassanoJudge judge;
-  judge.clf = &classifier_of(classifier);
-  judge.decision = checked_decision(rule, n_classes, judge.clf->n_outputs());
+  judge.clf = &classifier.classifier();
+  judge.decision = classifier.decision;
   judge.depends = depends;
   judge.early_exit = early_exit;
   return judge;
@@ -173,35 +171,35 @@ void bind_tasks(nb::module_& m) {
           nb::arg("tables"))
       .def(
           "parse",
-          [](const PyBunsetsuFeatures& self, nb::handle classifier, const std::string& rule, size_t n_classes,
+          [](const PyBunsetsuFeatures& self, const CompiledClassifier& classifier,
              int64_t depends, bool early_exit, nb::handle sentences, bool timing, bool collect) {
-            const SassanoJudge judge = judge_of(classifier, rule, n_classes, depends, early_exit);
+            const SassanoJudge judge = judge_of(classifier, depends, early_exit);
             const TokenInput in = from_sentences(sentences);
             return run(*self.impl, judge, in, timing, collect, false);
           },
-          nb::arg("classifier"), nb::arg("rule"), nb::arg("n_classes"), nb::arg("depends"), nb::arg("early_exit"),
+          nb::arg("classifier"), nb::arg("depends"), nb::arg("early_exit"),
           nb::arg("sentences"), nb::arg("timing") = false, nb::arg("collect") = false,
           "Sassano's parser over BunsetsuSentence objects (their tokens' form, lemma and xpos read in C++):\n"
           "(heads, decisions, classifier seconds, loop seconds, events, None, sentence offsets).")
       .def(
           "parse_buffers",
-          [](const PyBunsetsuFeatures& self, nb::handle classifier, const std::string& rule, size_t n_classes,
+          [](const PyBunsetsuFeatures& self, const CompiledClassifier& classifier,
              int64_t depends, bool early_exit, const nb::bytes& text, const Array1<int64_t>& field_ptr,
              const Array1<int64_t>& bunsetsu_ptr, const Array1<int64_t>& sentence_ptr, bool timing, bool collect) {
-            const SassanoJudge judge = judge_of(classifier, rule, n_classes, depends, early_exit);
+            const SassanoJudge judge = judge_of(classifier, depends, early_exit);
             const TokenInput in = from_buffers(text, field_ptr, bunsetsu_ptr, sentence_ptr);
             return run(*self.impl, judge, in, timing, collect, false);
           },
-          nb::arg("classifier"), nb::arg("rule"), nb::arg("n_classes"), nb::arg("depends"), nb::arg("early_exit"),
+          nb::arg("classifier"), nb::arg("depends"), nb::arg("early_exit"),
           nb::arg("text"), nb::arg("field_ptr"), nb::arg("bunsetsu_ptr"), nb::arg("sentence_ptr"),
           nb::arg("timing") = false, nb::arg("collect") = false,
           "The same from flat buffers: UTF-8 text, 3 field offsets per token (form, lemma, XPOS) plus one,\n"
           "bunsetsu token offsets and sentence bunsetsu offsets.")
       .def(
           "parse_text",
-          [](const PyBunsetsuFeatures& self, nb::handle classifier, const std::string& rule, size_t n_classes,
+          [](const PyBunsetsuFeatures& self, const CompiledClassifier& classifier,
              int64_t depends, bool early_exit, const nb::bytes& text, bool timing, bool collect) {
-            const SassanoJudge judge = judge_of(classifier, rule, n_classes, depends, early_exit);
+            const SassanoJudge judge = judge_of(classifier, depends, early_exit);
             TokenInput in;
             std::string error;
             {
@@ -215,7 +213,7 @@ void bind_tasks(nb::module_& m) {
             if (!error.empty()) throw nb::value_error(error.c_str());
             return run(*self.impl, judge, in, timing, collect, false);
           },
-          nb::arg("classifier"), nb::arg("rule"), nb::arg("n_classes"), nb::arg("depends"), nb::arg("early_exit"),
+          nb::arg("classifier"), nb::arg("depends"), nb::arg("early_exit"),
           nb::arg("text"), nb::arg("timing") = false, nb::arg("collect") = false,
           "The same from J.DepP's input text (UTF-8 bytes): '* <id> <head>D' bunsetsu lines, token lines\n"
           "'<surface>\\t*,*,*,<XPOS>,*,<INFL>' and an EOS line per sentence; the heads given are not read.")

@@ -24,7 +24,24 @@ from ..tasks.chunk.runner import YamchaChunker
 from ..tasks.segment.runner import BoundaryClassifier, text_buffers
 from .result import Analysis, split_joint_tag
 
-__all__ = ["JapaneseEngine", "engine_for"]
+__all__ = ["JapaneseEngine", "engine_for", "stage_arguments"]
+
+
+def stage_arguments(key) -> dict:
+    """The arguments of ``_core.JapanesePipeline`` for the stages (tagger,
+    segmenter, chunker, parser runners): each classifier goes as its compiled
+    handle, which carries its decision rule and classes."""
+    tagger, segmenter, chunker, parser = key
+    chunk_clf, parser_clf, segment_clf = chunker.classifier, parser.classifier, segmenter.classifier
+    return dict(
+        tag_features=tagger._features.core, chain=tagger.model_.compiled, method=tagger.decoder,
+        beam_width=int(tagger.beam_width), tag_xpos=[split_joint_tag(t)[1] for t in tagger.labels_],
+        chunk_tables=chunk_clf.features.keys.tables(), chunk_classes=[str(c) for c in chunk_clf.rule.classes],
+        chunk_classifier=chunk_clf.compiled, chunk_early_exit=bool(chunker.early_exit),
+        parser_tables=parser_clf.features.keys.tables(), parser_classifier=parser_clf.compiled, depends=1,
+        parser_early_exit=bool(parser.early_exit), segment_features=segmenter.features,
+        segment_classifier=segment_clf.compiled, segment_classes=[str(c) for c in segment_clf.rule.classes],
+        segment_early_exit=bool(segmenter.early_exit))
 
 
 class JapaneseEngine:
@@ -39,17 +56,7 @@ class JapaneseEngine:
         self.xpos = np.array([x for _, x in split], dtype=object)
         self.segmenter = segmenter
         self.batch_size = int(getattr(nlp.segmenter, "batch_size", 4096))
-        chunk_clf, parser_clf = chunker.classifier, parser.classifier
-        self.core = _core.JapanesePipeline(
-            tag_features=tagger._features.core, chain=tagger.model_._core, method=tagger.decoder,
-            beam_width=int(tagger.beam_width), tag_xpos=[x for _, x in split],
-            chunk_tables=chunk_clf.features.keys.tables(), chunk_classes=[str(c) for c in chunk_clf.rule.classes],
-            chunk_classifier=chunk_clf._core, chunk_rule=chunk_clf.rule.kind, chunk_early_exit=bool(chunker.early_exit),
-            parser_tables=parser_clf.features.keys.tables(), parser_classifier=parser_clf._core,
-            parser_rule=parser_clf.rule.kind, parser_classes=len(parser_clf.rule.classes), depends=1,
-            parser_early_exit=bool(parser.early_exit), segment_features=segmenter.features,
-            segment_classifier=segmenter.classifier._core, segment_classes=[str(c) for c in segmenter.classifier.rule.classes],
-            segment_rule=segmenter.classifier.rule.kind, segment_early_exit=bool(segmenter.early_exit))
+        self.core = _core.JapanesePipeline(**stage_arguments(key))
 
     def analyze_texts(self, texts: Sequence[str], n_jobs: int = 1) -> List[Analysis]:
         """Checked raw texts (whitespace separates words and is dropped) -> analyses."""

@@ -238,6 +238,14 @@ class Classifier(Saveable):
         return self._core.n_outputs
 
     @property
+    def compiled(self) -> _core.CompiledClassifier:
+        """The classifier in the core (``conjunct._core.CompiledClassifier``),
+        with its ``method``, decision ``rule``, ``n_classes`` and ``n_outputs``.
+        The C++ task loops (parsers, chunker, segmenter, tokenizer) take it
+        alone: its rule and classes come with it, checked once at opening."""
+        return self._core
+
+    @property
     def nbytes(self) -> int:
         """Bytes held by the classifier's arrays (the model's memory)."""
         return int(sum(a.nbytes for a in self.arrays.values()))

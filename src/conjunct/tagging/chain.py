@@ -165,6 +165,11 @@ class LinearChainModel:
         """Number of feature ids with emission weights."""
         return len(self.w_indptr) - 1
 
+    @property
+    def compiled(self) -> _core.ChainModel:
+        """The core's handle of this model (what the C++ pipelines decode with)."""
+        return self._core
+
     def arrays(self) -> dict:
         """The model's arrays by name (the sections of its model file)."""
         return {"w_indptr": self.w_indptr, "w_labels": self.w_labels, "w_values": self.w_values,

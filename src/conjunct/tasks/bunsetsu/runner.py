@@ -107,9 +107,7 @@ class BunsetsuParser(Runner):
             raise ModelFormatError(f"section features.keys: {e}") from None
 
     def _args(self):
-        clf = self.classifier
-        return dict(classifier=clf._core, rule=clf.rule.kind, n_classes=len(clf.rule.classes), depends=1,
-                    early_exit=self.early_exit)
+        return dict(classifier=self.classifier.compiled, depends=1, early_exit=self.early_exit)
 
     def _finish(self, out, collect: bool):
         heads, decisions, clf_seconds, total, events, _, sentence_ptr = out

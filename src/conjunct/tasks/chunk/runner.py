@@ -39,7 +39,7 @@ class YamchaChunker(Runner):
         vectors as a CSR matrix (events for an fstrie)."""
         clf = self.classifier
         labels, decisions, clf_seconds, total, events, sentence_ptr = self.features.chunk(
-            classifier=clf._core, rule=clf.rule.kind, n_classes=len(clf.rule.classes), early_exit=self.early_exit,
+            classifier=clf.compiled, early_exit=self.early_exit,
             sentences=sentences if isinstance(sentences, (list, tuple)) else list(sentences), timing=timing,
             collect=collect)
         self.count(decisions=int(decisions), classifier_seconds=clf_seconds, loop_seconds=total)

@@ -162,10 +162,8 @@ class ArcEagerParser(Runner):
         return self.keys[0].spec, self.keys[1].spec
 
     def _args(self) -> dict:
-        return dict(transitions=self.transitions._core, trans_rule=self.transitions.rule.kind,
-                    transition_of_class=self.transition_of_class, labels=self.labels._core,
-                    label_rule=self.labels.rule.kind, n_label_classes=len(self.label_classes),
-                    root_label=self.root_label, dep_label=self.output_labels.index("dep"),
+        return dict(transitions=self.transitions.compiled, transition_of_class=self.transition_of_class,
+                    labels=self.labels.compiled, root_label=self.root_label, dep_label=self.output_labels.index("dep"),
                     punct_label=self.output_labels.index("punct"), n_output_labels=len(self.output_labels),
                     transition_features=self._features[0], label_features=self._features[1])
 

@@ -68,7 +68,7 @@ class BoundaryClassifier(Runner):
         clf = self.classifier
         blob, offsets = text_buffers(texts)
         positions, text_ptr, classes, events, feature_s, classify_s = self.features.classify(
-            classifier=clf._core, rule=clf.rule.kind, n_classes=len(clf.rule.classes), early_exit=bool(self.early_exit),
+            classifier=clf.compiled, early_exit=bool(self.early_exit),
             n_threads=resolve_n_jobs(self.n_jobs), text=blob, offsets=offsets, gaps=gaps, collect=collect)
         self.count(decisions=len(classes), classifier_seconds=classify_s, encode_seconds=feature_s)
         return positions, text_ptr, classes, events

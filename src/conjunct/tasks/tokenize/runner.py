@@ -118,8 +118,8 @@ class TokenizerRunner(Runner):
 
     def _predict(self, clf, indptr, cols) -> np.ndarray:
         t0 = time.perf_counter()
-        out = clf._core.predict_batch(indptr=indptr, indices=cols, n_threads=resolve_n_jobs(self.n_jobs),
-                                      early_exit=bool(self.early_exit))
+        out = clf.compiled.predict_batch(indptr=indptr, indices=cols, n_threads=resolve_n_jobs(self.n_jobs),
+                                         early_exit=bool(self.early_exit))
         self.count(classifier_seconds=time.perf_counter() - t0)
         return np.asarray(out)
 
@@ -128,7 +128,7 @@ class TokenizerRunner(Runner):
         clf = self.boundary
         blob, offsets = text_buffers(texts)
         gaps, ptr, codes, events, feature_s, classify_s = self.features.classify(
-            classifier=clf._core, rule=clf.rule.kind, n_classes=len(clf.rule.classes), early_exit=bool(self.early_exit),
+            classifier=clf.compiled, early_exit=bool(self.early_exit),
             n_threads=resolve_n_jobs(self.n_jobs), text=blob, offsets=offsets, gaps="inner", collect=collect)
         self.count(encode_seconds=feature_s, classifier_seconds=classify_s, boundary_decisions=len(gaps))
         names = self.gap_classes[codes]
