@@ -8,6 +8,7 @@ import pytest
 
 import conjunct
 from conjunct import _core
+from conjunct.budget import MemoryBudgetError, set_memory_budget
 from conjunct.models.classifiers import Classifier
 from helpers import random_binary_csr
 
@@ -138,6 +139,36 @@ def test_the_compiled_handle_carries_its_rule_and_classes(K, rule, n_classes):
         clf.compiled = handle
     with pytest.raises(AttributeError):
         handle.rule = "ovo"
+
+
+def test_a_limit_reached_in_the_core_is_an_error_of_its_own_type():
+    """The budget errors are told from bad input by type, not by their message."""
+    from conjunct.training.expand import expand
+
+    model, _ = _model(degree=3)
+    assert issubclass(_core.LimitExceededError, ValueError)
+    arrays = {"sv_indptr": model.support_vectors.indptr.astype(np.int64),
+              "sv_indices": model.support_vectors.indices.astype(np.int32)}
+    with pytest.raises(_core.LimitExceededError, match="max_bytes"):
+        _core.expand_kernel_model(gamma=model.gamma, coef0=model.coef0, degree=3, **arrays,
+                                  alpha=np.ascontiguousarray(model.dual_coef), max_bytes=100)
+    # Bad input stays a plain ValueError.
+    with pytest.raises(ValueError) as bad:
+        _core.expand_kernel_model(gamma=model.gamma, coef0=model.coef0, degree=3, **arrays,
+                                  alpha=np.zeros(7), max_bytes=100)
+    assert not isinstance(bad.value, _core.LimitExceededError)
+    # compile_model turns it into MemoryBudgetError under the budget, ConjunctError under an explicit limit.
+    with pytest.raises(conjunct.ConjunctError, match="exceeds max_conjunctions") as explicit:
+        model.compile("pke", dense_features=0, max_conjunctions=10)
+    assert not isinstance(explicit.value, MemoryBudgetError)
+    set_memory_budget(2000)
+    try:
+        with pytest.raises(MemoryBudgetError, match="over the memory budget"):
+            model.compile("pke", dense_features=0)
+        with pytest.raises(MemoryBudgetError, match="memory budget"):
+            expand(model)
+    finally:
+        set_memory_budget(None)
 
 
 def test_fstrie_reuses_a_compiled_base():

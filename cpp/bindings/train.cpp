@@ -12,6 +12,7 @@
 #include "conjunct/train/pa.h"
 #include "conjunct/train/text_scan.h"
 #include "conjunct/train/weight_trie.h"
+#include "conjunct/util/errors.h"
 
 namespace conjunct::py {
 
@@ -322,7 +323,7 @@ void bind_train(nb::module_& m) {
           for (size_t i = 0; i < n_sv; ++i) {
             trie.add_dense(S.row(i), alpha.data() + i * K);
             if (max_bytes && trie.memory_bytes() + trie.n_conjunctions() * per_exported > max_bytes)
-              throw std::length_error("the expansion exceeds max_bytes (" + std::to_string(max_bytes) + ") after " +
+              throw LimitExceeded("the expansion exceeds max_bytes (" + std::to_string(max_bytes) + ") after " +
                                       std::to_string(i + 1) + " of " + std::to_string(n_sv) + " support vectors");
           }
           trie.export_all(indptr, indices, weights);
@@ -336,7 +337,7 @@ void bind_train(nb::module_& m) {
       nb::arg("alpha"), nb::arg("max_bytes") = 0,
       "Kernel expansion (Eq. 1): every conjunction (ids ascending, size 1..d) of the support vectors with its "
       "K weights c_d(|t|) * sum of the alpha rows containing it. The constant c_d(0) * sum(alpha) is not included. "
-      "max_bytes (0: no limit) stops it with a ValueError once the weights and their export would pass it.");
+      "max_bytes (0: no limit) stops it with a LimitExceededError once the weights and their export would pass it.");
 
   auto scanned = [](TextScan&& r) -> nb::object {
     if (!r.ok) return nb::make_tuple(false, r.line);

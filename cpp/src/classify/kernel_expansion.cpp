@@ -1,4 +1,5 @@
 #include "conjunct/classify/kernel_expansion.h"
+#include "conjunct/util/errors.h"
 
 #include <algorithm>
 #include <stdexcept>
@@ -124,7 +125,7 @@ class Miner {
       std::copy(row_.begin(), row_.end(), out);
     } else {
       if (static_cast<int64_t>(builder_.n_nodes()) > opt_.max_nodes)
-        throw std::length_error("the expansion exceeds max_conjunctions (" + std::to_string(opt_.max_nodes) +
+        throw LimitExceeded("the expansion exceeds max_conjunctions (" + std::to_string(opt_.max_nodes) +
                                 "); use kernel splitting, sigma > 0, or a larger limit");
       node = builder_.add_node(parent, tuple_[r - 1]);
       std::copy(row_.begin(), row_.end(), builder_.node_row(node));

@@ -121,9 +121,11 @@ def compile_model(model: Any, method: str, **params: Any) -> "Classifier":
         with bar(desc=f"compiling {method}", unit=" steps", delay=0.5) as shown:
             meta, arrays = _core.compile_classifier(method=method, arrays=inputs, model=kernel, options=params,
                                                     progress=_mover(shown))
-    except ValueError as e:
-        if by_budget and "exceeds max_conjunctions" in str(e):
+    except _core.LimitExceededError as e:
+        if by_budget:
             raise _expansion_over_budget(model, params["max_conjunctions"]) from None
+        raise ConjunctError(str(e)) from None
+    except ValueError as e:
         raise ConjunctError(str(e)) from None
     return Classifier(method, meta, arrays, model.rule, model.features, model.n_columns)
 

@@ -42,9 +42,7 @@ def expand(model: KernelModel) -> ConjunctiveLinearModel:
         indptr, indices, weights = _core.expand_kernel_model(
             gamma=model.gamma, coef0=model.coef0, degree=model.degree, sv_indptr=S.indptr.astype(np.int64),
             sv_indices=S.indices.astype(np.int32), alpha=np.ascontiguousarray(model.dual_coef), max_bytes=budget)
-    except ValueError as e:
-        if "exceeds max_bytes" not in str(e):
-            raise
+    except _core.LimitExceededError as e:
         raise MemoryBudgetError(
             f"the degree-{model.degree} kernel expansion of {S.shape[0]:,} support vectors {str(e).split(') ', 1)[-1]} "
             f"would pass the memory budget of {format_bytes(budget)}; keep the kernel model (pki, split) or raise the "

@@ -26,7 +26,7 @@ struct ExpansionOptions {
   int32_t n_dense = 0;
   // Only conjunctions of features < max_feature (the common features of kernel splitting).
   int32_t max_feature = std::numeric_limits<int32_t>::max();
-  // Stop with std::length_error once the trie would hold more nodes than this.
+  // Stop with LimitExceeded (util/errors.h) once the trie would hold more nodes than this.
   int64_t max_nodes = std::numeric_limits<int64_t>::max();
   // > 1: grow the dense table afterwards, within this factor of the store's
   // bytes (ConjunctionStoreBuilder::grow_dense), up to max_feature features.
