@@ -65,7 +65,7 @@ def _t(name: str, group: str, attribute: Optional[str], position: str, fallback:
 
 
 def _word_templates(side: str) -> List[Template]:
-    """Seed 000 Table 1's word features of a side's head word (h) and function word (f)."""
+    """Yoshinaga & Kitsuregawa 2009 Table 1's word features of a side's head word (h) and function word (f)."""
     out = []
     for short, role in (("h", "head"), ("f", "func")):
         position = f"{side}.{role}"
