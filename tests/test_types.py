@@ -35,8 +35,16 @@ def test_core_stub_matches_the_module():
 def test_core_stub_declares_what_the_package_uses():
     text = _stub_path().read_text(encoding="utf-8")
     for name in ("class PolyKernel", "class CompiledClassifier", "def compile_classifier", "def open_classifier",
-                 "METHODS"):
+                 "METHODS", "class LimitExceededError(ValueError)"):
         assert name in text, name
+    # The task loops take the compiled handle, typed, and no rule or class count beside it.
+    for name in ("def chunk(self, classifier: CompiledClassifier, early_exit: bool",
+                 "def parse(self, classifier: CompiledClassifier, depends: int",
+                 "def classify(self, classifier: CompiledClassifier, early_exit: bool",
+                 "def parse_arc_eager(transitions: CompiledClassifier, transition_of_class:",
+                 "chunk_classifier: CompiledClassifier, chunk_early_exit: bool"):
+        assert name in text, name
+    assert "_rule" not in text and "n_label_classes" not in text
 
 
 # The modules whose names ``import conjunct`` binds at once; the lazily imported ones
@@ -77,6 +85,7 @@ reveal_type(model.compile("pke"))
 reveal_type(conjunct.PolyKernel(1.0, 1.0, 2).value(3))
 reveal_type(conjunct.PAClassifier)
 reveal_type(conjunct.load)
+reveal_type(model.compile("pke").compiled.n_classes)
 """
 
 
@@ -98,3 +107,4 @@ def test_a_users_code_sees_the_types(tmp_path):
     assert revealed[1] in ('"float"', '"builtins.float"')  # (mypy versions spell it either way)
     assert "conjunct.training.pa.PAClassifier" in revealed[2], revealed
     assert revealed[3].startswith('"def (path:') and revealed[3].endswith('-> Any"'), revealed
+    assert revealed[4] in ('"int"', '"builtins.int"'), revealed
