@@ -13,7 +13,8 @@ test ``--passes`` times, between two callgrind dumps, so loading is left out).
 
 A variant is a base (d1, d2, d3, each with or without +dict) and options
 after commas: ``nK`` longest character n-gram, ``tK`` longest character-type
-n-gram, ``C<x>`` PA-I's C, ``iK`` epochs (default ``-i``), ``fK`` dictionary folds.
+n-gram, ``C<x>`` PA-I's C, ``iK`` epochs (default ``-i``), ``fK`` dictionary folds,
+``sK`` the shuffling seed (default 0), ``lm`` the longest-match flags (``d2+dict,lm``).
     valgrind --tool=callgrind python benchmarks/bench_segment_dictionary.py --callgrind seg.cjm
 """
 
@@ -36,10 +37,13 @@ def variant(name: str, iterations: int) -> dict:
         raise argparse.ArgumentTypeError(f"variant {name!r}: the base is d1, d2 or d3, with or without +dict")
     params = {"degree": int(degree[1]), "dictionary": bool(plus), "n_iter": iterations}
     keys = {"n": ("ngram", int), "t": ("type_ngram", int), "C": ("C", float), "i": ("n_iter", int),
-            "f": ("dictionary_folds", int)}
+            "f": ("dictionary_folds", int), "s": ("random_state", int)}
     for o in options:
+        if o == "lm" and plus:
+            params["longest_match"] = True
+            continue
         if not o or o[0] not in keys:
-            raise argparse.ArgumentTypeError(f"variant {name!r}: unknown option {o!r} (n, t, C, i, f)")
+            raise argparse.ArgumentTypeError(f"variant {name!r}: unknown option {o!r} (n, t, C, i, f, s; lm with +dict)")
         key, kind = keys[o[0]]
         params[key] = kind(o[1:])
     return params

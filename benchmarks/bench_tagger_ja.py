@@ -8,6 +8,7 @@ MODEL``: tagging GSD dev ``--passes`` times between two callgrind dumps).
 
     python benchmarks/bench_tagger_ja.py --sets "+ctype=ctype" "+nb=s1-1,p1+1"
     python benchmarks/bench_tagger_ja.py --quick --sets "+ctype=ctype" --save-dir models/
+    python benchmarks/bench_tagger_ja.py --seeds 0 1 2 --sets "+ctype=ctype"     # each set with three shuffling seeds
     valgrind --tool=callgrind python benchmarks/bench_tagger_ja.py --callgrind tagger.cjt
 
 A set is ``+name=t1,t2`` (the defaults and these templates), ``-name=t1,t2``
@@ -83,6 +84,8 @@ def main() -> None:
     ap.add_argument("--save-dir", type=Path, default=None, help="save each set's tagger here")
     ap.add_argument("--callgrind", default=None, metavar="MODEL", help="tag GSD dev with MODEL between callgrind dumps")
     ap.add_argument("--passes", type=int, default=2)
+    ap.add_argument("--seeds", type=int, nargs="+", default=[0],
+                    help="shuffling seeds (random_state): each set is trained once per seed, to see the spread")
     ap.add_argument("--name", default=None)
     args = ap.parse_args()
     if args.callgrind:
@@ -95,25 +98,29 @@ def main() -> None:
     Xd, Yd = read("dev")
     rows, results = [], {}
     for name, templates in sets.items():
-        t0 = time.perf_counter()
-        tagger = PerceptronTagger(templates=templates, n_iter=args.iterations).fit(X, Y)
-        seconds = time.perf_counter() - t0
-        r = {"templates": list(templates), "fit_seconds": seconds, "features": len(tagger.feature_keys_),
-             **scores(tagger.predict(Xd), X, Xd, Yd)}
-        if args.save_dir:
-            args.save_dir.mkdir(parents=True, exist_ok=True)
-            tagger.save(args.save_dir / f"tagger_{name}.cjt")
-        results[name] = r
-        rows.append([name, f"{100 * r['upos']:.2f}", f"{100 * r['joint']:.2f}", f"{100 * r['upos_unknown']:.2f}",
-                     r["features"], round(seconds)])
-        print(rows[-1], flush=True)
+        for seed in args.seeds:
+            t0 = time.perf_counter()
+            tagger = PerceptronTagger(templates=templates, n_iter=args.iterations, random_state=seed).fit(X, Y)
+            seconds = time.perf_counter() - t0
+            r = {"templates": list(templates), "seed": seed, "fit_seconds": seconds, "features": len(tagger.feature_keys_),
+                 **scores(tagger.predict(Xd), X, Xd, Yd)}
+            key = name if len(args.seeds) == 1 else f"{name}, seed {seed}"
+            if args.save_dir:
+                args.save_dir.mkdir(parents=True, exist_ok=True)
+                tagger.save(args.save_dir / f"tagger_{key.replace(', seed ', '_s')}.cjt")
+            results[key] = r
+            rows.append([key, f"{100 * r['upos']:.2f}", f"{100 * r['joint']:.2f}", f"{100 * r['upos_unknown']:.2f}",
+                         r["features"], round(seconds)])
+            print(rows[-1], flush=True)
     md = (f"UD Japanese GSD r2.8, gold words; trained on {args.train_sentences or 'all'} train sentences (joint UPOS|XPOS, "
-          f"{args.iterations} epochs), scored on dev (unknown: {100 * r['unknown_share']:.2f}% of dev words).\n\n"
+          f"{args.iterations} epochs, shuffling seeds {', '.join(map(str, args.seeds))}), scored on dev "
+          f"(unknown: {100 * r['unknown_share']:.2f}% of dev words).\n\n"
           + markdown_table(["set", "dev UPOS", "dev UPOS+XPOS", "dev UPOS, unknown words", "features", "fit (s)"], rows)
           + "\n\nSets: " + "; ".join(f"{n}: {' '.join(t)}" for n, t in sets.items() if n != "defaults")
           + "\n\nFit times were taken on a shared machine; accuracies do not depend on load.\n")
     write_results(args.name or ("tagger_ja_quick" if args.quick else "tagger_ja"),
-                  {"train_sentences": args.train_sentences, "iterations": args.iterations, "results": results}, md)
+                  {"train_sentences": args.train_sentences, "iterations": args.iterations, "seeds": args.seeds,
+                   "results": results}, md)
 
 
 if __name__ == "__main__":

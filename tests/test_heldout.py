@@ -121,3 +121,17 @@ def test_segment_dictionary_benchmark_reads_test_only_when_asked(shared_data, mo
     names = {os.path.basename(p) for p in seen}
     assert {"ja_gsd-ud-train.conllu", "ja_gsd-ud-dev.conllu"} <= names
     assert split_files_of_test(seen, shared_data) == []
+
+
+def test_segment_dictionary_variants_name_their_parameters(monkeypatch):
+    monkeypatch.syspath_prepend(str(BENCHMARKS))
+    import argparse
+
+    import bench_segment_dictionary as script
+
+    assert script.variant("d2+dict,lm", 10) == {"degree": 2, "dictionary": True, "n_iter": 10, "longest_match": True}
+    assert script.variant("d2+dict,t4,f5,s1", 10) == {"degree": 2, "dictionary": True, "n_iter": 10, "type_ngram": 4,
+                                                      "dictionary_folds": 5, "random_state": 1}
+    for bad in ("d2,lm", "d2+dict,x1"):  # the longest-match flags read the dictionary
+        with pytest.raises(argparse.ArgumentTypeError, match="unknown option"):
+            script.variant(bad, 10)

@@ -113,6 +113,23 @@ def test_dictionary_flags_of_the_engine_equal_reference_on_gsd(shared_data):
 
 
 @pytest.mark.realdata
+def test_longest_match_flags_of_the_engine_equal_reference_on_gsd(shared_data):
+    base = shared_data / "ud_japanese_gsd" / "r2.8"
+    train = read_segmented_conllu(base / "ja_gsd-ud-train.conllu")[:500]
+    dictionary = WordDictionary([w for s in train for w in s] + ["𠮷野家", "ａｂ"])
+    dev = ["".join(s) for s in read_segmented_conllu(base / "ja_gsd-ud-dev.conllu")[:200]]
+    texts = dev + ["𠮷野家の牛丼", "ａｂｃ", "", "日", "a\x02b", "東京都の東京"]
+    the_spec = spec(2, dictionary=True, longest_match=True)
+    reference = [fl for t in texts for fl in feature_lists(t, range(1, len(t)), 2, dictionary, longest_match=True)]
+    index = FeatureIndex.from_data(reference[::2])
+    positions, ptr, rows = _rows(_engine(index.names, the_spec, dictionary), texts, "all")
+    assert rows == [[i for i in (index.get(f) for f in fl) if i >= 0] for fl in reference]
+    forward, backward = index.get("dM1"), index.get("dM2")
+    assert min(forward, backward) >= 0
+    assert sum(forward in r for r in rows) > len(rows) // 4 and sum(backward in r for r in rows) > len(rows) // 4
+
+
+@pytest.mark.realdata
 @pytest.mark.parametrize("extras", [False, True])
 def test_tokenizer_engine_ids_equal_reference_on_ewt(shared_data, extras):
     base = shared_data / "ud_english_ewt"
@@ -166,6 +183,8 @@ def test_engine_refuses_what_it_cannot_compute():
         _engine([], FeatureSpec([Template("x", (Part(None, "dict.L5"),))]))
     with pytest.raises(ValueError, match="need the model's dictionary"):
         _engine(["dL1"], spec(1, dictionary=True))
+    with pytest.raises(ValueError, match="dict.M1, dict.M2"):  # longest match: from the left or from the right only
+        _engine([], FeatureSpec(list(spec(1).templates) + [Template("dM3", (Part(None, "dict.M3"),), "dictionary")]))
     with pytest.raises(ValueError, match="dictionary"):
         _core.BoundaryFeatures(tables=FeatureKeys.from_names(spec(1), []).tables(), dictionary_words=b"ab",
                                dictionary_offsets=np.array([0, 3]))

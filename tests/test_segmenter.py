@@ -213,6 +213,42 @@ def test_dictionary_flags_hand_case():
     assert f[-4:] == ["dL2", "dR1", "dI3", "dI4"]
 
 
+def test_longest_match_flags_hand_case():
+    from conjunct.tasks.segment.dictionary import WordDictionary, flag_names
+
+    d = WordDictionary(["日本", "日本語", "語", "の", "本語の"])
+    text = "日本語の日本"
+    # from the left: 日本語|の|日本; from the right: 日|本語の|日本 (日本 ends the text, then 本語の, then 日)
+    flags = d.flags(text, longest_match=True).tolist()
+    assert [b for b in range(1, len(text)) if "dM1" in flag_names(flags[b])] == [3, 4]
+    assert [b for b in range(1, len(text)) if "dM2" in flag_names(flags[b])] == [1, 4]
+    assert d.flags(text).tolist() == [f & ~(3 << 12) for f in flags]  # off by default: the other flags alike
+    # an unknown character is a word of its own
+    flags = WordDictionary(["ab"]).flags("xaby", longest_match=True).tolist()
+    assert [b for b in range(1, 4) if "dM1" in flag_names(flags[b])] == [1, 3]
+    assert [b for b in range(1, 4) if "dM2" in flag_names(flags[b])] == [1, 3]
+    assert boundary_features(text, 4, ngram=1, dictionary=d, longest_match=True)[-2:] == ["dM1", "dM2"]
+    assert "dM1" not in boundary_features(text, 4, ngram=1, dictionary=d)
+
+
+@pytest.mark.realdata
+def test_longest_match_segmenter_round_trip(corpus, tmp_path):
+    seg = WordSegmenter(degree=1, n_iter=2, longest_match=True).fit(corpus[0][:100])
+    texts = ["".join(s) for s in corpus[1][:30]]
+    words = seg.segment(texts)
+    assert words == segment_reference(seg.classifier_, texts, dictionary=seg.dictionary_, longest_match=True)
+    seg.save(tmp_path / "lm.cjt")
+    loaded = conjunct.load(tmp_path / "lm.cjt")
+    assert loaded.longest_match is True and loaded.segment(texts) == words
+    # A file written before the setting has no longest-match flags: it loads as it was.
+    plain = WordSegmenter(degree=1, n_iter=2).fit(corpus[0][:100])
+    kind, meta, arrays = plain.to_container()
+    meta["config"].pop("longest_match")
+    conjunct.io.model_io.write_container(tmp_path / "old.cjt", kind, meta, arrays)
+    old = conjunct.load(tmp_path / "old.cjt")
+    assert old.longest_match is False and old.segment(texts) == plain.segment(texts)
+
+
 def test_fold_dictionaries_leave_out_the_sentence_fold():
     from conjunct.tasks.segment.dictionary import fold_dictionaries
 

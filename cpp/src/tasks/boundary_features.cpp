@@ -5,6 +5,9 @@
 #include <cstdlib>
 #include <stdexcept>
 #include <unordered_map>
+#include <vector>
+
+#include "conjunct/scratch.h"
 
 namespace conjunct {
 
@@ -88,15 +91,17 @@ BoundaryFeaturizer::BoundaryFeaturizer(std::shared_ptr<const FeatureTables> tabl
       const std::string& pos = spec.position(q.position);
       Part& p = c.parts[k];
       if (q.attribute == SpecPart::kFlag) {
-        // The dictionary flags: "dict." + kind (L, R, I) + length (1 .. kDictLengths).
-        const size_t kind = pos.size() == 7 && pos.compare(0, 5, "dict.") == 0 ? std::string_view("LRI").find(pos[5])
+        // The dictionary flags: "dict." + kind (L, R, I) + length (1 .. kDictLengths), or
+        // "dict.M1" / "dict.M2": forward / backward longest match cuts here.
+        const size_t kind = pos.size() == 7 && pos.compare(0, 5, "dict.") == 0 ? std::string_view("LRIM").find(pos[5])
                                                                                 : std::string_view::npos;
-        if (kind == std::string_view::npos || pos[6] < '1' || pos[6] > '0' + kDictLengths)
+        if (kind == std::string_view::npos || pos[6] < '1' || pos[6] > (kind == 3 ? '2' : '0' + kDictLengths))
           throw std::invalid_argument(where + "a flag at '" + pos + "': the boundary features' flags are the "
-                                      "dictionary's, at dict.L1 .. dict.I4");
+                                      "dictionary's, at dict.L1 .. dict.I4, dict.M1, dict.M2");
         p.source = kDict;
         p.bit = static_cast<int>(kind) * kDictLengths + (pos[6] - '1');
         uses_dict_ = true;
+        uses_longest_ = uses_longest_ || kind == 3;
         continue;
       }
       const std::string& attr = spec.attribute(q.attribute);
@@ -337,11 +342,23 @@ void BoundaryFeaturizer::text(std::string_view utf8, Gaps gaps, Scratch& s, std:
   }
 }
 
+namespace {
+struct LongestScratch {
+  std::vector<uint32_t> from, to;
+};
+}  // namespace
+
 void BoundaryFeaturizer::dictionary_flags(Scratch& s, size_t m) const {
   // From every character, the known words starting there: a walk over
   // longer strings that stops at the first that no word begins with.
   s.dict.assign(m + 1, 0);
   const uint16_t span_bits = static_cast<uint16_t>(1u << (2 * kDictLengths));
+  // Per position, the longest known word starting / ending there (for the longest-match flags).
+  LongestScratch& ls = thread_scratch<LongestScratch>();
+  if (uses_longest_) {
+    ls.from.assign(m + 1, 0);
+    ls.to.assign(m + 1, 0);
+  }
   for (size_t i = 0; i < m; ++i) {
     const size_t q = i + kWindow;
     const size_t most = std::min(dict_longest_, m - i);
@@ -354,8 +371,21 @@ void BoundaryFeaturizer::dictionary_flags(Scratch& s, size_t m) const {
       s.dict[i + n] |= static_cast<uint16_t>(1u << k);
       s.dict[i] |= static_cast<uint16_t>(1u << (kDictLengths + k));
       for (size_t b = i + 1; b < i + n; ++b) s.dict[b] |= static_cast<uint16_t>(span_bits << k);
+      if (uses_longest_) {
+        ls.from[i] = static_cast<uint32_t>(n);
+        ls.to[i + n] = std::max(ls.to[i + n], static_cast<uint32_t>(n));
+      }
     }
   }
+  if (!uses_longest_) return;
+  // Greedy longest-match segmentations, from the left and from the right (an
+  // unknown character is a word of its own): where each cuts.
+  const uint16_t forward = static_cast<uint16_t>(1u << (3 * kDictLengths)), backward = static_cast<uint16_t>(forward << 1);
+  for (size_t i = std::max<size_t>(ls.from[0], 1); i < m; i += std::max<size_t>(ls.from[i], 1))
+    s.dict[i] |= forward;
+  for (size_t j = m - std::min<size_t>(m, std::max<size_t>(ls.to[m], 1)); j > 0;
+       j -= std::min<size_t>(j, std::max<size_t>(ls.to[j], 1)))
+    s.dict[j] |= backward;
 }
 
 }  // namespace conjunct

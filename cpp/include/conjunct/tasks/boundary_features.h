@@ -11,7 +11,8 @@
 // word-dictionary flags (Neubig et al. 2011): at
 // position "dict.L<k>" / "dict.R<k>" / "dict.I<k>" a known word of length k
 // (k = 4: 4 or more) ends left of the boundary, starts right of it, or spans
-// it. Per character each n-gram is looked up once in its vocabulary;
+// it; at "dict.M1" / "dict.M2" the greedy longest-match segmentation from
+// the left / from the right cuts there. Per character each n-gram is looked up once in its vocabulary;
 // per boundary a template reads the codes at its offsets. The Python
 // reference is conjunct.tasks.segment.features, over the same spec.
 #pragma once
@@ -119,6 +120,7 @@ class BoundaryFeaturizer {
   bool all_direct_ = false;
   bool uses_pieces_ = false;
   bool uses_dict_ = false;
+  bool uses_longest_ = false;  // the longest-match flags (dict.M1, dict.M2)
   // The dictionary: every prefix of a known word (a walk stops at the first
   // string that is none), and whether each prefix is itself a word.
   AttributeVocab dict_prefixes_;

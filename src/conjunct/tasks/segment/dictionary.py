@@ -1,7 +1,9 @@
 """The word-dictionary features of a boundary (Neubig et al. 2011, KyTea):
 for each gap, whether a known word of length k ends just left of it (``dL``),
 starts just right of it (``dR``) or spans it (``dI``), lengths 1 .. 3 and
-4 or more. The known words are the training words (a sentence of the
+4 or more; optionally (``longest``) whether the greedy longest-match
+segmentation with the known words cuts there, matching from the left
+(``dM1``) or from the right (``dM2``). The known words are the training words (a sentence of the
 training data sees only the words of the other folds, so that the
 classifier learns how far a dictionary match can be trusted on text it has
 not seen) and, optionally, a user dictionary (one word per line).
@@ -28,13 +30,16 @@ __all__ = ["DICT_KINDS", "DICT_LENGTHS", "MAX_WORD", "dictionary_templates", "Wo
 
 DICT_KINDS = ("L", "R", "I")  # a word ends left of the gap, starts right of it, spans it
 DICT_LENGTHS = 4  # lengths 1, 2, 3 and 4 or more
+LONGEST_BITS = (3 * DICT_LENGTHS, 3 * DICT_LENGTHS + 1)  # forward, backward longest match cuts (dM1, dM2)
 MAX_WORD = 16  # longest word kept (characters): longer ones rarely recur and cost a look-up per length
 
 
-def dictionary_templates() -> List[Template]:
-    """The flag templates of the dictionary features, ``dL1`` .. ``dI4``."""
+def dictionary_templates(longest: bool = False) -> List[Template]:
+    """The flag templates of the dictionary features, ``dL1`` .. ``dI4`` (and
+    with ``longest`` the longest-match cuts ``dM1``, ``dM2``)."""
     return [Template(f"d{kind}{k}", (Part(None, f"dict.{kind}{k}"),), "dictionary")
-            for kind in DICT_KINDS for k in range(1, DICT_LENGTHS + 1)]
+            for kind in DICT_KINDS for k in range(1, DICT_LENGTHS + 1)] + \
+        ([Template(f"dM{k}", (Part(None, f"dict.M{k}"),), "dictionary") for k in (1, 2)] if longest else [])
 
 
 # A character a dictionary word may not hold: whitespace (str.isspace, which is what \s means in a str
@@ -56,12 +61,14 @@ class WordDictionary:
     def __len__(self) -> int:
         return len(self.words)
 
-    def flags(self, text: str) -> np.ndarray:
+    def flags(self, text: str, longest_match: bool = False) -> np.ndarray:
         """Per boundary b of ``text`` (row b; rows 0 and len(text) unused), a
-        bit mask of the dictionary features: bit ``kind * DICT_LENGTHS + k - 1``."""
+        bit mask of the dictionary features: bit ``kind * DICT_LENGTHS + k - 1``
+        (with ``longest_match``, the bits :data:`LONGEST_BITS` too)."""
         m = len(text)
         out = np.zeros(m + 1, dtype=np.int32)
         words, longest = self.words, self.longest
+        from_, to = [0] * (m + 1), [0] * (m + 1)  # the longest known word starting / ending at each position
         for i in range(m):
             for n in range(1, min(longest, m - i) + 1):
                 if text[i:i + n] in words:
@@ -69,6 +76,16 @@ class WordDictionary:
                     out[i + n] |= 1 << k                            # L: ends left of boundary i + n
                     out[i] |= 1 << (DICT_LENGTHS + k)               # R: starts right of boundary i
                     out[i + 1:i + n] |= 1 << (2 * DICT_LENGTHS + k)  # I: spans boundaries i+1 .. i+n-1
+                    from_[i], to[i + n] = n, max(to[i + n], n)
+        if longest_match:  # greedy longest match from the left and from the right; an unknown character is a word
+            i = max(from_[0], 1)
+            while i < m:
+                out[i] |= 1 << LONGEST_BITS[0]
+                i += max(from_[i], 1)
+            j = m - max(to[m], 1)
+            while j > 0:
+                out[j] |= 1 << LONGEST_BITS[1]
+                j -= max(to[j], 1)
         return out
 
     def to_arrays(self) -> Tuple[np.ndarray, np.ndarray]:
@@ -88,7 +105,7 @@ class WordDictionary:
 def flag_names(mask: int) -> List[str]:
     """The feature names of the set bits of a mask (in template order)."""
     return [f"d{DICT_KINDS[bit // DICT_LENGTHS]}{bit % DICT_LENGTHS + 1}" for bit in range(len(DICT_KINDS) * DICT_LENGTHS)
-            if mask >> bit & 1]
+            if mask >> bit & 1] + [f"dM{k}" for k, bit in enumerate(LONGEST_BITS, 1) if mask >> bit & 1]
 
 
 def read_user_dictionary(path) -> List[str]:

@@ -77,11 +77,12 @@ def templates(ngram: int = 3, type_ngram: Optional[int] = None) -> List[Tuple[st
 
 
 def spec(ngram: int = 3, extra: Sequence[Template] = (), dictionary: bool = False,
-         type_ngram: Optional[int] = None) -> FeatureSpec:
+         type_ngram: Optional[int] = None, longest_match: bool = False) -> FeatureSpec:
     """The template spec of the boundary features (with ``dictionary``, the
-    dictionary flags after them; ``extra`` templates last)."""
+    dictionary flags after them, and with ``longest_match`` too the
+    longest-match flags; ``extra`` templates last)."""
     return FeatureSpec([Template(f"{kind}{k:+d}:{n}", (Part(f"{kind}{n}", f"{k:+d}"),), "chars" if kind == "c" else "types")
-                        for kind, k, n in templates(ngram, type_ngram)] + (dictionary_templates() if dictionary else [])
+                        for kind, k, n in templates(ngram, type_ngram)] + (dictionary_templates(longest_match) if dictionary else [])
                        + list(extra))
 
 
@@ -93,9 +94,11 @@ def _prefixes(ngram: int, type_ngram: Optional[int] = None) -> List[Tuple[str, b
 
 
 def feature_lists(text: str, positions: Sequence[int], ngram: int = 3,
-                  dictionary: Optional[WordDictionary] = None, type_ngram: Optional[int] = None) -> List[List[str]]:
+                  dictionary: Optional[WordDictionary] = None, type_ngram: Optional[int] = None,
+                  longest_match: bool = False) -> List[List[str]]:
     """The feature strings of the boundaries before characters ``positions`` of
-    ``text`` (with a ``dictionary``, its flags after the n-grams)."""
+    ``text`` (with a ``dictionary``, its flags after the n-grams; with
+    ``longest_match`` too its longest-match flags)."""
     padded = PAD * LEFT + text + PAD * RIGHT
     types = "".join(map(char_type, padded))
     prefixes = _prefixes(ngram, type_ngram)
@@ -104,13 +107,13 @@ def feature_lists(text: str, positions: Sequence[int], ngram: int = 3,
         p = b + LEFT
         out.append([pre + (types if typed else padded)[p + k:p + k + n] for pre, typed, k, n in prefixes])
     if dictionary is not None:
-        flags = dictionary.flags(text).tolist()
+        flags = dictionary.flags(text, longest_match).tolist()
         for row, b in zip(out, positions):
             row.extend(flag_names(flags[b]))
     return out
 
 
 def boundary_features(text: str, b: int, ngram: int = 3, dictionary: Optional[WordDictionary] = None,
-                      type_ngram: Optional[int] = None) -> List[str]:
+                      type_ngram: Optional[int] = None, longest_match: bool = False) -> List[str]:
     """Feature strings of the boundary before character ``b`` (1 <= b < len(text))."""
-    return feature_lists(text, [b], ngram, dictionary, type_ngram)[0]
+    return feature_lists(text, [b], ngram, dictionary, type_ngram, longest_match)[0]

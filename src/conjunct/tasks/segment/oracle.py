@@ -43,7 +43,8 @@ ROWS_BATCH = 250
 
 
 def _example_batches(sentences: Sequence[Sequence[str]], ngram: int, dictionaries: Optional[Sequence[WordDictionary]],
-                     type_ngram: Optional[int], batch: int) -> Iterator[Tuple[List[List[str]], List[int]]]:
+                     type_ngram: Optional[int], batch: int,
+                     longest_match: bool = False) -> Iterator[Tuple[List[List[str]], List[int]]]:
     """(feature strings, +1/-1) of the boundaries of every ``batch`` sentences
     in turn (sentence k's features hold the flags of ``dictionaries[k]``)."""
     k = 0
@@ -53,7 +54,7 @@ def _example_batches(sentences: Sequence[Sequence[str]], ngram: int, dictionarie
         for s in part:
             text = "".join(s)
             feats.extend(feature_lists(text, range(1, len(text)), ngram,
-                                       None if dictionaries is None else dictionaries[k], type_ngram))
+                                       None if dictionaries is None else dictionaries[k], type_ngram, longest_match))
             labels.extend(boundary_labels(s))
             k += 1
         yield feats, labels
@@ -61,13 +62,13 @@ def _example_batches(sentences: Sequence[Sequence[str]], ngram: int, dictionarie
 
 def training_examples(sentences: Sequence[Sequence[str]], ngram: int = 3,
                       dictionaries: Optional[Sequence[WordDictionary]] = None,
-                      type_ngram: Optional[int] = None) -> Tuple[List[List[str]], List[int]]:
+                      type_ngram: Optional[int] = None, longest_match: bool = False) -> Tuple[List[List[str]], List[int]]:
     """(feature strings, +1/-1) of every character boundary of the gold
     segmentations (with ``dictionaries``, sentence k's features hold the
     flags of ``dictionaries[k]``)."""
     feats: List[List[str]] = []
     labels: List[int] = []
-    for f, y in _example_batches(sentences, ngram, dictionaries, type_ngram, ORACLE_BATCH):
+    for f, y in _example_batches(sentences, ngram, dictionaries, type_ngram, ORACLE_BATCH, longest_match):
         feats.extend(f)
         labels.extend(y)
     return feats, labels
@@ -75,13 +76,13 @@ def training_examples(sentences: Sequence[Sequence[str]], ngram: int = 3,
 
 def training_rows(sentences: Sequence[Sequence[str]], ngram: int = 3,
                   dictionaries: Optional[Sequence[WordDictionary]] = None,
-                  type_ngram: Optional[int] = None) -> Tuple["IndexedRows", List[int]]:
+                  type_ngram: Optional[int] = None, longest_match: bool = False) -> Tuple["IndexedRows", List[int]]:
     """:func:`training_examples` as rows over a feature index, built batch by
     batch (:class:`~conjunct.tasks.rows.RowBuilder`): the same model, without
     the strings of every boundary alive at once."""
     from ..rows import RowBuilder
 
     rows = RowBuilder()
-    for f, y in _example_batches(sentences, ngram, dictionaries, type_ngram, ROWS_BATCH):
+    for f, y in _example_batches(sentences, ngram, dictionaries, type_ngram, ROWS_BATCH, longest_match):
         rows.add(f, y)
     return rows.rows()

@@ -50,7 +50,8 @@ class BoundaryClassifier(Runner):
     COUNTERS = ("decisions", "classifier_seconds", "encode_seconds")
 
     def __init__(self, classifier, *, ngram: int = 3, dictionary: Optional[WordDictionary] = None,
-                 early_exit: bool = True, n_jobs: int = 1, type_ngram: Optional[int] = None):
+                 early_exit: bool = True, n_jobs: int = 1, type_ngram: Optional[int] = None,
+                 longest_match: bool = False):
         check_classifier(classifier, "word segmentation's")
         super().__init__([classifier])
         self.classifier = classifier
@@ -59,7 +60,8 @@ class BoundaryClassifier(Runner):
         self.ngram = ngram
         self.type_ngram = type_ngram
         self.features = boundary_engine(classifier.features,
-                                        spec(ngram, dictionary=dictionary is not None, type_ngram=type_ngram),
+                                        spec(ngram, dictionary=dictionary is not None, type_ngram=type_ngram,
+                                             longest_match=longest_match and dictionary is not None),
                                         "word segmentation", dictionary)
         self.cut_class = [str(c) for c in classifier.rule.classes].index("1")
 
@@ -101,12 +103,13 @@ class BoundaryClassifier(Runner):
 
 
 def segment_reference(classifier, texts: Sequence[str], ngram: int = 3,
-                      dictionary: Optional[WordDictionary] = None, type_ngram: Optional[int] = None) -> List[List[str]]:
+                      dictionary: Optional[WordDictionary] = None, type_ngram: Optional[int] = None,
+                      longest_match: bool = False) -> List[List[str]]:
     """Segmentation with one ``predict_one`` per boundary over the feature strings of
     :func:`boundary_features` (slow; the reference the batched path is tested against)."""
     out = []
     for text in texts:
-        cuts = [str(classifier.predict_one(boundary_features(text, b, ngram, dictionary, type_ngram))) == "1"
+        cuts = [str(classifier.predict_one(boundary_features(text, b, ngram, dictionary, type_ngram, longest_match))) == "1"
                 for b in range(1, len(text))]
         out.append(words_from_boundaries(text, cuts))
     return out
