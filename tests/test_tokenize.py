@@ -78,9 +78,9 @@ def test_reader_refuses_text_that_does_not_match(tmp_path):
 def test_batched_tokenizer_equals_reference(tokenizer, ewt_raw):
     texts = [p.text for p in ewt_raw[1][:8]] + ["I can't believe it's 5 p.m. already!! Mr. Smith said:\"no\".", "x", "",
                                                "  ", "a\u00a0b\tc\n", "Mail me at <a.b...@mail.com> or see http://x.org/a-b."]
-    assert tokenizer.links and len(tokenizer.dictionary_) > 500  # the training tokens
+    assert tokenizer.links and tokenizer.link_spans and len(tokenizer.dictionary_) > 500  # the training tokens
     expected = tokenize_reference(tokenizer.classifiers_["boundary"], tokenizer.classifiers_["sentence"], texts,
-                                  dictionary=tokenizer.dictionary_, links=True)
+                                  dictionary=tokenizer.dictionary_, links=True, link_spans=True)
     got = tokenizer.tokenize(texts)
     assert [(t.spans, t.words, t.sentence_lengths) for t in got] == [(t.spans, t.words, t.sentence_lengths) for t in expected]
 
@@ -157,7 +157,7 @@ def test_engine_link_spans_and_type_ngrams_equal_reference(ewt_raw, type_ngram):
 
 
 def test_tokenizer_with_link_spans_round_trips(ewt_raw, tmp_path):
-    tok = EnglishTokenizer(n_iter=1, link_spans=True, type_ngram=4, method_params=SMALL).fit(ewt_raw[0][:20])
+    tok = EnglishTokenizer(n_iter=1, type_ngram=4, method_params=SMALL).fit(ewt_raw[0][:20])
     path = tmp_path / "tok.cjm"
     tok.save(path)
     back = conjunct.load(path)
@@ -170,7 +170,8 @@ def test_tokenizer_with_link_spans_round_trips(ewt_raw, tmp_path):
 
 def test_tokenizer_file_without_the_new_features_loads_as_before(ewt_raw, tmp_path):
     # A file written before the dictionary flags and the piece kinds has neither in its config.
-    old = EnglishTokenizer(n_iter=1, dictionary=False, links=False, method_params=SMALL).fit(ewt_raw[0][:20])
+    old = EnglishTokenizer(n_iter=1, dictionary=False, links=False, link_spans=False,
+                           method_params=SMALL).fit(ewt_raw[0][:20])
     kind, meta, arrays = old.to_container()
     for key in ("dictionary", "dictionary_folds", "links", "link_spans", "type_ngram"):
         meta["config"].pop(key)

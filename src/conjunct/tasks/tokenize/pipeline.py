@@ -65,7 +65,7 @@ class EnglishTokenizer(TaskPipeline):
     batch_size = 1000  # texts per batch of decisions
 
     def __init__(self, *, degree: int = 2, ngram: int = 3, dictionary: bool = True, dictionary_folds: int = 10,
-                 links: bool = True, link_spans: bool = False, type_ngram: Optional[int] = None, **params):
+                 links: bool = True, link_spans: bool = True, type_ngram: Optional[int] = None, **params):
         super().__init__(degree=degree, **params)
         self.ngram = ngram
         self.dictionary = dictionary
