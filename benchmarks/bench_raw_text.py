@@ -122,9 +122,11 @@ def tokenizer_only(base: Path, args) -> None:
             raw = _first_sentences(raw, args.train_sentences)
         t0 = time.perf_counter()
         tok = EnglishTokenizer(n_iter=args.n_iter, degree=args.tokenizer_degree, dictionary=not args.no_dictionary,
-                               links=not args.no_links).fit(raw)
+                               links=not args.no_links, link_spans=not args.no_link_spans,
+                               type_ngram=args.type_ngram).fit(raw)
         trained = {"paragraphs": len(raw), "n_iter": args.n_iter, "degree": args.tokenizer_degree,
                    "dictionary": not args.no_dictionary, "links": not args.no_links,
+                   "link_spans": not args.no_link_spans, "type_ngram": args.type_ngram,
                    "seconds": time.perf_counter() - t0, "components": tok.training_stats_}
         if args.save:
             tok.save(args.save)
@@ -158,6 +160,9 @@ def main() -> None:
     ap.add_argument("--tokenizer-only", action="store_true", help="train and score the tokenizer alone")
     ap.add_argument("--no-dictionary", action="store_true", help="train the tokenizer without the dictionary flags")
     ap.add_argument("--no-links", action="store_true", help="train the tokenizer without the link kind of pieces")
+    ap.add_argument("--no-link-spans", action="store_true",
+                    help="train the tokenizer without where a gap is in its piece's address")
+    ap.add_argument("--type-ngram", type=int, default=None, help="the tokenizer's longest character-type n-gram (default 3)")
     ap.add_argument("--tokenizer-model", default=None,
                     help="a trained EnglishTokenizer file: scored alone (--tokenizer-only) or used instead of training one")
     ap.add_argument("--name", default=None, help="results file name (default raw_text[_quick], raw_text_tokenizer)")

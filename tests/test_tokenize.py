@@ -78,9 +78,9 @@ def test_reader_refuses_text_that_does_not_match(tmp_path):
 def test_batched_tokenizer_equals_reference(tokenizer, ewt_raw):
     texts = [p.text for p in ewt_raw[1][:8]] + ["I can't believe it's 5 p.m. already!! Mr. Smith said:\"no\".", "x", "",
                                                "  ", "a\u00a0b\tc\n", "Mail me at <a.b...@mail.com> or see http://x.org/a-b."]
-    assert tokenizer.links and len(tokenizer.dictionary_) > 500  # the training tokens
+    assert tokenizer.links and tokenizer.link_spans and len(tokenizer.dictionary_) > 500  # the training tokens
     expected = tokenize_reference(tokenizer.classifiers_["boundary"], tokenizer.classifiers_["sentence"], texts,
-                                  dictionary=tokenizer.dictionary_, links=True)
+                                  dictionary=tokenizer.dictionary_, links=True, link_spans=True)
     got = tokenizer.tokenize(texts)
     assert [(t.spans, t.words, t.sentence_lengths) for t in got] == [(t.spans, t.words, t.sentence_lengths) for t in expected]
 
@@ -110,17 +110,76 @@ def test_piece_kind():
     assert "K=link" not in piece_features("see <a@b.co>", 2, links=True) + piece_features("see <a@b.co>", 5)
 
 
+def test_link_span_finds_the_address_without_quotes_brackets_or_final_stop():
+    from conjunct.tasks.tokenize.features import link_span, piece_features
+
+    cases = {'Reynolds"<rreynol...@cog.com>': (10, 28), "'http://go.msn.com/a_b.asp'": (1, 26),
+             "www.adobe.com.": (0, 13), "(see:www.x.org),": (5, 14), "mailto:a@b.c": (7, 12), "U.S.": None, "a@b": None, "@home.": (0, 5)}
+    for piece, span in cases.items():
+        assert link_span(piece) == span, piece
+    text = 'x "Al"<a@b.co> y'
+    assert [piece_features(text, b, spans=True)[-1] for b in (5, 6, 7, 8, 13)] == \
+        ["N=y", "N=y", "U=edge", "U=in", "U=edge"]  # none at the quotes and between them and the bracket
+    assert not any(f.startswith("U=") for b in (5, 7) for f in piece_features(text, b))
+
+
+@pytest.mark.parametrize("type_ngram", [None, 5])
+def test_engine_link_spans_and_type_ngrams_equal_reference(ewt_raw, type_ngram):
+    # The C++ engine computes the same "U=" features and type n-grams as the reference path.
+    from conjunct import _core
+    from conjunct.features.index import FeatureIndex
+    from conjunct.features.spec import FeatureKeys
+    from conjunct.tasks.segment.features import feature_lists
+    from conjunct.tasks.segment.runner import text_buffers
+    from conjunct.tasks.tokenize.features import gap_piece_features, gap_spec
+    from conjunct.tasks.tokenize.oracle import decided_gaps
+
+    def reference(text):
+        gaps = decided_gaps(text).tolist()
+        return gaps, [f + p for f, p in zip(feature_lists(text, gaps, 3, None, type_ngram),
+                                            gap_piece_features(text, gaps, links=True, spans=True))]
+
+    texts = [p.text for p in ewt_raw[1][:10]] + [
+        'Email: "Julie"<julie...@bells.net> or \'http://go.msn.com/x_y.asp\' (www.adobe.com).', "a@b.c@d.e,",
+        "ünï@cödé.de http://ü.example/ä www. ://", "x", ""]
+    index = FeatureIndex.from_data(f for t in [p.text for p in ewt_raw[0]] + texts for f in reference(t)[1])
+    keys = FeatureKeys.from_names(gap_spec(3, False, True, True, type_ngram), index.names)
+    positions, _, indptr, ids = _core.BoundaryFeatures(tables=keys.tables()).features(*text_buffers(texts), "inner")
+    rows = [ids[a:b].tolist() for a, b in zip(indptr[:-1].tolist(), indptr[1:].tolist())]
+    expected_gaps, expected = [], []
+    for t in texts:
+        gaps, feats = reference(t)
+        expected_gaps += gaps
+        expected += [[i for i in (index.get(f) for f in fl) if i >= 0] for fl in feats]
+    assert positions.tolist() == expected_gaps and rows == expected
+    link = {index.get("U=in"), index.get("U=edge")}
+    assert -1 not in link and sum(len(link & set(r)) for r in rows) > 40
+
+
+def test_tokenizer_with_link_spans_round_trips(ewt_raw, tmp_path):
+    tok = EnglishTokenizer(n_iter=1, type_ngram=4, method_params=SMALL).fit(ewt_raw[0][:20])
+    path = tmp_path / "tok.cjm"
+    tok.save(path)
+    back = conjunct.load(path)
+    assert back.link_spans and back.type_ngram == 4
+    texts = [p.text for p in ewt_raw[1]] + ['Email: "Julie"<julie...@bells.net>']
+    expected = tokenize_reference(tok.classifiers_["boundary"], tok.classifiers_["sentence"], texts,
+                                  dictionary=tok.dictionary_, links=True, link_spans=True, type_ngram=4)
+    assert [t.spans for t in back.tokenize(texts)] == [t.spans for t in expected]
+
+
 def test_tokenizer_file_without_the_new_features_loads_as_before(ewt_raw, tmp_path):
     # A file written before the dictionary flags and the piece kinds has neither in its config.
-    old = EnglishTokenizer(n_iter=1, dictionary=False, links=False, method_params=SMALL).fit(ewt_raw[0][:20])
+    old = EnglishTokenizer(n_iter=1, dictionary=False, links=False, link_spans=False,
+                           method_params=SMALL).fit(ewt_raw[0][:20])
     kind, meta, arrays = old.to_container()
-    for key in ("dictionary", "dictionary_folds", "links"):
+    for key in ("dictionary", "dictionary_folds", "links", "link_spans", "type_ngram"):
         meta["config"].pop(key)
     path = tmp_path / "old.cjm"
     conjunct.io.model_io.write_container(path, kind, meta, arrays)
     back = conjunct.load(path)
     texts = [p.text for p in ewt_raw[1]]
-    assert not back.dictionary and not back.links
+    assert not back.dictionary and not back.links and not back.link_spans and back.type_ngram is None
     assert [t.spans for t in back.tokenize(texts)] == [t.spans for t in old.tokenize(texts)]
 
 

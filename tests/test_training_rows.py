@@ -63,8 +63,8 @@ def test_tokenizer_rows_are_its_feature_strings(ewt_raw, monkeypatch):
     monkeypatch.setattr(tokenize_oracle, "ORACLE_BATCH", 7)  # several batches
     tok = EnglishTokenizer(n_iter=2)
     d = training_dictionaries(tok, [tokenize_oracle.known_words(t) for t in ewt_raw])
-    strings = tokenize_oracle.training_examples(ewt_raw, 3, d, True)
-    rows = tokenize_oracle.training_rows(ewt_raw, 3, d, True)
+    strings = tokenize_oracle.training_examples(ewt_raw, 3, d, True, True)
+    rows = tokenize_oracle.training_rows(ewt_raw, 3, d, True, True)
     assert set(rows) == {"boundary", "sentence"}
     for c in rows:
         assert rows[c][1] == list(strings[c][1])
@@ -79,7 +79,8 @@ def test_tokenizer_rows_are_its_feature_strings(ewt_raw, monkeypatch):
 def test_tokenizer_trained_on_rows_is_the_one_trained_on_strings(ewt_raw, monkeypatch):
     by_rows = EnglishTokenizer(n_iter=2, method="pki").fit(ewt_raw)
     monkeypatch.setattr(EnglishTokenizer, "training_examples", lambda self, data: tokenize_oracle.training_examples(
-        data, self.ngram, training_dictionaries(self, [tokenize_oracle.known_words(t) for t in data]), self.links))
+        data, self.ngram, training_dictionaries(self, [tokenize_oracle.known_words(t) for t in data]), self.links,
+        self.link_spans, self.type_ngram))
     by_strings = EnglishTokenizer(n_iter=2, method="pki").fit(ewt_raw)
     for c in ("boundary", "sentence"):
         _same_model(by_rows.models_[c], by_strings.models_[c])

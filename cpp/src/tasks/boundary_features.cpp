@@ -122,6 +122,7 @@ BoundaryFeaturizer::BoundaryFeaturizer(std::shared_ptr<const FeatureTables> tabl
                            : attr == "piece.end"   ? kPrevEnd
                            : attr == "piece.start" ? kNextStart
                            : attr == "piece.kind"  ? kKind
+                           : attr == "piece.link"  ? kLink
                                                    : kChars;
         if (src == kChars) throw std::invalid_argument(where + "unknown attribute '" + attr + "'");
         const char* want = src == kPrevEnd ? "piece-1" : src == kNextStart ? "piece+1" : "gap";
@@ -249,6 +250,8 @@ void BoundaryFeaturizer::text(std::string_view utf8, Gaps gaps, Scratch& s, std:
       s.piece_of[q] = static_cast<int64_t>(s.piece_a.size()) - 1;
       s.piece_e.back() = static_cast<int64_t>(q) + 1;
     }
+    s.link_a.assign(s.piece_a.size(), -2);
+    s.link_e.assign(s.piece_a.size(), -2);
   }
   auto span = [&](size_t a, size_t e) {
     return std::string_view(s.bytes.data() + s.starts[a], s.starts[e] - s.starts[a]);
@@ -279,6 +282,12 @@ void BoundaryFeaturizer::text(std::string_view utf8, Gaps gaps, Scratch& s, std:
         const bool link = piece.find("://") != std::string_view::npos || piece.find("www.") != std::string_view::npos ||
                           (at != std::string_view::npos && piece.find('.', at) != std::string_view::npos);
         return link ? v.find("link") : -1;
+      }
+      case kLink: {
+        if (s.link_a[k] == -2) link_span(s, a, e, s.link_a[k], s.link_e[k]);  // once per piece
+        const int64_t la = s.link_a[k], le = s.link_e[k], g = static_cast<int64_t>(q);
+        if (la < 0) return -1;
+        return g > la && g < le ? v.find("in") : g == la || g == le ? v.find("edge") : -1;
       }
       default: {
         if (static_cast<size_t>(k) + 1 == s.piece_a.size()) return v.find("</p>");
@@ -346,7 +355,36 @@ namespace {
 struct LongestScratch {
   std::vector<uint32_t> from, to;
 };
+// The characters of a web or e-mail address: ASCII letters and digits and the
+// URL punctuation but quotes and brackets, which EWT cuts off an address.
+bool link_char(uint32_t c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+         (c < 128 && std::string_view("-._~:/?#@!$%&*+=,;").find(static_cast<char>(c)) != std::string_view::npos);
+}
 }  // namespace
+
+void BoundaryFeaturizer::link_span(const Scratch& s, size_t a, size_t e, int64_t& la, int64_t& le) {
+  // The first anchor ("://", "www.", or "@" with a "." after it), grown over
+  // address characters both ways, trailing sentence punctuation left out.
+  auto at = [&](size_t i, const char* lit) {
+    for (size_t j = 0; lit[j]; ++j)
+      if (i + j >= e || s.cps[i + j] != static_cast<uint8_t>(lit[j])) return false;
+    return true;
+  };
+  la = le = -1;
+  size_t anchor = e, dot_after = e;
+  for (size_t i = e; i-- > a;) {
+    if (s.cps[i] == '.') dot_after = i;
+    if (at(i, "://") || at(i, "www.") || (s.cps[i] == '@' && dot_after < e)) anchor = i;
+  }
+  if (anchor == e) return;
+  size_t x = anchor, y = anchor;
+  while (x > a && link_char(s.cps[x - 1]) && s.cps[x - 1] != ':') --x;  // not over "mailto:", "Email:"
+  while (y < e && link_char(s.cps[y])) ++y;
+  while (y > anchor + 1 && std::u32string_view(U".,;:!?").find(static_cast<char32_t>(s.cps[y - 1])) != std::u32string_view::npos) --y;
+  la = static_cast<int64_t>(x);
+  le = static_cast<int64_t>(y);
+}
 
 void BoundaryFeaturizer::dictionary_flags(Scratch& s, size_t m) const {
   // From every character, the known words starting there: a walk over

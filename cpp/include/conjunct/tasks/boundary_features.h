@@ -7,7 +7,9 @@
 // attributes of the whitespace-delimited piece around a gap ("piece.left",
 // "piece.right" at "gap"; "piece.end" at "piece-1", "piece.start" at
 // "piece+1"; "piece.kind" at "gap": "link" for a piece that holds "://",
-// "www." or an "@" with a "." after it, else no feature), and the
+// "www." or an "@" with a "." after it, else no feature; "piece.link" at
+// "gap": "in" / "edge" for a gap inside / at either end of the piece's web or
+// e-mail address, else no feature), and the
 // word-dictionary flags (Neubig et al. 2011): at
 // position "dict.L<k>" / "dict.R<k>" / "dict.I<k>" a known word of length k
 // (k = 4: 4 or more) ends left of the boundary, starts right of it, or spans
@@ -67,6 +69,7 @@ class BoundaryFeaturizer {
     std::vector<int32_t> codes;     // per character attribute, per padded position
     std::vector<int64_t> piece_of;  // per padded position, its piece (-1: whitespace or padding)
     std::vector<int64_t> piece_a, piece_e;
+    std::vector<int64_t> link_a, link_e;  // per piece, its address (padded positions; -2: not looked for yet, -1: none)
     std::vector<int64_t> keys;
     std::vector<uint32_t> ends;     // per decided boundary, the end of its keys
     std::vector<int32_t> found;
@@ -87,7 +90,7 @@ class BoundaryFeaturizer {
 
  private:
   // What a part reads: a character attribute's codes at an offset, or a piece attribute.
-  enum Source { kChars, kTypes, kLeft, kRight, kPrevEnd, kNextStart, kDict, kKind };
+  enum Source { kChars, kTypes, kLeft, kRight, kPrevEnd, kNextStart, kDict, kKind, kLink };
   struct Part {
     Source source;
     int n = 0;         // n-gram length (kChars, kTypes)
@@ -127,6 +130,8 @@ class BoundaryFeaturizer {
   std::vector<uint8_t> dict_is_word_;
   size_t dict_longest_ = 0;  // characters
   void dictionary_flags(Scratch& s, size_t m) const;
+  // The address of the piece [a, e) (padded positions): [la, le), or -1 for none.
+  static void link_span(const Scratch& s, size_t a, size_t e, int64_t& la, int64_t& le);
 };
 
 }  // namespace conjunct

@@ -26,7 +26,7 @@ from ...features.spec import FeatureSpec, Part, Template
 from ..segment.features import spec as boundary_spec
 
 __all__ = ["shape", "sentence_features", "piece_features", "space_mask", "SentenceEncoder", "gap_spec",
-           "PIECE_TEMPLATES", "KIND_TEMPLATE", "piece_kind", "PARAGRAPH_START", "PARAGRAPH_END"]
+           "PIECE_TEMPLATES", "KIND_TEMPLATE", "piece_kind", "LINK_TEMPLATE", "link_span", "PARAGRAPH_START", "PARAGRAPH_END"]
 
 PARAGRAPH_START, PARAGRAPH_END = "<p>", "</p>"  # the neighbours of a paragraph's first and last token
 
@@ -80,10 +80,43 @@ def piece_kind(piece: str) -> Optional[str]:
     return "link" if "://" in piece or "www." in piece or (at >= 0 and piece.find(".", at) >= 0) else None
 
 
-def gap_spec(ngram: int = 3, dictionary: bool = False, links: bool = False) -> FeatureSpec:
+#: Where a gap is in its piece's web or e-mail address (:func:`link_span`):
+#: "in", "edge" (at either end of it) or nothing, so the quotes and brackets
+#: around an address are cut as elsewhere.
+LINK_TEMPLATE = Template("U", (Part("piece.link", "gap"),), "piece")
+
+_LINK_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~:/?#@!$%&*+=,;")
+
+
+def link_span(piece: str) -> Optional[Tuple[int, int]]:
+    """[start, end) of the web or e-mail address in ``piece``: from the first
+    "://", "www." or "@" with a "." after it, grown over ASCII letters, digits
+    and URL punctuation but quotes and brackets (leftwards not over a ":"),
+    without trailing ``.,;:!?``; None without one."""
+    anchor = None
+    for i in range(len(piece)):
+        if piece.startswith(("://", "www."), i) or (piece[i] == "@" and piece.find(".", i) >= 0):
+            anchor = i
+            break
+    if anchor is None:
+        return None
+    a = e = anchor
+    while a > 0 and piece[a - 1] in _LINK_CHARS and piece[a - 1] != ":":  # "mailto:", "Email:"
+        a -= 1
+    while e < len(piece) and piece[e] in _LINK_CHARS:
+        e += 1
+    while e > anchor + 1 and piece[e - 1] in ".,;:!?":
+        e -= 1
+    return a, e
+
+
+def gap_spec(ngram: int = 3, dictionary: bool = False, links: bool = False, link_spans: bool = False,
+             type_ngram: Optional[int] = None) -> FeatureSpec:
     """The template spec of the tokenizer's gap features (with ``dictionary``,
-    the segmenter's dictionary flags; with ``links``, :data:`KIND_TEMPLATE`)."""
-    return boundary_spec(ngram, PIECE_TEMPLATES + ((KIND_TEMPLATE,) if links else ()), dictionary=dictionary)
+    the segmenter's dictionary flags; with ``links``, :data:`KIND_TEMPLATE`;
+    with ``link_spans``, :data:`LINK_TEMPLATE`; type n-grams up to ``type_ngram``, default ``ngram``)."""
+    extra = PIECE_TEMPLATES + ((KIND_TEMPLATE,) if links else ()) + ((LINK_TEMPLATE,) if link_spans else ())
+    return boundary_spec(ngram, extra, dictionary=dictionary, type_ngram=type_ngram)
 
 
 _L, _R, _P, _N = (t.name + "=" for t in PIECE_TEMPLATES)
@@ -108,8 +141,9 @@ def _runs(space: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
     return np.flatnonzero(edges == 1), np.flatnonzero(edges == -1)
 
 
-def gap_piece_features(text: str, gaps: Sequence[int], links: bool = False) -> List[List[str]]:
-    """:func:`piece_features` of many gaps of one text (with ``links``, the piece's kind after them)."""
+def gap_piece_features(text: str, gaps: Sequence[int], links: bool = False, spans: bool = False) -> List[List[str]]:
+    """:func:`piece_features` of many gaps of one text (with ``links``, the piece's kind after them;
+    with ``spans``, where the gap is in the piece's address last)."""
     starts, ends = _runs(space_mask(text))
     out = []
     for b in gaps:
@@ -120,15 +154,20 @@ def gap_piece_features(text: str, gaps: Sequence[int], links: bool = False) -> L
         row = _parts(text[a:e], int(b) - a) + _neighbours(before, after)
         if links and piece_kind(text[a:e]):
             row.append("K=link")
+        if spans:
+            got = link_span(text[a:e])
+            g = int(b) - a
+            if got is not None and got[0] <= g <= got[1]:
+                row.append("U=in" if got[0] < g < got[1] else "U=edge")
         out.append(row)
     return out
 
 
-def piece_features(text: str, b: int, links: bool = False) -> List[str]:
+def piece_features(text: str, b: int, links: bool = False, spans: bool = False) -> List[str]:
     """The parts of the whitespace-delimited piece of ``text`` around gap ``b``
     (before character ``b``; both neighbours non-whitespace) left and right of
     it, and the pieces before and after it (:data:`PARAGRAPH_START` / ``END`` at the ends)."""
-    return gap_piece_features(text, [b], links)[0]
+    return gap_piece_features(text, [b], links, spans)[0]
 
 
 def space_mask(text: str) -> np.ndarray:

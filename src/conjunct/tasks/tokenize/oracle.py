@@ -55,7 +55,8 @@ def known_words(t: TokenizedText) -> List[str]:
 ORACLE_BATCH = 50
 
 
-def _examples(batch: Sequence[TokenizedText], first: int, ngram: int, dictionaries: Optional[Sequence], links: bool):
+def _examples(batch: Sequence[TokenizedText], first: int, ngram: int, dictionaries: Optional[Sequence], links: bool,
+              link_spans: bool = False, type_ngram: Optional[int] = None):
     """(gap features, gap labels, token-end features, token-end labels) of
     ``batch``, whose first text is text ``first`` of the data."""
     gap_feats: List[List[str]] = []
@@ -67,8 +68,8 @@ def _examples(batch: Sequence[TokenizedText], first: int, ngram: int, dictionari
         gaps = sorted(labels)
         gap_y.extend(labels[b] for b in gaps)
         d = None if dictionaries is None else dictionaries[n]
-        gap_feats.extend(f + p for f, p in zip(feature_lists(t.text, gaps, ngram, d),
-                                               gap_piece_features(t.text, gaps, links)))
+        gap_feats.extend(f + p for f, p in zip(feature_lists(t.text, gaps, ngram, d, type_ngram),
+                                               gap_piece_features(t.text, gaps, links, link_spans)))
         ends = set(np.cumsum(t.sentence_lengths)[:-1].tolist())
         for k in range(len(t.spans) - 1):
             sent_feats.append(sentence_features(t.text, t.spans, k))
@@ -77,21 +78,24 @@ def _examples(batch: Sequence[TokenizedText], first: int, ngram: int, dictionari
 
 
 def training_examples(data: Sequence[TokenizedText], ngram: int = 3, dictionaries: Optional[Sequence] = None,
-                      links: bool = False) -> Dict[str, Tuple[List[List[str]], List]]:
+                      links: bool = False, link_spans: bool = False,
+                      type_ngram: Optional[int] = None) -> Dict[str, Tuple[List[List[str]], List]]:
     """Per component, (feature strings, labels) of the gold decisions of
     ``data`` (with ``dictionaries``, text k's gaps hold the flags of
-    ``dictionaries[k]``; with ``links``, the piece kinds)."""
+    ``dictionaries[k]``; with ``links``, the piece kinds; with ``link_spans``,
+    where a gap is in its piece's address)."""
     out: Tuple[list, list, list, list] = ([], [], [], [])
     n = 0
     for batch in oracle_sentences(data, ORACLE_BATCH):
-        for whole, part in zip(out, _examples(batch, n, ngram, dictionaries, links)):
+        for whole, part in zip(out, _examples(batch, n, ngram, dictionaries, links, link_spans, type_ngram)):
             whole.extend(part)
         n += len(batch)
     return {"boundary": (out[0], out[1]), "sentence": (out[2], out[3])}
 
 
 def training_rows(data: Sequence[TokenizedText], ngram: int = 3, dictionaries: Optional[Sequence] = None,
-                  links: bool = False) -> Dict[str, Tuple["IndexedRows", list]]:
+                  links: bool = False, link_spans: bool = False,
+                  type_ngram: Optional[int] = None) -> Dict[str, Tuple["IndexedRows", list]]:
     """:func:`training_examples` as rows over feature indexes (per component,
     (:class:`~conjunct.training.inputs.IndexedRows`, labels)), built batch by
     batch with :class:`~conjunct.tasks.rows.RowBuilder`: the same model, but
@@ -99,7 +103,7 @@ def training_rows(data: Sequence[TokenizedText], ngram: int = 3, dictionaries: O
     builders = {"boundary": RowBuilder(), "sentence": RowBuilder()}
     n = 0
     for batch in oracle_sentences(data, ORACLE_BATCH):
-        gap_feats, gap_y, sent_feats, sent_y = _examples(batch, n, ngram, dictionaries, links)
+        gap_feats, gap_y, sent_feats, sent_y = _examples(batch, n, ngram, dictionaries, links, link_spans, type_ngram)
         n += len(batch)
         builders["boundary"].add(gap_feats, gap_y)
         builders["sentence"].add(sent_feats, sent_y)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import List, Sequence
+from typing import List, Optional, Sequence
 
 from ...io._textin import check_no_surrogates, has_surrogate
 from ..base import TaskPipeline
@@ -46,6 +46,12 @@ class EnglishTokenizer(TaskPipeline):
     links : bool
         Add the piece's kind to the gap features: whether it looks like a
         web or e-mail address (:func:`~conjunct.tasks.tokenize.features.piece_kind`).
+    link_spans : bool
+        Add where a gap is in its piece's web or e-mail address (inside it, at
+        either end, or outside: :func:`~conjunct.tasks.tokenize.features.link_span`),
+        so the quotes and brackets around an address are cut as elsewhere.
+    type_ngram : int or None
+        Longest character-type n-gram of the gap features (1 to 6; None: ``ngram``).
     **params
         :class:`~conjunct.tasks.base.TaskPipeline`'s (C, n_iter, margin, method, ...).
     """
@@ -59,16 +65,20 @@ class EnglishTokenizer(TaskPipeline):
     batch_size = 1000  # texts per batch of decisions
 
     def __init__(self, *, degree: int = 2, ngram: int = 3, dictionary: bool = True, dictionary_folds: int = 10,
-                 links: bool = True, **params):
+                 links: bool = True, link_spans: bool = True, type_ngram: Optional[int] = None, **params):
         super().__init__(degree=degree, **params)
         self.ngram = ngram
         self.dictionary = dictionary
         self.dictionary_folds = dictionary_folds
         self.links = links
+        self.link_spans = link_spans
+        self.type_ngram = type_ngram
 
     @classmethod
     def check_config(cls, config) -> None:
         config.bool("links", optional=True)
+        config.bool("link_spans", optional=True)
+        config.int("type_ngram", 1, 6, optional=True, none=True)
         check_dictionary_config(config)
 
     def _config(self) -> dict:
@@ -78,23 +88,25 @@ class EnglishTokenizer(TaskPipeline):
         super()._restore(config)
         # A file written before these features has neither.
         self.links = config.get("links", False) is True
+        self.link_spans = config.get("link_spans", False) is True
+        self.type_ngram = config.get("type_ngram")
         restore_dictionary(self, config)
 
     def _compiled(self) -> None:
         self.runner()  # its feature keys go on the feature index, so the file saved next stores them
 
     def _loaded(self, name: str) -> None:
-        keys_at_load(self, "boundary", gap_spec(self.ngram, self.dictionary, self.links), "tokenizer's boundary", name)
+        keys_at_load(self, "boundary", gap_spec(self.ngram, self.dictionary, self.links, self.link_spans, self.type_ngram), "tokenizer's boundary", name)
 
     def training_examples(self, data):
         dictionaries = training_dictionaries(self, [known_words(t) for t in data])
         # As rows over feature indexes: the model of the feature strings, without holding them all.
-        return training_rows(data, self.ngram, dictionaries, self.links)
+        return training_rows(data, self.ngram, dictionaries, self.links, self.link_spans, self.type_ngram)
 
     def _make_runner(self) -> TokenizerRunner:
         return TokenizerRunner(self.classifiers_["boundary"], self.classifiers_["sentence"], ngram=self.ngram,
                                dictionary=getattr(self, "dictionary_", None) if self.dictionary else None,
-                               links=self.links)
+                               links=self.links, link_spans=self.link_spans, type_ngram=self.type_ngram)
 
     def _inputs(self, data) -> List[str]:
         return [t if isinstance(t, str) else t.text for t in data]

@@ -95,14 +95,14 @@ class TokenizerRunner(Runner):
     COUNTERS = ("boundary_decisions", "sentence_decisions", "classifier_seconds", "encode_seconds")
 
     def __init__(self, boundary, sentence, *, ngram: int = 3, dictionary=None, links: bool = False,
-                 early_exit: bool = True, n_jobs: int = 1):
+                 link_spans: bool = False, type_ngram: Optional[int] = None, early_exit: bool = True, n_jobs: int = 1):
         check_classifier(boundary, "tokenizer's boundary", rules=("sign", "argmax", "ovo"))
         check_classifier(sentence, "tokenizer's sentence", rules=("sign",))
         super().__init__([boundary, sentence])
         self.boundary, self.sentence = boundary, sentence
         self.early_exit = early_exit
         self.n_jobs = n_jobs
-        self.features = boundary_engine(boundary.features, gap_spec(ngram, dictionary is not None, links),
+        self.features = boundary_engine(boundary.features, gap_spec(ngram, dictionary is not None, links, link_spans, type_ngram),
                                         "tokenizer's boundary", dictionary)
         self._sentence_encoder: Optional[SentenceEncoder] = None
         self.gap_classes = np.asarray([str(c) for c in boundary.rule.classes], dtype=object)
@@ -209,15 +209,16 @@ def _with_sentences(t: TokenizedText, ends: Sequence[bool]) -> TokenizedText:
 
 
 def tokenize_reference(boundary, sentence, texts: Sequence[str], ngram: int = 3, dictionary=None,
-                       links: bool = False) -> List[TokenizedText]:
+                       links: bool = False, link_spans: bool = False,
+                       type_ngram: Optional[int] = None) -> List[TokenizedText]:
     """Tokenization with one ``predict_one`` per decision over the feature strings
     (slow; the reference the batched runner is tested against)."""
     out = []
     originals = list(texts)
     texts, shifts = _stripped(originals)
     for text, original, shift in zip(texts, originals, shifts):
-        classes = {int(b): str(boundary.predict_one(boundary_features(text, int(b), ngram, dictionary)
-                                                    + piece_features(text, int(b), links)))
+        classes = {int(b): str(boundary.predict_one(boundary_features(text, int(b), ngram, dictionary, type_ngram)
+                                                    + piece_features(text, int(b), links, link_spans)))
                    for b in decided_gaps(text)}
         out.append(_shifted(assemble(text, classes, lambda spans: [str(sentence.predict_one(sentence_features(text, spans, k)))
                                                                    == "1" for k in range(len(spans) - 1)]), original, shift))
