@@ -59,7 +59,10 @@ def test_parser_options_match_the_command_and_read_no_test(tmp_path, shared_data
                                       "--dev-sentences", "25", "-i", "1", "-k", "2", "--variants", "rich:2"])
     script.main()
     again = written["res"]["results"][0]
-    assert again["fit_seconds"] is None and again["predicted_tags"] == first[1]["predicted_tags"]
+    assert again["predicted_tags"] == first[1]["predicted_tags"]
+    # Its training cost is the first run's, kept next to the parser; the explored variant reused rich:2 as its first round.
+    assert (again["fit_seconds"], again["fit_cpu_seconds"]) == (first[1]["fit_seconds"], first[1]["fit_cpu_seconds"]) != (None, None)
+    assert [r["first_round_reused"] for r in first] == [False, False, True]
 
 
 def test_variants_name_their_parameters():
