@@ -17,6 +17,7 @@ and ``bench_raw_text.py --model``.
 
     python benchmarks/bench_parser_options.py --work W --variants malt:2 rich:2 rich:2:explore malt:3 zn:2 rich:2:i20:c0.5
     python benchmarks/bench_parser_options.py --work W --variants rich:2 --pipeline rich:2 -o en_rich.cjt
+    python benchmarks/bench_parser_options.py --work W --variants richu:2 --pipeline richu:2 -o en_richu.cjt --tokenizer-from en.cjt
     python benchmarks/bench_parser_options.py --quick --work W      # 300 sentences, 2 epochs, 2 folds, 200 dev sentences
 """
 
@@ -116,6 +117,9 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0, help="the pipeline's seed (the default 0)")
     ap.add_argument("--pipeline", default=None, help="save the text pipeline with this variant's parser (-o)")
     ap.add_argument("-o", "--output", type=Path, default=None, help="where --pipeline saves it")
+    ap.add_argument("--tokenizer-from", type=Path, default=None,
+                    help="--pipeline takes the tokenizer of this English pipeline (trained on the same sentences) "
+                         "instead of training one")
     ap.add_argument("--speed-passes", type=int, default=3, help="timed passes over dev per variant (best is kept)")
     ap.add_argument("--quick", action="store_true", help="300 training sentences, 2 epochs, 2 folds, 200 dev sentences")
     ap.add_argument("--name", default=None, help="results name (default parser_options[_quick])")
@@ -221,8 +225,14 @@ def main() -> None:
         from conjunct.commands.analyze import _first_sentences
 
         raw = _first_sentences(read_tokenized_conllu(base / "en_ewt-ud-train.conllu"), len(train))
-        say("tokenizer: training on the train paragraphs ...")
-        tokenizer = cached(work("tokenizer"), lambda: EnglishTokenizer(**params).fit(raw))
+        if args.tokenizer_from is not None:  # the tokenizer does not depend on the parser
+            import conjunct
+
+            tokenizer = conjunct.load(args.tokenizer_from).tokenizer
+            say(f"tokenizer: {args.tokenizer_from}'s")
+        else:
+            say("tokenizer: training on the train paragraphs ...")
+            tokenizer = cached(work("tokenizer"), lambda: EnglishTokenizer(**params).fit(raw))
         parser = cached(work(f"parser_{args.pipeline.replace(':', '_')}"), lambda: None)
         nlp = EnglishTextPipeline(tagger, parser, None, tokenizer, folds=args.folds, random_state=args.seed)
         nlp.folds_ = folds

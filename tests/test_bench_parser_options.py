@@ -64,6 +64,16 @@ def test_parser_options_match_the_command_and_read_no_test(tmp_path, shared_data
     assert (again["fit_seconds"], again["fit_cpu_seconds"]) == (first[1]["fit_seconds"], first[1]["fit_cpu_seconds"]) != (None, None)
     assert [r["first_round_reused"] for r in first] == [False, False, True]
 
+    # --tokenizer-from takes a pipeline's tokenizer instead of training one (no work file for it).
+    (tmp_path / "w" / "n60_i1_k2_s0_tokenizer.pkl").unlink()
+    monkeypatch.setattr(sys, "argv", ["bench_parser_options.py", "--work", str(tmp_path / "w"), "--train-sentences", "60",
+                                      "--dev-sentences", "25", "-i", "1", "-k", "2", "--variants", "rich:2", "--pipeline",
+                                      "rich:2", "-o", str(tmp_path / "rich.cjt"), "--tokenizer-from", str(tmp_path / "cli.cjt")])
+    script.main()
+    assert not (tmp_path / "w" / "n60_i1_k2_s0_tokenizer.pkl").exists()
+    rich = conjunct.load(tmp_path / "rich.cjt")
+    assert rich.parser.features == "rich" and rich.tokenize(text)[0].words == cli.tokenize(text)[0].words
+
 
 def test_variants_name_their_parameters():
     script = _script()
