@@ -83,3 +83,22 @@ def test_variants_name_their_parameters():
     for bad in ("rich", "nope:2", "rich:x", "rich:2:fast", "rich:2:i5:i6"):
         with pytest.raises(SystemExit, match="a variant is"):
             script.parse_variant(bad)
+
+
+@pytest.mark.realdata
+def test_accuracy_benchmark_trains_the_gold_tag_parser_with_the_chosen_features(tmp_path, shared_data):
+    """bench_accuracy.py --parser-features gives the parser trained on gold tags the pipeline parser's feature set."""
+    import argparse
+
+    sys.path.insert(0, str(BENCHMARKS))
+    try:
+        import bench_accuracy
+    finally:
+        sys.path.remove(str(BENCHMARKS))
+    args = argparse.Namespace(langs=["en"], iterations=1, folds=2, train_sentences=30, reuse=False, no_gold_tag_parser=False,
+                              en_model=tmp_path / "elsewhere.cjt", parser_features="richu")
+    trained = bench_accuracy.train_models(args, shared_data, tmp_path)
+    assert conjunct.load(trained["paths"]["en_gold_tag_parser"]).features == "richu"
+    args.parser_features = None
+    (tmp_path / "en_gold_tag_parser.cjt").unlink()
+    assert conjunct.load(bench_accuracy.train_models(args, shared_data, tmp_path)["paths"]["en_gold_tag_parser"]).features == "malt"
