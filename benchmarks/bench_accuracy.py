@@ -59,6 +59,8 @@ def train_models(args, data: Path, models: Path) -> dict:
         "en": ["analyze", "train", "--lang", "en", str(ewt), *folds],
         "en_gold_tag_parser": ["parse", "train", str(ewt), "--task", "ud-english"],
     }
+    if getattr(args, "parser_features", None):  # the gold-tag parser with the pipeline parser's feature set
+        jobs["en_gold_tag_parser"] += ["--features", args.parser_features]
     paths, seconds = {}, {}
     for name, argv in jobs.items():
         if name.split("_")[0] not in args.langs or (name == "en_gold_tag_parser" and args.no_gold_tag_parser):
@@ -140,7 +142,9 @@ def report(res: dict) -> str:
         p = en["predicted_tags"]
         rows = [["every stage predicted", *(_pct(p[k]) for k in ("upos_accuracy", "xpos_accuracy", "uas", "las"))]]
         if "gold_tags" in en:
-            rows.append(["gold tags, parser trained on gold tags", "", "", _pct(en["gold_tags"]["uas"]), _pct(en["gold_tags"]["las"])])
+            features = f" (features {res['parser_features']!r})" if res.get("parser_features") else ""
+            rows.append([f"gold tags, parser trained on gold tags{features}", "", "", _pct(en["gold_tags"]["uas"]),
+                         _pct(en["gold_tags"]["las"])])
         g = en["gold_tags_pipeline_parser"]
         rows.append(["gold tags, the pipeline's parser (trained on jackknifed tags)", "", "", _pct(g["uas"]), _pct(g["las"])])
         parser = en.get("parser", {"features": "malt", "degree": 2, "explore": False})
@@ -169,6 +173,8 @@ def main() -> None:
     ap.add_argument("--reuse", action="store_true", help="use the models already in --models instead of training")
     ap.add_argument("--en-model", type=Path, default=None,
                     help="score this English text pipeline instead of training one (bench_parser_options.py --pipeline)")
+    ap.add_argument("--parser-features", choices=["malt", "rich", "zn", "richu"], default=None,
+                    help="the feature set of the English parser trained on gold tags (default: parse train's)")
     ap.add_argument("--ja-model", type=Path, default=None,
                     help="score this Japanese text pipeline instead of training one (conjunct analyze train --lang ja)")
     ap.add_argument("--split", choices=["test", "dev"], default="test",
@@ -187,7 +193,8 @@ def main() -> None:
         paths = trained["paths"]
         res = {"train_sentences": args.train_sentences, "iterations": args.iterations, "folds": args.folds,
                "training_seconds": trained["seconds"], "en_model": args.en_model and args.en_model.name,
-               "ja_model": args.ja_model and args.ja_model.name, "split": args.split}
+               "ja_model": args.ja_model and args.ja_model.name, "split": args.split,
+               "parser_features": args.parser_features}
         # Test is read from here on, after every model is trained.
         if "ja" in args.langs:
             say(f"scoring Japanese on GSD {args.split} ...")

@@ -17,12 +17,14 @@ and ``bench_raw_text.py --model``.
 
     python benchmarks/bench_parser_options.py --work W --variants malt:2 rich:2 rich:2:explore malt:3 zn:2 rich:2:i20:c0.5
     python benchmarks/bench_parser_options.py --work W --variants rich:2 --pipeline rich:2 -o en_rich.cjt
+    python benchmarks/bench_parser_options.py --work W --variants richu:2 --pipeline richu:2 -o en_richu.cjt --tokenizer-from en.cjt
     python benchmarks/bench_parser_options.py --quick --work W      # 300 sentences, 2 epochs, 2 folds, 200 dev sentences
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import pickle
 import sys
 import time
@@ -115,6 +117,9 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0, help="the pipeline's seed (the default 0)")
     ap.add_argument("--pipeline", default=None, help="save the text pipeline with this variant's parser (-o)")
     ap.add_argument("-o", "--output", type=Path, default=None, help="where --pipeline saves it")
+    ap.add_argument("--tokenizer-from", type=Path, default=None,
+                    help="--pipeline takes the tokenizer of this English pipeline (trained on the same sentences) "
+                         "instead of training one")
     ap.add_argument("--speed-passes", type=int, default=3, help="timed passes over dev per variant (best is kept)")
     ap.add_argument("--quick", action="store_true", help="300 training sentences, 2 epochs, 2 folds, 200 dev sentences")
     ap.add_argument("--name", default=None, help="results name (default parser_options[_quick])")
@@ -155,13 +160,15 @@ def main() -> None:
               f"{args.iterations} epochs, PKE), as `conjunct analyze train --lang en` trains its parser; dev is tagged "
               "by the tagger trained on all of them. UAS / LAS over every word, punctuation included (`english_scores`); "
               "the gold-tag columns are the same parser given gold tags. SVs: support vectors (label / transition). "
-              "Fit seconds were taken on a shared machine (blank: parser trained by an earlier run). Speed: parsing "
+              "Fit: wall and CPU seconds (every thread of the process) of the parser's training on a shared machine, kept "
+              "next to the parser for later runs; \"+ first round\": an explored variant that reused its static variant as "
+              "its first round, whose cost is that variant's (blank: trained before costs were kept). Speed: parsing "
               f"the tagged dev sentences (PKE, one call per pass) per CPU second of the process, best of {args.speed_passes} "
               "passes in this run; decisions are "
               "transition plus label classifications; relative: sentences per second over the first variant's "
               "(the same run and machine; absolute figures depend on the machine's load).\n\n"
               + markdown_table(["variant", "UPOS %", "XPOS %", "UAS %", "LAS %", "UAS % (gold tags)", "LAS % (gold tags)",
-                                "SVs", "fit (s)", "sentences/s", "decisions/s", "speed vs first"], rows))
+                                "SVs", "fit (s)", "fit CPU (s)", "sentences/s", "decisions/s", "speed vs first"], rows))
         write_results(args.name or ("parser_options_quick" if args.quick else "parser_options"),
                       {"train_sentences": len(train), "dev_sentences": len(dev), "iterations": args.iterations,
                        "folds": args.folds, "seed": args.seed, "jackknife_accuracy": jack_accuracy, "results": results}, md)
@@ -178,13 +185,19 @@ def main() -> None:
                 say(f"{text}: first round from {static}")
                 with open(static, "rb") as f:
                     first = pickle.load(f)
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.process_time()
             p = EnglishDependencyParser(**{**params, **v}).fit(jack, first_round=first)
-            seconds["fit"] = time.perf_counter() - t0
+            seconds.update(fit=time.perf_counter() - t0, fit_cpu=time.process_time() - c0, first_round_reused=first is not None)
             return p
 
         say(f"{text}: training on jackknifed tags ...")
         parser = cached(work(f"parser_{name}"), fit)
+        # The training cost of a parser an earlier run trained is kept next to it.
+        cost = work(f"parser_{name}").with_suffix(".json")
+        if seconds:
+            cost.write_text(json.dumps(seconds))
+        elif cost.exists():
+            seconds = json.loads(cost.read_text())
         pred = english_scores(dev, [Analysis(s.forms, s.upos, s.xpos, list(h), list(r))
                                     for s, (h, r) in zip(dev_tagged, parser.parse(dev_tagged))])
         speed = parse_speed(parser, dev_tagged, args.speed_passes)
@@ -193,12 +206,15 @@ def main() -> None:
         sv = {c: int(m.n_support_vectors) for c, m in getattr(parser, "models_", {}).items()
               if hasattr(m, "n_support_vectors")}
         r = {"variant": text, **v, "predicted_tags": pred, "gold_tags": with_gold, "fit_seconds": seconds.get("fit"),
+             "fit_cpu_seconds": seconds.get("fit_cpu"), "first_round_reused": seconds.get("first_round_reused"),
              "support_vectors": sv, "speed": speed}
         results.append(r)
         rows.append([text, *(f"{100 * pred[k]:.2f}" for k in ("upos_accuracy", "xpos_accuracy", "uas", "las")),
                      f"{100 * with_gold['uas']:.2f}", f"{100 * with_gold['las']:.2f}",
                      " / ".join(str(sv[c]) for c in sorted(sv)) or "",
                      "" if r["fit_seconds"] is None else f"{r['fit_seconds']:.0f}",
+                     "" if r["fit_cpu_seconds"] is None else
+                     f"{r['fit_cpu_seconds']:.0f}" + (" (+ first round)" if r["first_round_reused"] else ""),
                      f"{speed['sentences_per_second']:,.0f}", f"{speed['decisions_per_second']:,.0f}",
                      f"{speed['sentences_per_second'] / results[0]['speed']['sentences_per_second']:.2f}"])
         say(f"{text}: dev LAS {100 * pred['las']:.2f} (predicted tags), {100 * with_gold['las']:.2f} (gold tags)")
@@ -209,8 +225,14 @@ def main() -> None:
         from conjunct.commands.analyze import _first_sentences
 
         raw = _first_sentences(read_tokenized_conllu(base / "en_ewt-ud-train.conllu"), len(train))
-        say("tokenizer: training on the train paragraphs ...")
-        tokenizer = cached(work("tokenizer"), lambda: EnglishTokenizer(**params).fit(raw))
+        if args.tokenizer_from is not None:  # the tokenizer does not depend on the parser
+            import conjunct
+
+            tokenizer = conjunct.load(args.tokenizer_from).tokenizer
+            say(f"tokenizer: {args.tokenizer_from}'s")
+        else:
+            say("tokenizer: training on the train paragraphs ...")
+            tokenizer = cached(work("tokenizer"), lambda: EnglishTokenizer(**params).fit(raw))
         parser = cached(work(f"parser_{args.pipeline.replace(':', '_')}"), lambda: None)
         nlp = EnglishTextPipeline(tagger, parser, None, tokenizer, folds=args.folds, random_state=args.seed)
         nlp.folds_ = folds

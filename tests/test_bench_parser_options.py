@@ -59,7 +59,20 @@ def test_parser_options_match_the_command_and_read_no_test(tmp_path, shared_data
                                       "--dev-sentences", "25", "-i", "1", "-k", "2", "--variants", "rich:2"])
     script.main()
     again = written["res"]["results"][0]
-    assert again["fit_seconds"] is None and again["predicted_tags"] == first[1]["predicted_tags"]
+    assert again["predicted_tags"] == first[1]["predicted_tags"]
+    # Its training cost is the first run's, kept next to the parser; the explored variant reused rich:2 as its first round.
+    assert (again["fit_seconds"], again["fit_cpu_seconds"]) == (first[1]["fit_seconds"], first[1]["fit_cpu_seconds"]) != (None, None)
+    assert [r["first_round_reused"] for r in first] == [False, False, True]
+
+    # --tokenizer-from takes a pipeline's tokenizer instead of training one (no work file for it).
+    (tmp_path / "w" / "n60_i1_k2_s0_tokenizer.pkl").unlink()
+    monkeypatch.setattr(sys, "argv", ["bench_parser_options.py", "--work", str(tmp_path / "w"), "--train-sentences", "60",
+                                      "--dev-sentences", "25", "-i", "1", "-k", "2", "--variants", "rich:2", "--pipeline",
+                                      "rich:2", "-o", str(tmp_path / "rich.cjt"), "--tokenizer-from", str(tmp_path / "cli.cjt")])
+    script.main()
+    assert not (tmp_path / "w" / "n60_i1_k2_s0_tokenizer.pkl").exists()
+    rich = conjunct.load(tmp_path / "rich.cjt")
+    assert rich.parser.features == "rich" and rich.tokenize(text)[0].words == cli.tokenize(text)[0].words
 
 
 def test_variants_name_their_parameters():
@@ -70,3 +83,22 @@ def test_variants_name_their_parameters():
     for bad in ("rich", "nope:2", "rich:x", "rich:2:fast", "rich:2:i5:i6"):
         with pytest.raises(SystemExit, match="a variant is"):
             script.parse_variant(bad)
+
+
+@pytest.mark.realdata
+def test_accuracy_benchmark_trains_the_gold_tag_parser_with_the_chosen_features(tmp_path, shared_data):
+    """bench_accuracy.py --parser-features gives the parser trained on gold tags the pipeline parser's feature set."""
+    import argparse
+
+    sys.path.insert(0, str(BENCHMARKS))
+    try:
+        import bench_accuracy
+    finally:
+        sys.path.remove(str(BENCHMARKS))
+    args = argparse.Namespace(langs=["en"], iterations=1, folds=2, train_sentences=30, reuse=False, no_gold_tag_parser=False,
+                              en_model=tmp_path / "elsewhere.cjt", parser_features="richu")
+    trained = bench_accuracy.train_models(args, shared_data, tmp_path)
+    assert conjunct.load(trained["paths"]["en_gold_tag_parser"]).features == "richu"
+    args.parser_features = None
+    (tmp_path / "en_gold_tag_parser.cjt").unlink()
+    assert conjunct.load(bench_accuracy.train_models(args, shared_data, tmp_path)["paths"]["en_gold_tag_parser"]).features == "malt"

@@ -41,7 +41,9 @@ class EnglishDependencyParser(TaskPipeline):
         four times the parse time and twice the training time;
         docs/english_parser.md); "zn": "rich" plus Zhang & Nivre's
         conjunctions of three; "richu": "rich" plus the UPOS of seven more
-        tokens (:mod:`.features`).
+        tokens (:mod:`.features`; on all of EWT train with predicted tags
+        80.21 dev LAS against "rich"'s 80.13 and "malt"'s 78.59, for ~3.5x
+        "malt"'s parse time and ~4x its training).
     explore : bool
         Train with exploration (Goldberg & Nivre 2012's dynamic oracle on the
         configurations a first-round model reaches): on EWT dev with
