@@ -252,6 +252,7 @@ void BoundaryFeaturizer::text(std::string_view utf8, Gaps gaps, Scratch& s, std:
     }
     s.link_a.assign(s.piece_a.size(), -2);
     s.link_e.assign(s.piece_a.size(), -2);
+    s.is_link.assign(s.piece_a.size(), -1);
   }
   auto span = [&](size_t a, size_t e) {
     return std::string_view(s.bytes.data() + s.starts[a], s.starts[e] - s.starts[a]);
@@ -277,11 +278,14 @@ void BoundaryFeaturizer::text(std::string_view utf8, Gaps gaps, Scratch& s, std:
         return v.find(span(std::max(pa, pe > kPart ? pe - kPart : pa), pe));
       }
       case kKind: {
-        const std::string_view piece = span(a, e);
-        const size_t at = piece.find('@');
-        const bool link = piece.find("://") != std::string_view::npos || piece.find("www.") != std::string_view::npos ||
-                          (at != std::string_view::npos && piece.find('.', at) != std::string_view::npos);
-        return link ? v.find("link") : -1;
+        // Once per piece: searching the piece at each of its gaps made a long piece quadratic.
+        if (s.is_link[k] < 0) {
+          const std::string_view piece = span(a, e);
+          const size_t at = piece.find('@');
+          s.is_link[k] = piece.find("://") != std::string_view::npos || piece.find("www.") != std::string_view::npos ||
+                         (at != std::string_view::npos && piece.find('.', at) != std::string_view::npos);
+        }
+        return s.is_link[k] ? v.find("link") : -1;
       }
       case kLink: {
         if (s.link_a[k] == -2) link_span(s, a, e, s.link_a[k], s.link_e[k]);  // once per piece

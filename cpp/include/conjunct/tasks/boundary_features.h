@@ -70,6 +70,7 @@ class BoundaryFeaturizer {
     std::vector<int64_t> piece_of;  // per padded position, its piece (-1: whitespace or padding)
     std::vector<int64_t> piece_a, piece_e;
     std::vector<int64_t> link_a, link_e;  // per piece, its address (padded positions; -2: not looked for yet, -1: none)
+    std::vector<int8_t> is_link;        // per piece, whether it holds an address (-1: not looked for yet)
     std::vector<int64_t> keys;
     std::vector<uint32_t> ends;     // per decided boundary, the end of its keys
     std::vector<int32_t> found;
