@@ -16,7 +16,11 @@ interleaved, the order rotating); a process
 3. passes over the dev sentences (warm, text it has not seen);
 4. passes over the test sentences again (warm, text it has seen);
 
-and reports its peak RSS. Figures are medians over rounds. Accuracy (UPOS /
+and reports its peak RSS. conjunct's modules are byte-compiled before the
+rounds, as an installed package's are (pip compiles them at install; the
+peers' are in site-packages): run from a source tree with
+PYTHONDONTWRITEBYTECODE set, every fresh process would otherwise compile
+them again inside its timed load. Figures are medians over rounds. Accuracy (UPOS /
 XPOS for English; word, UPOS F1 for Japanese) is scored by this script on the
 first round's test output, the same code for every system. The peers come
 from the ``peers`` extra (``pip install ".[peers]"``); a missing peer is
@@ -231,6 +235,18 @@ def available(system: str) -> bool:
     return importlib.util.find_spec(module) is not None
 
 
+def byte_compile_conjunct() -> None:
+    """conjunct's .pyc files, written as ``pip install`` writes them (found
+    without importing conjunct, which a timed process must do itself)."""
+    import compileall
+    import importlib.util
+
+    spec = importlib.util.find_spec("conjunct")
+    if spec is not None and spec.submodule_search_locations:
+        for path in spec.submodule_search_locations:
+            compileall.compile_dir(path, quiet=1)
+
+
 def main() -> None:
     if len(sys.argv) > 1 and sys.argv[1] == "--worker":
         lang, system, model, n_test, output = sys.argv[2:7]
@@ -246,6 +262,7 @@ def main() -> None:
     ap.add_argument("--name", default=None, help="results name (default text_peers, text_peers_quick)")
     args = ap.parse_args()
     require_shared_data()
+    byte_compile_conjunct()
     n_train, n_test = (500, 200) if args.quick else (None, None)
     name = args.name or ("text_peers_quick" if args.quick else "text_peers")
     cache = RESULTS / "tmp"

@@ -190,6 +190,15 @@ int64_t predict_one(const CompiledClassifier& c, nb::handle columns, bool early_
   return c.impl->predict(x.span(), c.decision, early_exit);
 }
 
+int64_t predict_allowed_one(const CompiledClassifier& c, nb::handle columns, const Array1<uint8_t>& allowed,
+                            bool early_exit) {
+  if (c.decision.kind == DecisionKind::Ovo) throw nb::value_error("a choice among allowed classes needs a sign or argmax rule");
+  if (allowed.size() != c.decision.n_classes) throw nb::value_error("allowed needs one entry per class");
+  const Columns x(columns);
+  nb::gil_scoped_release release;
+  return c.impl->predict_allowed(x.span(), c.decision, allowed.data(), early_exit);
+}
+
 // A Progress for a long loop run without the GIL: every ~0.1 s it takes the
 // GIL, lets Python handle signals (Ctrl-C raises KeyboardInterrupt out of the
 // loop) and calls `callback(done)` unless it is None. The callback is
@@ -266,6 +275,10 @@ void bind_classify(nb::module_& m) {
            "Class index of every CSR row under the classifier's decision rule.")
       .def("predict_one", &predict_one, nb::arg("columns"), nb::arg("early_exit") = true,
            "Class index of one vector of column ids.")
+      .def("predict_allowed_one", &predict_allowed_one, nb::arg("columns"), nb::arg("allowed"),
+           nb::arg("early_exit") = true,
+           "The best class among those with allowed[c] != 0 (a sign rule's classes score -m and m; the first "
+           "maximum), -1 when none is: what a parser's choice of move or label is.")
       .def(
           "prefix_lengths",
           [](const CompiledClassifier& c, const Array1<int64_t>& indptr, const Array1<int32_t>& indices) {

@@ -159,8 +159,9 @@ nb::object events_of(bool collect, ArcEagerEvents& ev) {
 nb::tuple parse(const CompiledClassifier& transitions, const Array1<int64_t>& transition_of_class,
                 const CompiledClassifier* labels, int32_t root_label, int32_t dep_label, int32_t punct_label,
                 int32_t n_output_labels, nb::handle t_features, nb::handle l_features, const Tokens& in, bool timing,
-                bool collect) {
+                bool collect, bool early_exit) {
   ArcEagerModel model;
+  model.early_exit = early_exit;
   set_features(model, t_features, l_features, root_label);
   model.transitions = &transitions.classifier();
   model.n_transition_classes = transitions.n_classes();
@@ -226,35 +227,38 @@ void bind_task_english(nb::module_& m) {
   const char* parse_doc =
       "Labeled arc-eager parsing of many sentences: (heads, labels, sentence offsets, transition decisions, label "
       "decisions, classifier seconds, label classifier seconds, total seconds, events). heads are 1-based (0 = root), labels index the output "
-      "label values (the label values, then dep_label / punct_label's extras).";
+      "label values (the label values, then dep_label / punct_label's extras). With early_exit, a classifier that can bound "
+      "what is left of its margins stops once they settle the choice (the same choices).";
   m.def(
       "parse_arc_eager",
       [](const CompiledClassifier& transitions, const Array1<int64_t>& transition_of_class,
          const CompiledClassifier* labels, int32_t root_label, int32_t dep_label, int32_t punct_label,
          int32_t n_output_labels, nb::handle t_features, nb::handle l_features,
-         nb::handle sentences, bool timing, bool collect) {
+         nb::handle sentences, bool timing, bool collect, bool early_exit) {
         const Tokens in = from_sentences(sentences);
         return parse(transitions, transition_of_class, labels, root_label, dep_label, punct_label, n_output_labels,
-                     t_features, l_features, in, timing, collect);
+                     t_features, l_features, in, timing, collect, early_exit);
       },
       nb::arg("transitions"), nb::arg("transition_of_class"), nb::arg("labels").none(), nb::arg("root_label"),
       nb::arg("dep_label"), nb::arg("punct_label"), nb::arg("n_output_labels"), nb::arg("transition_features"), nb::arg("label_features"),
-      nb::arg("sentences"), nb::arg("timing") = false, nb::arg("collect") = false, parse_doc);
+      nb::arg("sentences"), nb::arg("timing") = false, nb::arg("collect") = false,
+      nb::arg("early_exit") = true, parse_doc);
   m.def(
       "parse_arc_eager_buffers",
       [](const CompiledClassifier& transitions, const Array1<int64_t>& transition_of_class,
          const CompiledClassifier* labels, int32_t root_label, int32_t dep_label, int32_t punct_label,
          int32_t n_output_labels, nb::handle t_features, nb::handle l_features,
          const nb::bytes& text, const Array1<int64_t>& field_ptr, const Array1<int64_t>& sentence_ptr, bool timing,
-         bool collect) {
+         bool collect, bool early_exit) {
         const Tokens in = from_buffers(text, field_ptr, sentence_ptr);
         return parse(transitions, transition_of_class, labels, root_label, dep_label, punct_label, n_output_labels,
-                     t_features, l_features, in, timing, collect);
+                     t_features, l_features, in, timing, collect, early_exit);
       },
       nb::arg("transitions"), nb::arg("transition_of_class"), nb::arg("labels").none(), nb::arg("root_label"),
       nb::arg("dep_label"), nb::arg("punct_label"), nb::arg("n_output_labels"), nb::arg("transition_features"), nb::arg("label_features"),
       nb::arg("text"), nb::arg("field_ptr"), nb::arg("sentence_ptr"), nb::arg("timing") = false,
-      nb::arg("collect") = false, parse_doc);
+      nb::arg("collect") = false,
+      nb::arg("early_exit") = true, parse_doc);
   m.def(
       "parse_arc_eager_tagged",
       [](const CompiledClassifier& transitions, const Array1<int64_t>& transition_of_class,
@@ -262,15 +266,16 @@ void bind_task_english(nb::module_& m) {
          int32_t n_output_labels, nb::handle t_features, nb::handle l_features,
          const nb::bytes& text, const Array1<int64_t>& form_ptr, const Array1<int64_t>& sentence_ptr,
          const Array1<int32_t>& upos, const std::vector<std::string>& upos_names, const Array1<int32_t>& xpos,
-         const std::vector<std::string>& xpos_names, bool timing, bool collect) {
+         const std::vector<std::string>& xpos_names, bool timing, bool collect, bool early_exit) {
         const Tokens in = from_tagged(text, form_ptr, sentence_ptr, upos, upos_names, xpos, xpos_names);
         return parse(transitions, transition_of_class, labels, root_label, dep_label, punct_label, n_output_labels,
-                     t_features, l_features, in, timing, collect);
+                     t_features, l_features, in, timing, collect, early_exit);
       },
       nb::arg("transitions"), nb::arg("transition_of_class"), nb::arg("labels").none(), nb::arg("root_label"),
       nb::arg("dep_label"), nb::arg("punct_label"), nb::arg("n_output_labels"), nb::arg("transition_features"), nb::arg("label_features"),
       nb::arg("text"), nb::arg("form_ptr"), nb::arg("sentence_ptr"), nb::arg("upos"), nb::arg("upos_names"),
-      nb::arg("xpos"), nb::arg("xpos_names"), nb::arg("timing") = false, nb::arg("collect") = false, parse_doc);
+      nb::arg("xpos"), nb::arg("xpos_names"), nb::arg("timing") = false, nb::arg("collect") = false,
+      nb::arg("early_exit") = true, parse_doc);
   m.def(
       "replay_arc_eager",
       [](nb::handle t_features, nb::handle l_features, int32_t root_label, nb::handle sentences,

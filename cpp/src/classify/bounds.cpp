@@ -52,6 +52,20 @@ bool settled(const Decision& d, const double* lo, const double* hi, const double
   return false;
 }
 
+bool settled_allowed(const Decision& d, const uint8_t* allowed, const double* lo, const double* hi, const double* slack,
+                     int64_t* label) {
+  if (d.kind == DecisionKind::Sign) return settled(d, lo, hi, slack, label);
+  if (d.kind != DecisionKind::Argmax) return false;
+  int64_t best = -1;
+  for (size_t o = 0; o < d.n_classes; ++o)
+    if (allowed[o] && (best < 0 || lo[o] > lo[best])) best = static_cast<int64_t>(o);
+  if (best < 0) return false;
+  for (size_t o = 0; o < d.n_classes; ++o)
+    if (allowed[o] && o != static_cast<size_t>(best) && !(lo[best] > hi[o] + slack[best] + slack[o])) return false;
+  *label = best;
+  return true;
+}
+
 EarlyExitCounters early_exit_counters(bool reset) {
   EarlyExitCounters c{g_early_stops.load(), g_steps_skipped.load()};
   if (reset) g_early_stops = 0, g_steps_skipped = 0;

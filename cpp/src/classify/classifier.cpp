@@ -34,6 +34,23 @@ int64_t Classifier::predict(Span<int32_t> columns, const Decision& decision, boo
   return decide_internal(Span<int32_t>(mapped.ids.data(), n), decision, early_exit);
 }
 
+int64_t Classifier::decide_allowed_internal(Span<int32_t> x, const Decision& decision, const uint8_t* allowed,
+                                            bool) const {
+  std::vector<double>& m = thread_scratch<MarginScratch>().m;
+  m.resize(n_outputs_);
+  margins_internal(x, m.data());
+  return best_allowed(m.data(), decision, allowed);
+}
+
+int64_t Classifier::predict_allowed(Span<int32_t> columns, const Decision& decision, const uint8_t* allowed,
+                                    bool early_exit) const {
+  const int64_t only = only_allowed(decision, allowed);
+  if (only != -2) return only;
+  MappedIds& mapped = thread_scratch<MappedScratch>().mapped;
+  const size_t n = map_.apply(columns, mapped);
+  return decide_allowed_internal(Span<int32_t>(mapped.ids.data(), n), decision, allowed, early_exit);
+}
+
 namespace {
 
 // Runs fn(begin, end) over [0, n) split into n_threads contiguous chunks.

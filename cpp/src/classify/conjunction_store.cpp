@@ -6,6 +6,7 @@
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include "conjunct/classify/checks.h"
 #include "conjunct/util/gather.h"
@@ -93,6 +94,31 @@ inline bool marked(const uint64_t* marks, int32_t f) { return (marks[f >> 6] >> 
 
 }  // namespace
 
+namespace {
+
+// One block of NB outputs of add_dense_pairs, NB known at compile time so
+// that the block's sums stay in registers whatever K is (a 4-output model's
+// rows took ~10 instructions per value through a loop of variable length).
+template <size_t NB>
+inline void add_pairs_block(const double* single, const double* pairs, const int32_t* x, size_t j, size_t K,
+                            double* out) {
+  double acc[NB];
+  for (size_t b = 0; b < NB; ++b) acc[b] = out[b] + single[b];
+  for (size_t i = 0; i < j; ++i) {
+    const double* row = pairs + static_cast<int64_t>(x[i]) * static_cast<int64_t>(K);
+    for (size_t b = 0; b < NB; ++b) acc[b] += row[b];
+  }
+  for (size_t b = 0; b < NB; ++b) out[b] = acc[b];
+}
+
+template <size_t... NB>
+inline void add_pairs_tail(size_t nb, const double* single, const double* pairs, const int32_t* x, size_t j, size_t K,
+                           double* out, std::index_sequence<NB...>) {
+  ((nb == NB + 1 ? add_pairs_block<NB + 1>(single, pairs, x, j, K, out) : void()), ...);
+}
+
+}  // namespace
+
 // out += single[0..K) + sum of pairs[x[i] * K ..][0..K) over i < j, each
 // output summed in the same order as one add_row per row (bit for bit), in
 // blocks of outputs held in registers: out is read and written once per
@@ -101,25 +127,9 @@ void ConjunctionStore::add_dense_pairs(const double* single, const double* pairs
                                        double* out) const {
   constexpr size_t B = 16;
   const size_t K = v_.n_outputs;
-  for (size_t o0 = 0; o0 < K; o0 += B) {
-    const size_t nb = std::min(B, K - o0);
-    double acc[B];
-    if (nb == B) {
-      for (size_t b = 0; b < B; ++b) acc[b] = out[o0 + b] + single[o0 + b];
-      for (size_t i = 0; i < j; ++i) {
-        const double* row = pairs + static_cast<int64_t>(x[i]) * static_cast<int64_t>(K) + static_cast<int64_t>(o0);
-        for (size_t b = 0; b < B; ++b) acc[b] += row[b];
-      }
-      for (size_t b = 0; b < B; ++b) out[o0 + b] = acc[b];
-      continue;
-    }
-    for (size_t b = 0; b < nb; ++b) acc[b] = out[o0 + b] + single[o0 + b];
-    for (size_t i = 0; i < j; ++i) {
-      const double* row = pairs + static_cast<int64_t>(x[i]) * static_cast<int64_t>(K) + static_cast<int64_t>(o0);
-      for (size_t b = 0; b < nb; ++b) acc[b] += row[b];
-    }
-    for (size_t b = 0; b < nb; ++b) out[o0 + b] = acc[b];
-  }
+  size_t o0 = 0;
+  for (; o0 + B <= K; o0 += B) add_pairs_block<B>(single + o0, pairs + o0, x, j, K, out + o0);
+  if (o0 < K) add_pairs_tail(K - o0, single + o0, pairs + o0, x, j, K, out + o0, std::make_index_sequence<B - 1>());
 }
 
 template <bool Single>
@@ -295,38 +305,61 @@ const float* ConjunctionStore::bounds() const {
   return bounds_.data();
 }
 
+namespace {
+
+// lo / hi (K each) += the negative / positive parts of n rows of K values.
+// Branch-free: a weight's sign is as good as random.
+void add_signed_rows(const double* __restrict w, size_t n, size_t K, double* __restrict lo, double* __restrict hi) {
+  for (size_t r = 0; r < n; ++r, w += K)
+    for (size_t o = 0; o < K; ++o) lo[o] += std::min(w[o], 0.0), hi[o] += std::max(w[o], 0.0);
+}
+
+// The same for sparse values (value i of output out[i]).
+void add_signed_values(const double* __restrict w, const int32_t* out, size_t n, size_t K, double* __restrict lo) {
+  for (size_t i = 0; i < n; ++i) {
+    const size_t o = static_cast<size_t>(out[i]);
+    lo[o] += std::min(w[i], 0.0), lo[K + o] += std::max(w[i], 0.0);
+  }
+}
+
+}  // namespace
+
 void ConjunctionStore::compute_bounds() const {
   const size_t K = v_.n_outputs;
-  const size_t F = v_.trie.root_map.size;
+  const size_t n = v_.trie.n_nodes();
+  const int32_t* cb = v_.trie.child_begin.data;
+  size_t F = static_cast<size_t>(std::max<int32_t>(v_.n_dense, 0));
+  for (int32_t c = cb[0]; c < cb[1]; ++c) F = std::max(F, static_cast<size_t>(v_.trie.label[c]) + 1);
   std::vector<double> sums(F * 2 * K, 0.0);
-  auto add = [&](size_t f, const double* w) {
-    double* b = sums.data() + f * 2 * K;
-    for (size_t o = 0; o < K; ++o) (w[o] < 0 ? b[o] : b[K + o]) += w[o];
+  // The rows of trie nodes [b, e) into feature f's sums.
+  auto add_nodes = [&](size_t f, int32_t b, int32_t e) {
+    double* lo = sums.data() + f * 2 * K;
+    if (!v_.sparse()) return add_signed_rows(v_.weight.data + static_cast<size_t>(b) * K, static_cast<size_t>(e - b), K, lo, lo + K);
+    const int64_t vb = v_.row_begin[static_cast<size_t>(b)], ve = v_.row_begin[static_cast<size_t>(e)];
+    add_signed_values(v_.row_value.data + vb, v_.row_output.data + vb, static_cast<size_t>(ve - vb), K, lo);
   };
-  auto add_node = [&](size_t f, int32_t node) {
-    if (!v_.sparse()) return add(f, v_.weight.data + static_cast<size_t>(node) * K);
-    double* b = sums.data() + f * 2 * K;
-    for (int64_t i = v_.row_begin[static_cast<size_t>(node)]; i < v_.row_begin[static_cast<size_t>(node) + 1]; ++i) {
-      const double w = v_.row_value[i];
-      (w < 0 ? b[v_.row_output[i]] : b[K + v_.row_output[i]]) += w;
-    }
-  };
-  // Dense entries: the rarest member is the largest id of the combination.
+  // Dense entries: the rarest member is the largest id of the combination,
+  // so a feature's entries are one block per level.
   const int d = std::min(v_.degree, kMaxDenseDegree);
   for (int64_t a = 0; a < v_.n_dense; ++a) {
-    add(static_cast<size_t>(a), v_.dense.data + (level_offset_[1] + a) * K);
+    double* lo = sums.data() + static_cast<size_t>(a) * 2 * K;
+    add_signed_rows(v_.dense.data + (level_offset_[1] + a) * K, 1, K, lo, lo + K);
     for (int r = 2; r <= d; ++r)
-      for (int64_t e = 0; e < binom_(a, r - 1); ++e)
-        add(static_cast<size_t>(a), v_.dense.data + (level_offset_[r] + binom_(a, r) + e) * K);
+      add_signed_rows(v_.dense.data + (level_offset_[r] + binom_(a, r)) * K, static_cast<size_t>(binom_(a, r - 1)), K,
+                      lo, lo + K);
   }
-  // Trie nodes: the rarest member is the label of the depth-1 ancestor.
-  const size_t n = v_.trie.n_nodes();
+  // Trie nodes: the rarest member is the label of the depth-1 ancestor; a
+  // node's children (one block, breadth-first) share it.
   std::vector<int32_t> rarest(n, -1);
-  for (size_t v = 0; v < n; ++v)
-    for (int32_t c = v_.trie.child_begin[v]; c < v_.trie.child_begin[v + 1]; ++c) {
-      rarest[c] = v == 0 ? v_.trie.label[c] : rarest[v];
-      add_node(static_cast<size_t>(rarest[c]), c);
-    }
+  for (int32_t c = cb[0]; c < cb[1]; ++c) {
+    rarest[static_cast<size_t>(c)] = v_.trie.label[c];
+    add_nodes(static_cast<size_t>(v_.trie.label[c]), c, c + 1);
+  }
+  for (size_t v = 1; v < n; ++v) {
+    if (cb[v] == cb[v + 1]) continue;
+    for (int32_t c = cb[v]; c < cb[v + 1]; ++c) rarest[static_cast<size_t>(c)] = rarest[v];
+    add_nodes(static_cast<size_t>(rarest[v]), cb[v], cb[v + 1]);
+  }
   // Floats rounded away from zero are still bounds.
   bounds_.resize(sums.size());
   for (size_t i = 0; i < sums.size(); ++i) {
@@ -336,6 +369,7 @@ void ConjunctionStore::compute_bounds() const {
       f = std::nextafter(f, v < 0 ? -std::numeric_limits<float>::infinity() : std::numeric_limits<float>::infinity());
     bounds_[i] = f;
   }
+  n_bounded_ = F;
 }
 
 }  // namespace conjunct

@@ -57,4 +57,26 @@ int64_t Decision::decide(const double* m) const {
   return 0;
 }
 
+int64_t best_allowed(const double* m, const Decision& d, const uint8_t* allowed) {
+  if (d.kind == DecisionKind::Ovo) throw std::invalid_argument("a choice among allowed classes needs a sign or argmax rule");
+  if (d.kind == DecisionKind::Sign) {
+    if (allowed[0] && allowed[1]) return m[0] > 0 ? 1 : 0;
+    return allowed[1] ? 1 : allowed[0] ? 0 : -1;
+  }
+  int64_t best = -1;
+  for (size_t c = 0; c < d.n_classes; ++c)
+    if (allowed[c] && (best < 0 || m[c] > m[best])) best = static_cast<int64_t>(c);
+  return best;
+}
+
+int64_t only_allowed(const Decision& d, const uint8_t* allowed) {
+  int64_t one = -1;
+  for (size_t c = 0; c < d.n_classes; ++c) {
+    if (!allowed[c]) continue;
+    if (one >= 0) return -2;
+    one = static_cast<int64_t>(c);
+  }
+  return one;
+}
+
 }  // namespace conjunct

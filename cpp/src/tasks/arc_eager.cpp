@@ -15,7 +15,7 @@ namespace {
 struct ArcEagerScratch {
   std::vector<int32_t> x, stack, heads, labels, deps[4], n_left, n_right, codes[2];
   std::vector<uint8_t> left_set, right_set;
-  std::vector<double> margins;
+  std::vector<uint8_t> allowed_classes[2] = {std::vector<uint8_t>(8), {}};  // transition, label classes
   ArcEagerFeaturizer::Scratch fscratch;
   int32_t n1 = 0, b = 1;
   size_t L = 0;
@@ -93,6 +93,7 @@ ArcEagerScratch& start(const ArcEagerModel& model, const ArcEagerTokens& t, int6
   const bool sets = model.features[0]->reads_dependents() || model.features[1]->reads_dependents();
   sc.start(static_cast<int32_t>(e - b + 1), static_cast<size_t>(model.n_label_values), sets);
   for (int k = 0; k < 2; ++k) model.features[k]->prepare(t, b, e, sc.codes[k]);
+  sc.allowed_classes[1].resize(std::max<size_t>(model.n_label_classes, 2));
   return sc;
 }
 
@@ -102,53 +103,40 @@ void record(ArcEagerEvents* events, int k, const std::vector<int32_t>& x) {
   events->ptr[k].push_back(static_cast<int64_t>(events->ids[k].size()));
 }
 
-// Index of the best-scoring class among the allowed ones (first maximum);
-// margins of a sign classifier are (-m, m).
-template <class Allowed>
-int64_t best_allowed(const double* m, size_t n_classes, bool sign, Allowed allowed) {
-  int64_t best = -1;
-  double best_score = 0.0;
-  for (size_t c = 0; c < n_classes; ++c) {
-    if (!allowed(c)) continue;
-    const double score = sign ? (c == 0 ? -m[0] : m[0]) : m[c];
-    if (best < 0 || score > best_score) {
-      best = static_cast<int64_t>(c);
-      best_score = score;
-    }
-  }
-  return best;
-}
 }  // namespace
 
 void arc_eager_parse(const ArcEagerModel& model, const ArcEagerTokens& t, int64_t b, int64_t e, int32_t* heads,
                      int32_t* labels, ArcEagerStats& stats, bool timing, ArcEagerEvents* events) {
   if (e <= b) return;
   ArcEagerScratch& sc = start(model, t, b, e);
-  const size_t n_out = std::max(model.transitions->n_outputs(), model.labels ? model.labels->n_outputs() : size_t{0});
-  sc.margins.resize(n_out);
-  double* m = sc.margins.data();
-  auto classify = [&](const Classifier& clf) {
-    if (!timing) {
-      clf.margins(Span<int32_t>(sc.x), m);
-      return;
-    }
+  const Decision t_rule{model.transitions_sign ? DecisionKind::Sign : DecisionKind::Argmax,
+                        model.transitions_sign ? size_t{2} : model.n_transition_classes};
+  const Decision l_rule{model.labels_sign ? DecisionKind::Sign : DecisionKind::Argmax,
+                        model.labels_sign ? size_t{2} : model.n_label_classes};
+  uint8_t* t_allowed = sc.allowed_classes[0].data();
+  uint8_t* l_allowed = sc.allowed_classes[1].data();
+  for (size_t c = 0; c < l_rule.n_classes; ++c) l_allowed[c] = static_cast<int32_t>(c) != model.root_label;
+  // The class best_allowed picks among the allowed ones (-1: none).
+  auto choose = [&](const Classifier& clf, const Decision& rule, const uint8_t* allowed) {
+    if (!timing) return clf.predict_allowed(Span<int32_t>(sc.x), rule, allowed, model.early_exit);
     const auto start = std::chrono::steady_clock::now();
-    clf.margins(Span<int32_t>(sc.x), m);
+    const int64_t c = clf.predict_allowed(Span<int32_t>(sc.x), rule, allowed, model.early_exit);
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     stats.classifier_seconds += seconds;
     if (&clf == model.labels) stats.label_seconds += seconds;
+    return c;
   };
 
   while (sc.b < sc.n1) {
     const int32_t s0 = sc.s0();
     sc.features(model, 0, -1);
     record(events, 0, sc.x);
-    classify(*model.transitions);
     ++stats.transition_decisions;
-    const int64_t cls = best_allowed(m, model.n_transition_classes, model.transitions_sign, [&](size_t c) {
+    for (size_t c = 0; c < t_rule.n_classes; ++c) {
       const int32_t tr = model.transition_of_class[c];
-      return tr >= 0 && sc.allowed(tr);
-    });
+      t_allowed[c] = tr >= 0 && sc.allowed(tr);
+    }
+    const int64_t cls = choose(*model.transitions, t_rule, t_allowed);
     const int32_t tr = cls >= 0 ? model.transition_of_class[cls] : kShift;
     int32_t label = -1;
     if (tr == kLeftArc || tr == kRightArc) {
@@ -159,10 +147,8 @@ void arc_eager_parse(const ArcEagerModel& model, const ArcEagerTokens& t, int64_
         } else {
           sc.features(model, 1, tr == kLeftArc ? 0 : 1);
           record(events, 1, sc.x);
-          classify(*model.labels);
           ++stats.label_decisions;
-          const int64_t l = best_allowed(m, model.n_label_classes, model.labels_sign,
-                                         [&](size_t c) { return static_cast<int32_t>(c) != model.root_label; });
+          const int64_t l = choose(*model.labels, l_rule, l_allowed);
           label = l >= 0 ? static_cast<int32_t>(l) : model.root_label;
         }
       }

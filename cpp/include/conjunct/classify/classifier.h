@@ -34,6 +34,16 @@ class Classifier {
   virtual int64_t decide_internal(Span<int32_t> x, const Decision& decision, bool early_exit) const;
   void predict_batch(const CsrView& X, const Decision& decision, bool early_exit, int64_t* out, int n_threads) const;
 
+  // best_allowed(margins of x, decision, allowed): the class among those with
+  // allowed[c] != 0 (a parser's moves and labels), -1 when none is. Margins
+  // are not computed when fewer than two classes are allowed; with
+  // early_exit, classifiers that can bound what is left of a margin stop as
+  // soon as the choice is settled (decide_allowed_internal).
+  int64_t predict_allowed(Span<int32_t> columns, const Decision& decision, const uint8_t* allowed,
+                          bool early_exit) const;
+  virtual int64_t decide_allowed_internal(Span<int32_t> x, const Decision& decision, const uint8_t* allowed,
+                                          bool early_exit) const;
+
   // Every row of X; out is rows x n_outputs, row-major. Rows are split across
   // n_threads threads (<= 1: the calling thread only).
   void margins_batch(const CsrView& X, double* out, int n_threads) const;

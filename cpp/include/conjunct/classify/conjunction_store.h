@@ -82,10 +82,13 @@ class ConjunctionStore {
   // Per feature f, 2K values: the sums of the negative, then of the positive
   // weights of every stored conjunction whose rarest member is f (bounds of
   // what a position holding f adds), rounded outwards to floats (half the
-  // memory for the same cache). Computed on first use.
+  // memory for the same cache). Computed on first use, for the features up to
+  // the last that is some conjunction's rarest member (a split classifier's
+  // rare features are in no conjunction: their rows would be zeros).
   const float* bounds() const;
   void add_bounds(const float* bounds, int32_t f, double* lo, double* hi) const {
     const size_t K = v_.n_outputs;
+    if (static_cast<size_t>(f) >= n_bounded_) return;
     const float* b = bounds + static_cast<size_t>(f) * 2 * K;
     if (K == 1) {
       lo[0] += b[0], hi[0] += b[1];
@@ -133,6 +136,7 @@ class ConjunctionStore {
   int64_t level_offset_[6] = {0, 0, 0, 0, 0, 0};  // dense offset of level r, in entries
   mutable std::once_flag bounds_once_;
   mutable std::vector<float> bounds_;  // per feature: K lows, then K highs
+  mutable size_t n_bounded_ = 0;       // features bounds_ has rows for
 };
 
 // Owned arrays of a store, as produced by the builders.

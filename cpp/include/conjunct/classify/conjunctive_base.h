@@ -40,6 +40,10 @@ void count_early_exit(size_t positions_skipped);
 // Whether every margin within [lo, hi] (per output, with room `slack` for
 // summation-order rounding) gives one decision; if so, sets *label.
 bool settled(const Decision& d, const double* lo, const double* hi, const double* slack, int64_t* label);
+// The same for best_allowed's choice among the allowed classes (sign or
+// argmax rules, at least two classes allowed).
+bool settled_allowed(const Decision& d, const uint8_t* allowed, const double* lo, const double* hi, const double* slack,
+                     int64_t* label);
 
 namespace detail {
 struct StepScratch {

@@ -20,4 +20,13 @@ struct Decision {
   int64_t decide(const double* margins) const;
 };
 
+// The class of `margins` among those with allowed[c] != 0 (c < n_classes):
+// an argmax rule's first maximum, a sign rule's class 1 iff the margin is > 0
+// (its classes score -m and m); -1 when no class is allowed. Sign and argmax
+// rules only (std::invalid_argument for ovo).
+int64_t best_allowed(const double* margins, const Decision& d, const uint8_t* allowed);
+// What best_allowed gives whatever the margins when fewer than two classes
+// are allowed (the one class, or -1), else -2.
+int64_t only_allowed(const Decision& d, const uint8_t* allowed);
+
 }  // namespace conjunct

@@ -33,6 +33,12 @@ class Split final : public Classifier, public ConjunctiveBase {
   Split(FeatureMap map, SplitView view, Span<double> bias);
   void margins_internal(Span<int32_t> x, double* out) const override;
   int64_t decide_internal(Span<int32_t> x, const Decision& decision, bool early_exit) const override;
+  // The dense part in one pass, then one check of bounds on the rest (the
+  // common trie positions' and the rare block's), one more before the rare
+  // block: a parser's decisions settle there, and the walks of the trie and
+  // the kernel terms of the rare features are most of what is left.
+  int64_t decide_allowed_internal(Span<int32_t> x, const Decision& decision, const uint8_t* allowed,
+                                  bool early_exit) const override;
 
   size_t base_outputs() const override { return n_outputs(); }
   const double* constant() const override { return bias_.data; }
@@ -45,6 +51,9 @@ class Split final : public Classifier, public ConjunctiveBase {
   // Per rare feature, 2K values: the sums of the positive, then of the
   // negative alpha of its support vectors (for bounds). Computed on first use.
   const double* rare_sums() const;
+  // lo / hi (K each) += bounds of what the rare features at positions q..
+  // add, from their postings (a few support vectors each) as they come.
+  void add_rare_bounds(Span<int32_t> x, size_t q, double* lo, double* hi) const;
   // The kernel part for the rare features at positions P.. given the prefix x[0..P).
   void add_rare(Span<int32_t> x, size_t P, double* out) const;
   size_t common_end(Span<int32_t> x) const;

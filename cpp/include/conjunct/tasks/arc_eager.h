@@ -24,6 +24,7 @@ struct ArcEagerModel {
   const ArcEagerFeaturizer* features[2] = {nullptr, nullptr};  // transition, label (same label values)
   bool transitions_sign = false;       // one output: class 1 iff margin > 0
   bool labels_sign = false;
+  bool early_exit = true;              // classifiers may stop once bounds settle a choice (same choices)
   size_t n_transition_classes = 0;
   size_t n_label_classes = 0;          // classes of the label classifier
   int32_t transition_of_class[8] = {-1, -1, -1, -1, -1, -1, -1, -1};

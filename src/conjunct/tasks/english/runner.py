@@ -129,12 +129,15 @@ def reference_parse(sentence: DepSentence, transitions, labels, features: str = 
 
 class ArcEagerParser(Runner):
     """The C++ arc-eager loop over two compiled classifiers (``transitions`` over
-    the configuration features, ``labels`` over those plus the arc's direction)."""
+    the configuration features, ``labels`` over those plus the arc's direction).
+    With ``early_exit`` a classifier that can bound what is left of its margins
+    (split) stops once the bounds settle the choice among the allowed moves or
+    labels: the same choices, fewer additions."""
 
     COUNTERS = ("transition_decisions", "label_decisions", "classifier_seconds", "label_classifier_seconds",
                 "loop_seconds")
 
-    def __init__(self, transitions, labels, features: str = "malt"):
+    def __init__(self, transitions, labels, features: str = "malt", early_exit: bool = True):
         check_classifier(transitions, "transition", rules=("sign", "argmax"))
         check_classifier(labels, "label", rules=("sign", "argmax"))
         super().__init__([transitions, labels])
@@ -148,6 +151,7 @@ class ArcEagerParser(Runner):
         self.output_labels = self.label_values + [v for v in EXTRA_LABELS if v not in self.label_values]
         self._label_objects = np.asarray(self.output_labels, dtype=object)
         self.features = features
+        self.early_exit = bool(early_exit)
         # Each component has a feature index of its own: its own vocabularies and keys.
         self.keys = (feature_keys(transitions.features, features, "transition"),
                      feature_keys(labels.features, features, "label"))
@@ -165,7 +169,8 @@ class ArcEagerParser(Runner):
         return dict(transitions=self.transitions.compiled, transition_of_class=self.transition_of_class,
                     labels=self.labels.compiled, root_label=self.root_label, dep_label=self.output_labels.index("dep"),
                     punct_label=self.output_labels.index("punct"), n_output_labels=len(self.output_labels),
-                    transition_features=self._features[0], label_features=self._features[1])
+                    transition_features=self._features[0], label_features=self._features[1],
+                    early_exit=self.early_exit)
 
     def _count(self, out) -> None:
         _, _, _, n_t, n_l, clf_s, label_s, total, _ = out
