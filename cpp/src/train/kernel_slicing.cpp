@@ -136,13 +136,17 @@ KernelSlicing::Step KernelSlicing::plan(Span<int32_t> x, size_t j, uint32_t node
 
 void KernelSlicing::compute(Span<int32_t> x, size_t j, const Step& st, double* part) {
   const size_t K = K_;
-  std::fill(part, part + K, 0.0);
+  // One output inline: a library call (memset / memcpy) per 8-byte row cost
+  // more than the row.
+  if (K == 1) part[0] = 0.0;
+  else std::fill(part, part + K, 0.0);
   if (st.eq6) {
     ++counters_.kernel_steps;
     if (st.start > 0) {
       ++counters_.reused;
       const double* delta = partial_.record(st.node) + PartialMarginTrie::kDelta;
-      std::copy(delta, delta + K, part);
+      if (K == 1) part[0] = delta[0];
+      else std::copy(delta, delta + K, part);
     }
     const int32_t f = x[j];
     const size_t width = posting_width(f);
@@ -197,7 +201,8 @@ void KernelSlicing::compute(Span<int32_t> x, size_t j, const Step& st, double* p
     rec[PartialMarginTrie::kSince] = st.end;
     rec[PartialMarginTrie::kSumA] = K == 1 ? fs[1] : fs[2 * K + 1];
     rec[PartialMarginTrie::kSumB] = K == 1 ? fs[2] : 0.0;
-    std::copy(part, part + K, rec + PartialMarginTrie::kDelta);
+    if (K == 1) rec[PartialMarginTrie::kDelta] = part[0];
+    else std::copy(part, part + K, rec + PartialMarginTrie::kDelta);
   }
 }
 
