@@ -250,3 +250,38 @@ def test_modes_identical_on_chunking(chunk_rows, task, degree, step):
             assert s["terminated"] > 0 and s["reused"] > 0, name
         if name == "slicing budget" and degree >= 2:
             assert t.stats()["prunes"] > 0, name
+
+
+def test_remembered_prefix_nodes_follow_the_data():
+    """The learner remembers each training row's partial-margin trie nodes; a
+    later run() whose rows differ under the same row ids (partial_fit on new
+    data: other features, longer and shorter rows) must not reuse them blindly:
+    every round's margin still equals the kernel mode's."""
+    rng = np.random.default_rng(11)
+    V = 30
+    p = 1.0 / np.arange(1, V + 1) ** 1.1
+    p /= p.sum()
+
+    def batch(n, lo, hi):
+        rows = [sorted(rng.choice(V, size=int(rng.integers(lo, hi)), replace=False, p=p).tolist()) for _ in range(n)]
+        w = rng.normal(size=V)
+        return rows, [1 if w[r].sum() > 0 else -1 for r in rows]
+
+    batches = [batch(60, 3, 8), batch(60, 2, 10), batch(40, 5, 9)]
+    kw = dict(gamma=1.0, coef0=1.0, degree=3, n_outputs=1, learner="pa1", C=1.0, fit_intercept=False, trace=True,
+              weight_budget=0)
+    trainers = {"kernel": _core.PaTrainer(margin="kernel", common_features=-1, reuse=False, terminate=False, **kw),
+                "slicing": _core.PaTrainer(margin="slicing", common_features=6, reuse=True, terminate=False, **kw)}
+    for t in trainers.values():
+        t.ensure_features(V)
+    for rows, labels in batches:
+        indptr, indices = csr_of(rows)
+        order = np.concatenate([rng.permutation(len(rows)) for _ in range(3)]).astype(np.int64)
+        for t in trainers.values():
+            t.run(indptr=indptr, indices=indices, labels=np.asarray(labels, dtype=np.int32), order=order)
+    a, b = trainers["kernel"].trace(), trainers["slicing"].trace()
+    np.testing.assert_array_equal(a["updated"], b["updated"])
+    assert np.all(np.abs(a["margin"] - b["margin"])[:, 0] <= TOL * (1 + np.abs(a["margin"][:, 0])))
+    np.testing.assert_allclose(trainers["slicing"].export(False)[2], trainers["kernel"].export(False)[2], rtol=0, atol=1e-9)
+    s = trainers["slicing"].stats()
+    assert s["remembered_nodes"] > 1000 and s["reused"] > 100

@@ -113,6 +113,49 @@ int32_t KernelSlicing::overlap(int32_t sv, uint32_t pos, int32_t f) {
   return c.count;
 }
 
+void KernelSlicing::find_nodes(Span<int32_t> x, int64_t row) {
+  // The trie nodes of x's prefixes, into nodes_. A training row met before
+  // has them remembered: each is checked against x (the edge its record
+  // names) and the walk resumes at the first that fails, if any.
+  const size_t n = x.size;
+  nodes_.resize(n);
+  uint32_t* cached = nullptr;
+  if (row >= 0 && n > 0) {
+    const size_t r = static_cast<size_t>(row);
+    if (r >= row_at_.size()) row_at_.resize(r + 1, -1);
+    int64_t& at = row_at_[r];
+    if (at < 0) {  // first visit: room for the row's nodes (its length first)
+      at = static_cast<int64_t>(row_nodes_.size());
+      row_nodes_.push_back(static_cast<uint32_t>(n));
+      row_nodes_.resize(row_nodes_.size() + n, HashTrie::kRoot);
+    }
+    // Another row of another length under the same id (other data): the
+    // room it has, if enough, else no memory for it.
+    if (row_nodes_[static_cast<size_t>(at)] >= n) cached = row_nodes_.data() + at + 1;
+  }
+  size_t j = 0;
+  uint32_t node = HashTrie::kRoot;
+  if (cached) {
+    for (size_t i = 0; i < n; ++i) __builtin_prefetch(partial_.record(cached[i]));
+    for (; j < n && partial_.is_child(cached[j], node, x[j]); ++j) nodes_[j] = node = cached[j];
+    counters_.remembered += static_cast<int64_t>(j);
+  }
+  if (j == n) return;
+  // The rest by walking: the slots of the prefixes are known from x alone,
+  // so fetch them all before (the walk would otherwise miss the cache once
+  // per level, one miss after another).
+  places_.resize(n);
+  uint64_t place = PartialMarginTrie::kRoot;
+  for (size_t i = 0; i < n; ++i) {
+    places_[i] = place = PartialMarginTrie::next(place, x[i]);
+    if (i > j) partial_.prefetch(place);
+  }
+  for (; j < n; ++j) {
+    nodes_[j] = node = partial_.step(node, x[j], places_[j]);
+    if (cached) cached[j] = node;
+  }
+}
+
 KernelSlicing::Step KernelSlicing::plan(Span<int32_t> x, size_t j, uint32_t node) const {
   const int32_t f = x[j];
   Step st;
@@ -299,25 +342,17 @@ bool KernelSlicing::margins(Span<int32_t> x, const MarginGoal& goal, double* out
   for (size_t o = 0; o < K; ++o) acc_[o] = k0 * sum[o];  // m^0 (Eq. 3)
   double* part = part_.data();
   bool stopped = false;
-  if (opt_.reuse) {
-    // The trie nodes of x's prefixes: their slots are known from x alone, so
-    // fetch them all before walking (the walk would otherwise miss the cache
-    // once per level, one miss after another).
-    places_.resize(n);
-    uint64_t place = PartialMarginTrie::kRoot;
-    for (size_t j = 0; j < n; ++j) {
-      places_[j] = place = PartialMarginTrie::next(place, x[j]);
-      if (j) partial_.prefetch(place);
-    }
-  }
+  if (opt_.reuse) find_nodes(x, goal.row);
+  else nodes_.assign(n, HashTrie::kRoot);
+  const uint32_t* nodes = nodes_.data();
   const bool terminate = opt_.terminate && goal.enabled && (!opt_.adaptive || choose_termination());
   if (!terminate) {
-    // Algorithm 2: frequent to rare, each prefix's node from its parent's.
-    uint32_t node = HashTrie::kRoot;
+    // Algorithm 2: frequent to rare.
     for (size_t j = 0; j < n; ++j) {
-      if (opt_.reuse) node = partial_.step(node, x[j], places_[j]);
-      compute(x, j, plan(x, j, node), part);
-      for (size_t o = 0; o < K; ++o) acc_[o] += part[o];
+      compute(x, j, plan(x, j, nodes[j]), part);
+      if (K == 1) acc_[0] += part[0];
+      else
+        for (size_t o = 0; o < K; ++o) acc_[o] += part[o];
     }
   } else {
     // With termination, every partial margin is planned and bounded first;
@@ -334,13 +369,8 @@ bool KernelSlicing::margins(Span<int32_t> x, const MarginGoal& goal, double* out
     upper_.assign(K, 0.0), lower_.assign(K, 0.0), slack_.assign(K, 0.0);
     mag_.resize(K);
     double* mag = mag_.data();
-    uint32_t node = HashTrie::kRoot;
-    for (size_t j = 0; j < n; ++j) {  // find the nodes, and fetch what planning needs
-      if (opt_.reuse) {
-        node = partial_.step(node, x[j], places_[j]);
-        __builtin_prefetch(partial_.record(node));
-      }
-      steps_[j].node = node;
+    for (size_t j = 0; j < n; ++j) {  // fetch what planning needs
+      steps_[j].node = nodes[j];
       __builtin_prefetch(stats_.data() + static_cast<size_t>(x[j]) * stats_stride_);
     }
     for (size_t j = 0; j < n; ++j) {
@@ -471,7 +501,9 @@ void KernelSlicing::stats(MarginStats& s) const {
   s.weight_nodes = static_cast<int64_t>(weights_.n_conjunctions());
   s.partial_nodes = static_cast<int64_t>(partial_.n_nodes());
   s.weight_bytes = static_cast<int64_t>(weights_.memory_bytes());
-  s.partial_bytes = opt_.reuse ? static_cast<int64_t>(partial_.memory_bytes()) : 0;
+  s.partial_bytes = opt_.reuse ? static_cast<int64_t>(partial_.memory_bytes() + row_at_.capacity() * sizeof(int64_t) +
+                                                     row_nodes_.capacity() * sizeof(uint32_t))
+                               : 0;
   int64_t bytes = static_cast<int64_t>(postings_.capacity() * sizeof(std::vector<uint32_t>));
   for (const auto& p : postings_) bytes += static_cast<int64_t>(p.capacity() * sizeof(uint32_t));
   s.postings_bytes = bytes;

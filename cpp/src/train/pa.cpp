@@ -128,6 +128,7 @@ void PaTrainer::run(const CsrView& X, Span<int32_t> labels, Span<int64_t> order,
     const double weight = weights.empty() ? 1.0 : weights[static_cast<size_t>(idx)];
     const int64_t round = ++rounds_;
     goal.label = y;
+    goal.row = idx;
     double bound = nan;
     const bool full = engine_->margins(x, goal, margin_.data(), &bound);
     bool update = false;

@@ -83,6 +83,8 @@ class KernelSlicing final : public MarginEngine {
   };
 
   void grow_tables(size_t n);
+  // nodes_[j] = the partial-margin trie node of x_j (created if absent).
+  void find_nodes(Span<int32_t> x, int64_t row);
   // |s ∩ x_{j-1}| for the support vector sv whose feature at position pos is f = x_j.
   int32_t overlap(int32_t sv, uint32_t pos, int32_t f);
   Step plan(Span<int32_t> x, size_t j, uint32_t node) const;
@@ -138,6 +140,11 @@ class KernelSlicing final : public MarginEngine {
   std::vector<Step> steps_;
   std::vector<uint32_t> order_;
   std::vector<uint64_t> places_;
+  std::vector<uint32_t> nodes_;
+  // Per training row (MarginGoal::row), where its prefixes' nodes are
+  // remembered in row_nodes_ (-1: not yet): [length, node of x_0, ...].
+  std::vector<int64_t> row_at_;
+  std::vector<uint32_t> row_nodes_;
   WeightTrie::Scratch trie_scratch_;
   MarginStats counters_;
 

@@ -11,9 +11,15 @@
 //
 // A fresh node holds zeros, which is exact: with no updates every partial
 // margin is zero (footnote 3), so a missing entry needs no special case.
+//
+// A node's record also names its edge (parent, label), so a caller that
+// remembers the nodes of an example's prefixes (the learner does, per
+// training row) can check them against the example with the loads it makes
+// anyway, instead of walking the hash table again.
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <vector>
 
@@ -23,8 +29,8 @@ namespace conjunct {
 
 class PartialMarginTrie {
  public:
-  // A node's record: [t', sum_a(t'), sum_b(t'), delta_0 .. delta_{K-1}].
-  static constexpr size_t kSince = 0, kSumA = 1, kSumB = 2, kDelta = 3;
+  // A node's record: [t', sum_a(t'), sum_b(t'), edge, delta_0 .. delta_{K-1}].
+  static constexpr size_t kSince = 0, kSumA = 1, kSumB = 2, kEdge = 3, kDelta = 4;
 
   explicit PartialMarginTrie(size_t n_outputs)
       : stride_(n_outputs + kDelta), trie_(/*prefix_placed=*/true) {
@@ -42,8 +48,20 @@ class PartialMarginTrie {
   uint32_t step(uint32_t node, int32_t f, uint64_t place) {
     bool created = false;
     const uint32_t child = trie_.child_or_add_placed(node, f, place, created);
-    if (created && (child & kPageMask) == 0) add_page();
+    if (created) {
+      if ((child & kPageMask) == 0) add_page();
+      const uint64_t e = edge(node, f);
+      std::memcpy(record(child) + kEdge, &e, sizeof e);
+    }
     return child;
+  }
+
+  // Whether `node` is the child of `parent` along f (any node id may be asked).
+  bool is_child(uint32_t node, uint32_t parent, int32_t f) const {
+    if (node == HashTrie::kRoot || node >= trie_.n_nodes()) return false;
+    uint64_t e;
+    std::memcpy(&e, record(node) + kEdge, sizeof e);
+    return e == edge(parent, f);
   }
 
   const double* record(uint32_t node) const {
@@ -60,6 +78,9 @@ class PartialMarginTrie {
   }
 
  private:
+  static uint64_t edge(uint32_t parent, int32_t f) {
+    return (static_cast<uint64_t>(parent) << 32) | static_cast<uint32_t>(f);
+  }
   // Records live in fixed pages rather than one growing array: a doubling
   // array keeps up to half its capacity unused and holds old and new copies
   // at once while it grows, and the trie grows in every round of training.
