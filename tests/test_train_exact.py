@@ -11,6 +11,9 @@ several epochs.
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 import numpy as np
 import pytest
 from hypothesis import assume, example, given, strategies as st
@@ -285,3 +288,35 @@ def test_remembered_prefix_nodes_follow_the_data():
     np.testing.assert_allclose(trainers["slicing"].export(False)[2], trainers["kernel"].export(False)[2], rtol=0, atol=1e-9)
     s = trainers["slicing"].stats()
     assert s["remembered_nodes"] > 1000 and s["reused"] > 100
+
+
+JDEPP_WORK = Path(os.environ.get("CONJUNCT_JDEPP_WORK", Path(__file__).resolve().parents[1].parent / "peer" / "work"))
+
+
+@pytest.mark.realdata
+@pytest.mark.parametrize("step", ["kernel", "opal"])
+def test_slicing_equals_kernel_on_jdepp_vectors(step, tmp_path):
+    """J.DepP's own training vectors (the peer kit's work folder; skipped without
+    it), d = 3: slicing with its defaults (reuse, remembered rows, adaptive
+    termination) makes the decisions of the kernel mode and keeps its model."""
+    from conjunct.io.data import read_svmlight
+    from conjunct.training import PAClassifier
+
+    src = JDEPP_WORK / "models" / "jdepp_d3" / "depnd.p0.train"
+    if not src.exists():
+        pytest.skip(f"{src} not found (the J.DepP peer kit's training vectors)")
+    with open(src) as f:
+        head = [next(f) for _ in range(1500)]
+    path = tmp_path / "jdepp.train"
+    path.write_text("".join(head))
+    X, y = read_svmlight(path)
+    fits = {m: PAClassifier(3, step=step, margin=m, n_iter=3, shuffle="once", random_state=0, trace=True).fit(X, y)
+            for m in ("kernel", "slicing")}
+    a, b = fits["kernel"], fits["slicing"]
+    np.testing.assert_array_equal(a.trace_["updated"], b.trace_["updated"])
+    assert a.model_.n_support_vectors == b.model_.n_support_vectors > 200
+    np.testing.assert_array_equal(a.model_.support_vectors.indices, b.model_.support_vectors.indices)
+    tol = TOL if step == "kernel" else 1e-6  # opal's step amplifies rounding differences (test_modes_identical_on_chunking)
+    np.testing.assert_allclose(b.model_.dual_coef, a.model_.dual_coef, rtol=0, atol=tol * np.abs(a.model_.dual_coef).max())
+    s = b.stats_
+    assert s["remembered_nodes"] > 10 * len(head) and s["reused"] > 0
