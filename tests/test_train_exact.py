@@ -271,6 +271,13 @@ def test_remembered_prefix_nodes_follow_the_data():
         return rows, [1 if w[r].sum() > 0 else -1 for r in rows]
 
     batches = [batch(60, 3, 8), batch(60, 2, 10), batch(40, 5, 9)]
+    # A row remembered, then shorter and different under its id, then as long
+    # again with the old row's features past the change: the old nodes there
+    # end in the right features but belong to the old prefixes.
+    a = [[0, 1, 5, 6, 7, 8], [1, 2, 6, 7, 9, 11], [0, 3, 5, 8, 9, 12]]
+    b = [r[:1] + [r[1] + 1] for r in a]
+    c = [b[i] + r[2:] for i, r in enumerate(a)]
+    batches += [(a * 3, [1, -1, 1] * 3), (b, [-1, 1, 1]), (c * 2, [1, 1, -1] * 2)]
     kw = dict(gamma=1.0, coef0=1.0, degree=3, n_outputs=1, learner="pa1", C=1.0, fit_intercept=False, trace=True,
               weight_budget=0)
     trainers = {"kernel": _core.PaTrainer(margin="kernel", common_features=-1, reuse=False, terminate=False, **kw),

@@ -184,13 +184,25 @@ void KernelSlicing::eq6_hw(int32_t f, const uint32_t* p, const uint32_t* end, do
   eq6_any<true>(f, p, end, part);
 }
 
+void KernelSlicing::expect_rows(size_t rows, size_t nnz) {
+  // The remembered nodes take a word per feature of each row plus one per
+  // row: reserved at once, as doubling would keep up to half unused (and
+  // both copies while it moves), for the first data; later data (other rows
+  // under the same ids) grows from there.
+  if (!opt_.reuse || !row_nodes_.empty()) return;
+  row_at_.reserve(rows);
+  row_nodes_.reserve(nnz + rows);
+}
+
 void KernelSlicing::find_nodes(Span<int32_t> x, int64_t row) {
   // The trie nodes of x's prefixes, into nodes_. A training row met before
-  // has them remembered: each is checked against x (the edge its record
-  // names) and the walk resumes at the first that fails, if any.
+  // has them remembered, as one chain (the prefixes of the row as it was):
+  // they are x's as far as their labels match x's features, and the walk
+  // resumes at the first that does not, if any.
   const size_t n = x.size;
   nodes_.resize(n);
   uint32_t* cached = nullptr;
+  size_t cap = 0;
   if (row >= 0 && n > 0) {
     const size_t r = static_cast<size_t>(row);
     if (r >= row_at_.size()) row_at_.resize(r + 1, -1);
@@ -202,13 +214,14 @@ void KernelSlicing::find_nodes(Span<int32_t> x, int64_t row) {
     }
     // Another row of another length under the same id (other data): the
     // room it has, if enough, else no memory for it.
-    if (row_nodes_[static_cast<size_t>(at)] >= n) cached = row_nodes_.data() + at + 1;
+    cap = row_nodes_[static_cast<size_t>(at)];
+    if (cap >= n) cached = row_nodes_.data() + at + 1;
   }
   size_t j = 0;
   uint32_t node = HashTrie::kRoot;
   if (cached) {
     for (size_t i = 0; i < n; ++i) __builtin_prefetch(partial_.record(cached[i]));
-    for (; j < n && partial_.is_child(cached[j], node, x[j]); ++j) nodes_[j] = node = cached[j];
+    for (; j < n && partial_.ends_in(cached[j], x[j]); ++j) nodes_[j] = node = cached[j];
     counters_.remembered += static_cast<int64_t>(j);
   }
   if (j == n) return;
@@ -225,6 +238,10 @@ void KernelSlicing::find_nodes(Span<int32_t> x, int64_t row) {
     nodes_[j] = node = partial_.step(node, x[j], places_[j]);
     if (cached) cached[j] = node;
   }
+  // The memory stays one chain, x's prefixes: a longer row's nodes past x
+  // are forgotten (the root matches no feature).
+  if (cached)
+    for (uint32_t* c = cached + n; c != cached + cap && *c != HashTrie::kRoot; ++c) *c = HashTrie::kRoot;
 }
 
 KernelSlicing::Step KernelSlicing::plan(Span<int32_t> x, size_t j, uint32_t node) const {
@@ -277,7 +294,7 @@ void KernelSlicing::compute(Span<int32_t> x, size_t j, const Step& st, double* p
     // (t', the running sums of f_j's updates then, m^j)
     double* rec = partial_.record(st.node);
     const double* fs = stats_.data() + static_cast<size_t>(x[j]) * stats_stride_;
-    rec[PartialMarginTrie::kSince] = st.end;
+    partial_.set_since(st.node, st.end);
     rec[PartialMarginTrie::kSumA] = K == 1 ? fs[1] : fs[2 * K + 1];
     rec[PartialMarginTrie::kSumB] = K == 1 ? fs[2] : 0.0;
     if (K == 1) rec[PartialMarginTrie::kDelta] = part[0];

@@ -63,6 +63,7 @@ class KernelSlicing final : public MarginEngine {
   void ensure_features(size_t n_features) override;
   bool margins(Span<int32_t> x, const MarginGoal& goal, double* out, double* bound) override;
   void on_update(const SupportSet& S, size_t e, bool new_sv) override;
+  void expect_rows(size_t rows, size_t nnz) override;
   void stats(MarginStats& s) const override;
 
   const WeightTrie& weights() const { return weights_; }

@@ -56,6 +56,9 @@ class MarginEngine {
   // out[0..K) and returns true, or returns false when the goal proved that x
   // needs no update; then *bound is the proven lower bound of the decision value.
   virtual bool margins(Span<int32_t> x, const MarginGoal& goal, double* out, double* bound) = 0;
+  // Training rows to come: `rows` rows of `nnz` features in all (for caches
+  // kept per row, sized once rather than grown by doubling).
+  virtual void expect_rows(size_t rows, size_t nnz) { (void)rows, (void)nnz; }
   // The support set has just recorded event `e` (on a new support vector or not).
   virtual void on_update(const SupportSet& S, size_t e, bool new_sv) = 0;
   virtual void stats(MarginStats& s) const = 0;

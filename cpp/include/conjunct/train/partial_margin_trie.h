@@ -12,14 +12,15 @@
 // A fresh node holds zeros, which is exact: with no updates every partial
 // margin is zero (footnote 3), so a missing entry needs no special case.
 //
-// A node's record also names its edge (parent, label), so a caller that
-// remembers the nodes of an example's prefixes (the learner does, per
-// training row) can check them against the example with the loads it makes
-// anyway, instead of walking the hash table again.
+// A node's record also names its label (the prefix's last feature), so a
+// caller that remembers the nodes of an example's prefixes (the learner
+// does, per training row) can check them against the example with the loads
+// it makes anyway, instead of walking the hash table again: nodes remembered
+// as one chain (the prefixes of one earlier example) are x's own as far as
+// their labels match x's features.
 #pragma once
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
 #include <memory>
 #include <vector>
 
@@ -29,8 +30,8 @@ namespace conjunct {
 
 class PartialMarginTrie {
  public:
-  // A node's record: [t', sum_a(t'), sum_b(t'), edge, delta_0 .. delta_{K-1}].
-  static constexpr size_t kSince = 0, kSumA = 1, kSumB = 2, kEdge = 3, kDelta = 4;
+  // A node's record: [t' and the label (two 32-bit words), sum_a(t'), sum_b(t'), delta_0 .. delta_{K-1}].
+  static constexpr size_t kSince = 0, kSumA = 1, kSumB = 2, kDelta = 3;
 
   explicit PartialMarginTrie(size_t n_outputs)
       : stride_(n_outputs + kDelta), trie_(/*prefix_placed=*/true) {
@@ -50,18 +51,14 @@ class PartialMarginTrie {
     const uint32_t child = trie_.child_or_add_placed(node, f, place, created);
     if (created) {
       if ((child & kPageMask) == 0) add_page();
-      const uint64_t e = edge(node, f);
-      std::memcpy(record(child) + kEdge, &e, sizeof e);
+      words(child)[1] = static_cast<uint32_t>(f);
     }
     return child;
   }
 
-  // Whether `node` is the child of `parent` along f (any node id may be asked).
-  bool is_child(uint32_t node, uint32_t parent, int32_t f) const {
-    if (node == HashTrie::kRoot || node >= trie_.n_nodes()) return false;
-    uint64_t e;
-    std::memcpy(&e, record(node) + kEdge, sizeof e);
-    return e == edge(parent, f);
+  // Whether `node` (any id) is a node whose prefix ends in f.
+  bool ends_in(uint32_t node, int32_t f) const {
+    return node != HashTrie::kRoot && node < trie_.n_nodes() && words(node)[1] == static_cast<uint32_t>(f);
   }
 
   const double* record(uint32_t node) const {
@@ -69,7 +66,8 @@ class PartialMarginTrie {
   }
   double* record(uint32_t node) { return pages_[node >> kPageBits].get() + static_cast<size_t>(node & kPageMask) * stride_; }
   // t' is a posting-list length (< 2^32), exact as a double.
-  uint32_t since(uint32_t node) const { return static_cast<uint32_t>(record(node)[kSince]); }
+  uint32_t since(uint32_t node) const { return words(node)[0]; }
+  void set_since(uint32_t node, uint32_t t) { words(node)[0] = t; }
 
   size_t n_nodes() const { return trie_.n_nodes() - 1; }
   size_t memory_bytes() const {
@@ -78,9 +76,9 @@ class PartialMarginTrie {
   }
 
  private:
-  static uint64_t edge(uint32_t parent, int32_t f) {
-    return (static_cast<uint64_t>(parent) << 32) | static_cast<uint32_t>(f);
-  }
+  // The record's first slot as two 32-bit words: t', the label.
+  uint32_t* words(uint32_t node) { return reinterpret_cast<uint32_t*>(record(node) + kSince); }
+  const uint32_t* words(uint32_t node) const { return reinterpret_cast<const uint32_t*>(record(node) + kSince); }
   // Records live in fixed pages rather than one growing array: a doubling
   // array keeps up to half its capacity unused and holds old and new copies
   // at once while it grows, and the trie grows in every round of training.
