@@ -97,6 +97,7 @@ class KernelSlicing final : public MarginEngine {
   void eq6_any(int32_t f, const uint32_t* p, const uint32_t* end, double* part);
   void eq6_sw(int32_t f, const uint32_t* p, const uint32_t* end, double* part);
   void eq6_hw(int32_t f, const uint32_t* p, const uint32_t* end, double* part);
+  static bool cpu_has_popcount();  // (kernel_slicing_eq6.cpp, with the sums above)
   Step plan(Span<int32_t> x, size_t j, uint32_t node) const;
   void compute(Span<int32_t> x, size_t j, const Step& st, double* part);
   void bound_step(Span<int32_t> x, size_t j, const Step& st, double* low, double* up, double* mag) const;
