@@ -11,6 +11,9 @@ several epochs.
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 import numpy as np
 import pytest
 from hypothesis import assume, example, given, strategies as st
@@ -250,3 +253,77 @@ def test_modes_identical_on_chunking(chunk_rows, task, degree, step):
             assert s["terminated"] > 0 and s["reused"] > 0, name
         if name == "slicing budget" and degree >= 2:
             assert t.stats()["prunes"] > 0, name
+
+
+def test_remembered_prefix_nodes_follow_the_data():
+    """The learner remembers each training row's partial-margin trie nodes; a
+    later run() whose rows differ under the same row ids (partial_fit on new
+    data: other features, longer and shorter rows) must not reuse them blindly:
+    every round's margin still equals the kernel mode's."""
+    rng = np.random.default_rng(11)
+    V = 30
+    p = 1.0 / np.arange(1, V + 1) ** 1.1
+    p /= p.sum()
+
+    def batch(n, lo, hi):
+        rows = [sorted(rng.choice(V, size=int(rng.integers(lo, hi)), replace=False, p=p).tolist()) for _ in range(n)]
+        w = rng.normal(size=V)
+        return rows, [1 if w[r].sum() > 0 else -1 for r in rows]
+
+    batches = [batch(60, 3, 8), batch(60, 2, 10), batch(40, 5, 9)]
+    # A row remembered, then shorter and different under its id, then as long
+    # again with the old row's features past the change: the old nodes there
+    # end in the right features but belong to the old prefixes.
+    a = [[0, 1, 5, 6, 7, 8], [1, 2, 6, 7, 9, 11], [0, 3, 5, 8, 9, 12]]
+    b = [r[:1] + [r[1] + 1] for r in a]
+    c = [b[i] + r[2:] for i, r in enumerate(a)]
+    batches += [(a * 3, [1, -1, 1] * 3), (b, [-1, 1, 1]), (c * 2, [1, 1, -1] * 2)]
+    kw = dict(gamma=1.0, coef0=1.0, degree=3, n_outputs=1, learner="pa1", C=1.0, fit_intercept=False, trace=True,
+              weight_budget=0)
+    trainers = {"kernel": _core.PaTrainer(margin="kernel", common_features=-1, reuse=False, terminate=False, **kw),
+                "slicing": _core.PaTrainer(margin="slicing", common_features=6, reuse=True, terminate=False, **kw)}
+    for t in trainers.values():
+        t.ensure_features(V)
+    for rows, labels in batches:
+        indptr, indices = csr_of(rows)
+        order = np.concatenate([rng.permutation(len(rows)) for _ in range(3)]).astype(np.int64)
+        for t in trainers.values():
+            t.run(indptr=indptr, indices=indices, labels=np.asarray(labels, dtype=np.int32), order=order)
+    a, b = trainers["kernel"].trace(), trainers["slicing"].trace()
+    np.testing.assert_array_equal(a["updated"], b["updated"])
+    assert np.all(np.abs(a["margin"] - b["margin"])[:, 0] <= TOL * (1 + np.abs(a["margin"][:, 0])))
+    np.testing.assert_allclose(trainers["slicing"].export(False)[2], trainers["kernel"].export(False)[2], rtol=0, atol=1e-9)
+    s = trainers["slicing"].stats()
+    assert s["remembered_nodes"] > 1000 and s["reused"] > 100
+
+
+JDEPP_WORK = Path(os.environ.get("CONJUNCT_JDEPP_WORK", Path(__file__).resolve().parents[1].parent / "peer" / "work"))
+
+
+@pytest.mark.realdata
+@pytest.mark.parametrize("step", ["kernel", "opal"])
+def test_slicing_equals_kernel_on_jdepp_vectors(step, tmp_path):
+    """J.DepP's own training vectors (the peer kit's work folder; skipped without
+    it), d = 3: slicing with its defaults (reuse, remembered rows, adaptive
+    termination) makes the decisions of the kernel mode and keeps its model."""
+    from conjunct.io.data import read_svmlight
+    from conjunct.training import PAClassifier
+
+    src = JDEPP_WORK / "models" / "jdepp_d3" / "depnd.p0.train"
+    if not src.exists():
+        pytest.skip(f"{src} not found (the J.DepP peer kit's training vectors)")
+    with open(src) as f:
+        head = [next(f) for _ in range(1500)]
+    path = tmp_path / "jdepp.train"
+    path.write_text("".join(head))
+    X, y = read_svmlight(path)
+    fits = {m: PAClassifier(3, step=step, margin=m, n_iter=3, shuffle="once", random_state=0, trace=True).fit(X, y)
+            for m in ("kernel", "slicing")}
+    a, b = fits["kernel"], fits["slicing"]
+    np.testing.assert_array_equal(a.trace_["updated"], b.trace_["updated"])
+    assert a.model_.n_support_vectors == b.model_.n_support_vectors > 200
+    np.testing.assert_array_equal(a.model_.support_vectors.indices, b.model_.support_vectors.indices)
+    tol = TOL if step == "kernel" else 1e-6  # opal's step amplifies rounding differences (test_modes_identical_on_chunking)
+    np.testing.assert_allclose(b.model_.dual_coef, a.model_.dual_coef, rtol=0, atol=tol * np.abs(a.model_.dual_coef).max())
+    s = b.stats_
+    assert s["remembered_nodes"] > 10 * len(head) and s["reused"] > 0

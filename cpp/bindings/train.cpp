@@ -65,6 +65,7 @@ nb::dict stats_dict(const PaTrainer& t) {
   d["kernel_steps"] = s.kernel_steps;
   d["expanded_steps"] = s.expanded_steps;
   d["reused"] = s.reused;
+  d["remembered_nodes"] = s.remembered;
   d["postings_visited"] = s.postings;
   d["trie_lookups"] = s.trie_lookups;
   d["prunes"] = s.prunes;

@@ -17,19 +17,6 @@ namespace {
 // terminating never changes a decision.
 constexpr double kBoundSlack = 1e-12;
 
-// Set bits of w: the instruction where the build targets it, else inline
-// bit arithmetic rather than a library call per word.
-inline int32_t popcount(uint64_t w) {
-#ifdef __POPCNT__
-  return __builtin_popcountll(w);
-#else
-  w -= (w >> 1) & 0x5555555555555555ull;
-  w = (w & 0x3333333333333333ull) + ((w >> 2) & 0x3333333333333333ull);
-  w = (w + (w >> 4)) & 0x0F0F0F0F0F0F0F0Full;
-  return static_cast<int32_t>((w * 0x0101010101010101ull) >> 56);
-#endif
-}
-
 }  // namespace
 
 KernelSlicing::KernelSlicing(const PolyKernel& kernel, const SupportSet& S, const SlicingOptions& options)
@@ -45,7 +32,8 @@ KernelSlicing::KernelSlicing(const PolyKernel& kernel, const SupportSet& S, cons
       stats_stride_(2 * S.n_outputs() + 2),
       acc_(S.n_outputs()),
       part_(S.n_outputs()),
-      abs_(S.n_outputs()) {
+      abs_(S.n_outputs()),
+      hw_popcount_(cpu_has_popcount()) {
   grow_tables(1);
 }
 
@@ -78,39 +66,64 @@ void KernelSlicing::grow_tables(size_t n) {
   }
 }
 
-int32_t KernelSlicing::overlap(int32_t sv, uint32_t pos, int32_t f) {
-  // |s ∩ x_{j-1}| = how many of the features of s before position pos (all
-  // more frequent than f_j) occur in x. Among the kBitRanks most frequent,
-  // popcounts of the two bit sets count them; past those, the scan of each
-  // support vector is cached and moved from where the last query left it,
-  // so visiting its features in frequency order scans it once per margin
-  // computation.
-  const uint64_t* b = sv_bits_.data() + static_cast<size_t>(sv) * kBitWords;
-  if (f < kBitRanks) {
-    const int32_t w = f >> 6;
-    int32_t count = popcount(b[w] & x_bits_[w] & ((uint64_t{1} << (f & 63)) - 1));
-    for (int32_t k = 0; k < w; ++k) count += popcount(b[k] & x_bits_[k]);
-    return count;
-  }
-  Overlap& c = cache_[static_cast<size_t>(sv)];
-  if (c.stamp != stamp_) {
-    // Start the scan past the bit-set features (every one of them precedes f).
-    c.stamp = stamp_, c.scan = 0, c.count = 0;
-    for (size_t k = 0; k < kBitWords; ++k) {
-      c.scan += static_cast<uint32_t>(popcount(b[k]));
-      c.count += popcount(b[k] & x_bits_[k]);
+void KernelSlicing::expect_rows(size_t rows, size_t nnz) {
+  // The remembered nodes take a word per feature of each row plus one per
+  // row: reserved at once, as doubling would keep up to half unused (and
+  // both copies while it moves), for the first data; later data (other rows
+  // under the same ids) grows from there.
+  if (!opt_.reuse || !row_nodes_.empty()) return;
+  row_at_.reserve(rows);
+  row_nodes_.reserve(nnz + rows);
+}
+
+void KernelSlicing::find_nodes(Span<int32_t> x, int64_t row) {
+  // The trie nodes of x's prefixes, into nodes_. A training row met before
+  // has them remembered, as one chain (the prefixes of the row as it was):
+  // they are x's as far as their labels match x's features, and the walk
+  // resumes at the first that does not, if any.
+  const size_t n = x.size;
+  nodes_.resize(n);
+  uint32_t* cached = nullptr;
+  size_t cap = 0;
+  if (row >= 0 && n > 0) {
+    const size_t r = static_cast<size_t>(row);
+    if (r >= row_at_.size()) row_at_.resize(r + 1, -1);
+    int64_t& at = row_at_[r];
+    if (at < 0) {  // first visit: room for the row's nodes (its length first)
+      at = static_cast<int64_t>(row_nodes_.size());
+      row_nodes_.push_back(static_cast<uint32_t>(n));
+      row_nodes_.resize(row_nodes_.size() + n, HashTrie::kRoot);
     }
+    // Another row of another length under the same id (other data): the
+    // room it has, if enough, else no memory for it.
+    cap = row_nodes_[static_cast<size_t>(at)];
+    if (cap >= n) cached = row_nodes_.data() + at + 1;
   }
-  if (c.scan != pos) {
-    const int32_t* s = S_.features() + S_.ptr()[sv];
-    int32_t count = c.count;
-    uint32_t i = c.scan;
-    while (i < pos) count += mark_[static_cast<size_t>(s[i++])];
-    while (i > pos) count -= mark_[static_cast<size_t>(s[--i])];
-    c.scan = i;
-    c.count = count;
+  size_t j = 0;
+  uint32_t node = HashTrie::kRoot;
+  if (cached) {
+    for (size_t i = 0; i < n; ++i) __builtin_prefetch(partial_.record(cached[i]));
+    for (; j < n && partial_.ends_in(cached[j], x[j]); ++j) nodes_[j] = node = cached[j];
+    counters_.remembered += static_cast<int64_t>(j);
   }
-  return c.count;
+  if (j == n) return;
+  // The rest by walking: the slots of the prefixes are known from x alone,
+  // so fetch them all before (the walk would otherwise miss the cache once
+  // per level, one miss after another).
+  places_.resize(n);
+  uint64_t place = PartialMarginTrie::kRoot;
+  for (size_t i = 0; i < n; ++i) {
+    places_[i] = place = PartialMarginTrie::next(place, x[i]);
+    if (i > j) partial_.prefetch(place);
+  }
+  for (; j < n; ++j) {
+    nodes_[j] = node = partial_.step(node, x[j], places_[j]);
+    if (cached) cached[j] = node;
+  }
+  // The memory stays one chain, x's prefixes: a longer row's nodes past x
+  // are forgotten (the root matches no feature).
+  if (cached)
+    for (uint32_t* c = cached + n; c != cached + cap && *c != HashTrie::kRoot; ++c) *c = HashTrie::kRoot;
 }
 
 KernelSlicing::Step KernelSlicing::plan(Span<int32_t> x, size_t j, uint32_t node) const {
@@ -136,56 +149,25 @@ KernelSlicing::Step KernelSlicing::plan(Span<int32_t> x, size_t j, uint32_t node
 
 void KernelSlicing::compute(Span<int32_t> x, size_t j, const Step& st, double* part) {
   const size_t K = K_;
-  std::fill(part, part + K, 0.0);
+  // One output inline: a library call (memset / memcpy) per 8-byte row cost
+  // more than the row.
+  if (K == 1) part[0] = 0.0;
+  else std::fill(part, part + K, 0.0);
   if (st.eq6) {
     ++counters_.kernel_steps;
     if (st.start > 0) {
       ++counters_.reused;
       const double* delta = partial_.record(st.node) + PartialMarginTrie::kDelta;
-      std::copy(delta, delta + K, part);
+      if (K == 1) part[0] = delta[0];
+      else std::copy(delta, delta + K, part);
     }
     const int32_t f = x[j];
     const size_t width = posting_width(f);
     const uint32_t* p = postings_[static_cast<size_t>(f)].data() + st.start * width;
     const uint32_t* end = p + (st.end - st.start) * width;
     counters_.postings += st.end - st.start;
-    // Each posting leads to an update, then to its support vector's features
-    // and overlap cache: fetch those a few postings ahead.
-    constexpr ptrdiff_t kAhead = 8;
-    auto run = [&](auto w_) {
-      constexpr ptrdiff_t W = decltype(w_)::value;
-      auto ahead = [&](const uint32_t* q) {
-        if (end - q > 2 * kAhead * W) __builtin_prefetch(&S_.event(q[2 * kAhead * W]));
-        if (end - q > kAhead * W) {
-          const int32_t sv = S_.event(q[kAhead * W]).sv;
-          __builtin_prefetch(sv_bits_.data() + static_cast<size_t>(sv) * kBitWords);
-          if (W == 2) {  // the scan past the bit sets
-            __builtin_prefetch(&cache_[static_cast<size_t>(sv)]);
-            __builtin_prefetch(S_.features() + S_.ptr()[sv]);
-          }
-        }
-      };
-      auto at = [&](const uint32_t* q) { return W == 2 ? q[1] : 0u; };
-      if (K == 1) {
-        double m = part[0];
-        for (; p != end; p += W) {
-          ahead(p);
-          const Update& u = S_.event(p[0]);
-          m += u.tau * inc_[static_cast<size_t>(overlap(u.sv, at(p), f))];
-        }
-        part[0] = m;
-      } else {
-        for (; p != end; p += W) {
-          ahead(p);
-          const Update& u = S_.event(p[0]);
-          const double v = u.tau * inc_[static_cast<size_t>(overlap(u.sv, at(p), f))];
-          part[u.pos] += v;
-          if (u.neg >= 0) part[u.neg] -= v;
-        }
-      }
-    };
-    if (width == 1) run(std::integral_constant<ptrdiff_t, 1>{});
-    else run(std::integral_constant<ptrdiff_t, 2>{});
+    if (hw_popcount_) eq6_hw(f, p, end, part);
+    else eq6_sw(f, p, end, part);
   } else {
     ++counters_.expanded_steps;
     counters_.trie_lookups += static_cast<int64_t>(weights_.partial(x.data, j, part, trie_scratch_));
@@ -194,10 +176,11 @@ void KernelSlicing::compute(Span<int32_t> x, size_t j, const Step& st, double* p
     // (t', the running sums of f_j's updates then, m^j)
     double* rec = partial_.record(st.node);
     const double* fs = stats_.data() + static_cast<size_t>(x[j]) * stats_stride_;
-    rec[PartialMarginTrie::kSince] = st.end;
+    partial_.set_since(st.node, st.end);
     rec[PartialMarginTrie::kSumA] = K == 1 ? fs[1] : fs[2 * K + 1];
     rec[PartialMarginTrie::kSumB] = K == 1 ? fs[2] : 0.0;
-    std::copy(part, part + K, rec + PartialMarginTrie::kDelta);
+    if (K == 1) rec[PartialMarginTrie::kDelta] = part[0];
+    else std::copy(part, part + K, rec + PartialMarginTrie::kDelta);
   }
 }
 
@@ -294,25 +277,17 @@ bool KernelSlicing::margins(Span<int32_t> x, const MarginGoal& goal, double* out
   for (size_t o = 0; o < K; ++o) acc_[o] = k0 * sum[o];  // m^0 (Eq. 3)
   double* part = part_.data();
   bool stopped = false;
-  if (opt_.reuse) {
-    // The trie nodes of x's prefixes: their slots are known from x alone, so
-    // fetch them all before walking (the walk would otherwise miss the cache
-    // once per level, one miss after another).
-    places_.resize(n);
-    uint64_t place = PartialMarginTrie::kRoot;
-    for (size_t j = 0; j < n; ++j) {
-      places_[j] = place = PartialMarginTrie::next(place, x[j]);
-      if (j) partial_.prefetch(place);
-    }
-  }
+  if (opt_.reuse) find_nodes(x, goal.row);
+  else nodes_.assign(n, HashTrie::kRoot);
+  const uint32_t* nodes = nodes_.data();
   const bool terminate = opt_.terminate && goal.enabled && (!opt_.adaptive || choose_termination());
   if (!terminate) {
-    // Algorithm 2: frequent to rare, each prefix's node from its parent's.
-    uint32_t node = HashTrie::kRoot;
+    // Algorithm 2: frequent to rare.
     for (size_t j = 0; j < n; ++j) {
-      if (opt_.reuse) node = partial_.step(node, x[j], places_[j]);
-      compute(x, j, plan(x, j, node), part);
-      for (size_t o = 0; o < K; ++o) acc_[o] += part[o];
+      compute(x, j, plan(x, j, nodes[j]), part);
+      if (K == 1) acc_[0] += part[0];
+      else
+        for (size_t o = 0; o < K; ++o) acc_[o] += part[o];
     }
   } else {
     // With termination, every partial margin is planned and bounded first;
@@ -329,13 +304,8 @@ bool KernelSlicing::margins(Span<int32_t> x, const MarginGoal& goal, double* out
     upper_.assign(K, 0.0), lower_.assign(K, 0.0), slack_.assign(K, 0.0);
     mag_.resize(K);
     double* mag = mag_.data();
-    uint32_t node = HashTrie::kRoot;
-    for (size_t j = 0; j < n; ++j) {  // find the nodes, and fetch what planning needs
-      if (opt_.reuse) {
-        node = partial_.step(node, x[j], places_[j]);
-        __builtin_prefetch(partial_.record(node));
-      }
-      steps_[j].node = node;
+    for (size_t j = 0; j < n; ++j) {  // fetch what planning needs
+      steps_[j].node = nodes[j];
       __builtin_prefetch(stats_.data() + static_cast<size_t>(x[j]) * stats_stride_);
     }
     for (size_t j = 0; j < n; ++j) {
@@ -466,7 +436,9 @@ void KernelSlicing::stats(MarginStats& s) const {
   s.weight_nodes = static_cast<int64_t>(weights_.n_conjunctions());
   s.partial_nodes = static_cast<int64_t>(partial_.n_nodes());
   s.weight_bytes = static_cast<int64_t>(weights_.memory_bytes());
-  s.partial_bytes = opt_.reuse ? static_cast<int64_t>(partial_.memory_bytes()) : 0;
+  s.partial_bytes = opt_.reuse ? static_cast<int64_t>(partial_.memory_bytes() + row_at_.capacity() * sizeof(int64_t) +
+                                                     row_nodes_.capacity() * sizeof(uint32_t))
+                               : 0;
   int64_t bytes = static_cast<int64_t>(postings_.capacity() * sizeof(std::vector<uint32_t>));
   for (const auto& p : postings_) bytes += static_cast<int64_t>(p.capacity() * sizeof(uint32_t));
   s.postings_bytes = bytes;

@@ -122,12 +122,14 @@ void PaTrainer::run(const CsrView& X, Span<int32_t> labels, Span<int64_t> order,
   goal.threshold = perceptron ? 0.0 : 1.0 - kLossTolerance;
   goal.bias = bias_.data();
   const double nan = std::numeric_limits<double>::quiet_NaN();
+  engine_->expect_rows(X.rows(), X.rows() ? static_cast<size_t>(X.indptr[X.rows()] - X.indptr[0]) : 0);
   for (int64_t idx : order) {
     const Span<int32_t> x = X.row(static_cast<size_t>(idx));
     const int32_t y = labels[static_cast<size_t>(idx)];
     const double weight = weights.empty() ? 1.0 : weights[static_cast<size_t>(idx)];
     const int64_t round = ++rounds_;
     goal.label = y;
+    goal.row = idx;
     double bound = nan;
     const bool full = engine_->margins(x, goal, margin_.data(), &bound);
     bool update = false;

@@ -37,6 +37,7 @@
 // trying the other one block in kExplore. The work is counted, not timed, so
 // the choice, and the model, are the same on every run.
 #pragma once
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -62,6 +63,7 @@ class KernelSlicing final : public MarginEngine {
   void ensure_features(size_t n_features) override;
   bool margins(Span<int32_t> x, const MarginGoal& goal, double* out, double* bound) override;
   void on_update(const SupportSet& S, size_t e, bool new_sv) override;
+  void expect_rows(size_t rows, size_t nnz) override;
   void stats(MarginStats& s) const override;
 
   const WeightTrie& weights() const { return weights_; }
@@ -83,8 +85,19 @@ class KernelSlicing final : public MarginEngine {
   };
 
   void grow_tables(size_t n);
+  // nodes_[j] = the partial-margin trie node of x_j (created if absent).
+  void find_nodes(Span<int32_t> x, int64_t row);
   // |s ∩ x_{j-1}| for the support vector sv whose feature at position pos is f = x_j.
+  template <bool Hw>
   int32_t overlap(int32_t sv, uint32_t pos, int32_t f);
+  // Eq. 6's sum over the postings [p, end) of f into part (Hw: with popcnt).
+  template <bool Hw, ptrdiff_t W, bool One>
+  void eq6_sum(int32_t f, const uint32_t* p, const uint32_t* end, double* part);
+  template <bool Hw>
+  void eq6_any(int32_t f, const uint32_t* p, const uint32_t* end, double* part);
+  void eq6_sw(int32_t f, const uint32_t* p, const uint32_t* end, double* part);
+  void eq6_hw(int32_t f, const uint32_t* p, const uint32_t* end, double* part);
+  static bool cpu_has_popcount();  // (kernel_slicing_eq6.cpp, with the sums above)
   Step plan(Span<int32_t> x, size_t j, uint32_t node) const;
   void compute(Span<int32_t> x, size_t j, const Step& st, double* part);
   void bound_step(Span<int32_t> x, size_t j, const Step& st, double* low, double* up, double* mag) const;
@@ -132,12 +145,18 @@ class KernelSlicing final : public MarginEngine {
   uint64_t x_bits_[kBitWords] = {0, 0, 0, 0};
   uint32_t stamp_ = 0;
   std::vector<double> acc_, part_, abs_;
+  bool hw_popcount_;  // the CPU has popcnt
   std::vector<double> upper_, lower_, slack_;  // bounds of the partial margins not yet computed, per output
   std::vector<double> low_, up_, mag_;          // ... of each position
   std::vector<double> parts_;                   // the partial margins computed, per position
   std::vector<Step> steps_;
   std::vector<uint32_t> order_;
   std::vector<uint64_t> places_;
+  std::vector<uint32_t> nodes_;
+  // Per training row (MarginGoal::row), where its prefixes' nodes are
+  // remembered in row_nodes_ (-1: not yet): [length, node of x_0, ...].
+  std::vector<int64_t> row_at_;
+  std::vector<uint32_t> row_nodes_;
   WeightTrie::Scratch trie_scratch_;
   MarginStats counters_;
 

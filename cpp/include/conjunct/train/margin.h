@@ -21,6 +21,7 @@ struct MarginGoal {
   int32_t label = 0;           // binary: +1 / -1; multi-class: the true class
   double threshold = 0.0;      // no update iff the decision value exceeds this
   const double* bias = nullptr;
+  int64_t row = -1;            // the example's row in the training data (a hint for caches; -1: none)
 };
 
 // Counters every mode fills in (zeros where a mode has no such thing).
@@ -31,6 +32,7 @@ struct MarginStats {
   int64_t kernel_steps = 0;     // partial margins by Eq. 4 / 6 (support vectors)
   int64_t expanded_steps = 0;   // partial margins by Eq. 5 (weight trie)
   int64_t reused = 0;           // Eq. 6 steps that started from a stored partial margin
+  int64_t remembered = 0;       // partial-margin trie nodes found from their row's memory, not by a walk
   int64_t postings = 0;         // support vectors / events visited
   int64_t trie_lookups = 0;     // weight-trie nodes visited
   int64_t prunes = 0;           // halvings of N under the memory budget
@@ -54,6 +56,9 @@ class MarginEngine {
   // out[0..K) and returns true, or returns false when the goal proved that x
   // needs no update; then *bound is the proven lower bound of the decision value.
   virtual bool margins(Span<int32_t> x, const MarginGoal& goal, double* out, double* bound) = 0;
+  // Training rows to come: `rows` rows of `nnz` features in all (for caches
+  // kept per row, sized once rather than grown by doubling).
+  virtual void expect_rows(size_t rows, size_t nnz) { (void)rows, (void)nnz; }
   // The support set has just recorded event `e` (on a new support vector or not).
   virtual void on_update(const SupportSet& S, size_t e, bool new_sv) = 0;
   virtual void stats(MarginStats& s) const = 0;

@@ -11,6 +11,13 @@
 //
 // A fresh node holds zeros, which is exact: with no updates every partial
 // margin is zero (footnote 3), so a missing entry needs no special case.
+//
+// A node's record also names its label (the prefix's last feature), so a
+// caller that remembers the nodes of an example's prefixes (the learner
+// does, per training row) can check them against the example with the loads
+// it makes anyway, instead of walking the hash table again: nodes remembered
+// as one chain (the prefixes of one earlier example) are x's own as far as
+// their labels match x's features.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -23,7 +30,7 @@ namespace conjunct {
 
 class PartialMarginTrie {
  public:
-  // A node's record: [t', sum_a(t'), sum_b(t'), delta_0 .. delta_{K-1}].
+  // A node's record: [t' and the label (two 32-bit words), sum_a(t'), sum_b(t'), delta_0 .. delta_{K-1}].
   static constexpr size_t kSince = 0, kSumA = 1, kSumB = 2, kDelta = 3;
 
   explicit PartialMarginTrie(size_t n_outputs)
@@ -42,8 +49,16 @@ class PartialMarginTrie {
   uint32_t step(uint32_t node, int32_t f, uint64_t place) {
     bool created = false;
     const uint32_t child = trie_.child_or_add_placed(node, f, place, created);
-    if (created && (child & kPageMask) == 0) add_page();
+    if (created) {
+      if ((child & kPageMask) == 0) add_page();
+      words(child)[1] = static_cast<uint32_t>(f);
+    }
     return child;
+  }
+
+  // Whether `node` (any id) is a node whose prefix ends in f.
+  bool ends_in(uint32_t node, int32_t f) const {
+    return node != HashTrie::kRoot && node < trie_.n_nodes() && words(node)[1] == static_cast<uint32_t>(f);
   }
 
   const double* record(uint32_t node) const {
@@ -51,7 +66,8 @@ class PartialMarginTrie {
   }
   double* record(uint32_t node) { return pages_[node >> kPageBits].get() + static_cast<size_t>(node & kPageMask) * stride_; }
   // t' is a posting-list length (< 2^32), exact as a double.
-  uint32_t since(uint32_t node) const { return static_cast<uint32_t>(record(node)[kSince]); }
+  uint32_t since(uint32_t node) const { return words(node)[0]; }
+  void set_since(uint32_t node, uint32_t t) { words(node)[0] = t; }
 
   size_t n_nodes() const { return trie_.n_nodes() - 1; }
   size_t memory_bytes() const {
@@ -60,6 +76,9 @@ class PartialMarginTrie {
   }
 
  private:
+  // The record's first slot as two 32-bit words: t', the label.
+  uint32_t* words(uint32_t node) { return reinterpret_cast<uint32_t*>(record(node) + kSince); }
+  const uint32_t* words(uint32_t node) const { return reinterpret_cast<const uint32_t*>(record(node) + kSince); }
   // Records live in fixed pages rather than one growing array: a doubling
   // array keeps up to half its capacity unused and holds old and new copies
   // at once while it grows, and the trie grows in every round of training.
