@@ -96,13 +96,19 @@ def test_longer_ngrams_engine_ids_equal_reference_on_gsd(shared_data, ngram, typ
     assert rows == expected
 
 
-@pytest.mark.realdata
-def test_dictionary_flags_of_the_engine_equal_reference_on_gsd(shared_data):
+def _gsd_dictionary_and_texts(shared_data):
+    """A dictionary of 500 GSD train sentences' words (and two of other scripts),
+    and 200 dev texts with hand-picked edge cases."""
     base = shared_data / "ud_japanese_gsd" / "r2.8"
     train = read_segmented_conllu(base / "ja_gsd-ud-train.conllu")[:500]
     dictionary = WordDictionary([w for s in train for w in s] + ["𠮷野家", "ａｂ"])
     dev = ["".join(s) for s in read_segmented_conllu(base / "ja_gsd-ud-dev.conllu")[:200]]
-    texts = dev + ["𠮷野家の牛丼", "ａｂｃ", "", "日", "a\x02b", "東京都の東京"]
+    return dictionary, dev + ["𠮷野家の牛丼", "ａｂｃ", "", "日", "a\x02b", "東京都の東京"]
+
+
+@pytest.mark.realdata
+def test_dictionary_flags_of_the_engine_equal_reference_on_gsd(shared_data):
+    dictionary, texts = _gsd_dictionary_and_texts(shared_data)
     the_spec = spec(2, dictionary=True)
     reference = [fl for t in texts for fl in feature_lists(t, range(1, len(t)), 2, dictionary)]
     index = FeatureIndex.from_data(reference[::2])
@@ -114,11 +120,7 @@ def test_dictionary_flags_of_the_engine_equal_reference_on_gsd(shared_data):
 
 @pytest.mark.realdata
 def test_longest_match_flags_of_the_engine_equal_reference_on_gsd(shared_data):
-    base = shared_data / "ud_japanese_gsd" / "r2.8"
-    train = read_segmented_conllu(base / "ja_gsd-ud-train.conllu")[:500]
-    dictionary = WordDictionary([w for s in train for w in s] + ["𠮷野家", "ａｂ"])
-    dev = ["".join(s) for s in read_segmented_conllu(base / "ja_gsd-ud-dev.conllu")[:200]]
-    texts = dev + ["𠮷野家の牛丼", "ａｂｃ", "", "日", "a\x02b", "東京都の東京"]
+    dictionary, texts = _gsd_dictionary_and_texts(shared_data)
     the_spec = spec(2, dictionary=True, longest_match=True)
     reference = [fl for t in texts for fl in feature_lists(t, range(1, len(t)), 2, dictionary, longest_match=True)]
     index = FeatureIndex.from_data(reference[::2])
