@@ -117,6 +117,7 @@ def test_stages_take_compiled_handles_that_match_their_classes(nlp):
     kw = stage_arguments(engine_for(nlp).key)
     assert all(isinstance(kw[k], _core.CompiledClassifier) for k in ("chunk_classifier", "parser_classifier",
                                                                       "segment_classifier"))
+    assert isinstance(kw["tag_features"], _core.TokenFeatures) and kw["tag_features"] is nlp.tagger.compiled_features
     _core.JapanesePipeline(**kw)
     with pytest.raises(ValueError, match="one chunk class name per class"):
         _core.JapanesePipeline(**dict(kw, chunk_classes=kw["chunk_classes"][:-1]))

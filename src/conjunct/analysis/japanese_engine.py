@@ -34,7 +34,7 @@ def stage_arguments(key) -> dict:
     tagger, segmenter, chunker, parser = key
     chunk_clf, parser_clf, segment_clf = chunker.classifier, parser.classifier, segmenter.classifier
     return dict(
-        tag_features=tagger._features.core, chain=tagger.model_.compiled, method=tagger.decoder,
+        tag_features=tagger.compiled_features, chain=tagger.model_.compiled, method=tagger.decoder,
         beam_width=int(tagger.beam_width), tag_xpos=[split_joint_tag(t)[1] for t in tagger.labels_],
         chunk_tables=chunk_clf.features.keys.tables(), chunk_classes=[str(c) for c in chunk_clf.rule.classes],
         chunk_classifier=chunk_clf.compiled, chunk_early_exit=bool(chunker.early_exit),

@@ -10,6 +10,7 @@ from typing import Optional, Sequence
 
 import numpy as np
 
+from .. import _core
 from .._errors import ConjunctError, ModelFormatError
 from ..features.spec import FeatureKeys
 from ..io.persistence import nested
@@ -97,6 +98,12 @@ class PerceptronTagger(_ChainTagger):
         if getattr(self, "_names", None) is None:
             self._names = self.feature_keys_.names()
         return self._names
+
+    @property
+    def compiled_features(self) -> "_core.TokenFeatures":
+        """The tagger's token-feature engine in the core (its templates' keys
+        compiled): what a C++ pipeline that tags takes, beside ``model_.compiled``."""
+        return self._features.core
 
     def _n_features(self) -> int:
         return len(self.feature_keys_)
