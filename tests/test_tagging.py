@@ -153,6 +153,22 @@ def test_validation_errors():
         PerceptronTagger(n_iter=0).fit(X, Y)
 
 
+def test_hmm_words_looked_up_by_the_engine_as_by_a_dictionary():
+    # The C++ token engine finds each word's feature, as a dictionary of the
+    # training words would: escaped values, boundary-like words, non-ASCII
+    # words, unknown words (feature 1) and a model restored from its file.
+    X, Y = toy_corpus(50)
+    odd = [["a|b", "<s>", "back\\slash", "東京", "</s>", "dog"], ["😀", "\\<s>", "x|y|z"]]
+    hmm = HMMTagger(transition_smoothing=0.1, emission_smoothing=0.1).fit(X + odd, Y + [["N"] * 6, ["N"] * 3])
+    queries = odd + [["zebra", "a|b", "<s>x", "A|B", "東京都"], [], ["dog"] * 3] + X[:5]
+    for model in (hmm, HMMTagger.from_container(*hmm.to_container()[1:]), pickle.loads(pickle.dumps(hmm))):
+        vocab = {w: i + 2 for i, w in enumerate(model.feature_names_[2:])}
+        indptr, ids = model._encode(queries)
+        want = [i for s in queries for w in s for i in (0, vocab.get(w, 1))]
+        assert indptr.tolist() == list(range(0, len(want) + 1, 2)) and ids.tolist() == want
+        assert model.predict(queries) == hmm.predict(queries)
+
+
 def test_hmm_smoothing_chosen_on_held_out_sentences():
     from conjunct.tagging.hmm import EMISSION_GRID, TRANSITION_GRID
     X, Y = toy_corpus(200)

@@ -3,13 +3,15 @@ compiled to a :class:`~conjunct.tagging.chain.LinearChainModel` and decoded in C
 
 from __future__ import annotations
 
-from typing import Dict, List, NamedTuple, Sequence
+from typing import Dict, NamedTuple, Sequence
 
 import numpy as np
 
 from .._errors import ConjunctError, DataFormatError
 from .base import _ChainTagger, _encode_strings, _decode_strings, _rank_labels, _sent_ptr, _sentences_and_tags
 from .chain import LinearChainModel, check_decoder
+from .features import TokenFeatures, attribute_value, spec_of, token_buffers
+from ..features.spec import MAX_PARTS, FeatureKeys
 
 __all__ = ["HMMTagger", "TRANSITION_GRID", "EMISSION_GRID"]
 
@@ -73,6 +75,8 @@ def _hmm_model(c: _HMMCounts, a: float, b: float) -> LinearChainModel:
     return LinearChainModel(w_indptr, labs[order], vals[order], T, S, F, base_feature=0)
 
 
+_WORD_SPEC = spec_of(["w"])
+
 #: Smoothing values tried when chosen on held-out data ("auto").
 TRANSITION_GRID = (1e-3, 1e-2, 0.1, 1.0)
 EMISSION_GRID = (1e-4, 1e-3, 1e-2, 0.1, 1.0)
@@ -122,20 +126,27 @@ class HMMTagger(_ChainTagger):
         self.emission_smoothing = emission_smoothing
 
     def _encode(self, sentences, *, source: str = "<input>"):
-        # Feature 0 carries every label's unseen-pair score, feature 1 the unknown word's.
-        get = self._vocab.get
-        ids: List[int] = []
-        for k, sent in enumerate(sentences):
-            if isinstance(sent, str):
-                raise DataFormatError(f"sentence {k + 1}: expected a list of tokens, got a string", source)
-            for i, w in enumerate(sent):
-                if not isinstance(w, str) or not w:
-                    raise DataFormatError(f"sentence {k + 1}, token {i + 1}: an HMM needs word tokens (non-empty "
-                                          f"strings), got {w!r}", source)
-                ids.append(0)
-                ids.append(get(w, 1))
-        indptr = np.arange(0, len(ids) + 1, 2, dtype=np.int64)
-        return indptr, np.asarray(ids, dtype=np.int32)
+        # Feature 0 carries every label's unseen-pair score, feature 1 the unknown
+        # word's. Words are looked up by the C++ token engine (one template, the
+        # word itself), so encoding costs no Python work per token.
+        indptr_w, ids_w = self._word_features().core.extract(*token_buffers(sentences, source))
+        n = len(indptr_w) - 1
+        ids = np.ones(2 * n, dtype=np.int32)
+        ids[0::2] = 0
+        word = ids[1::2]
+        word[np.diff(indptr_w) > 0] = ids_w + 2
+        return np.arange(0, 2 * n + 1, 2, dtype=np.int64), ids
+
+    def _word_features(self) -> TokenFeatures:
+        """The C++ lookup of the vocabulary: key k is word ``feature_names_[k + 2]``."""
+        if getattr(self, "_words_engine", None) is None:
+            words = self.feature_names_[2:]
+            codes = np.full((len(words), MAX_PARTS), -1, dtype=np.int32)
+            codes[:, 0] = np.arange(len(words), dtype=np.int32)
+            keys = FeatureKeys(_WORD_SPEC, [[attribute_value("w", w) for w in words]],
+                               np.zeros(len(words), dtype=np.int32), codes)
+            self._words_engine = TokenFeatures(keys)
+        return self._words_engine
 
     @staticmethod
     def _grid(value, grid, name):
@@ -164,7 +175,7 @@ class HMMTagger(_ChainTagger):
         counts = _hmm_counts(sentences, y, L)
         self.transition_smoothing_, self.emission_smoothing_ = a, b
         self.feature_names_ = ["<all>", "<unknown>"] + list(counts.words)
-        self._vocab = {w: i + 2 for i, w in enumerate(counts.words)}
+        self._words_engine = None
         self.model_ = _hmm_model(counts, a, b)
         return self
 
@@ -204,7 +215,7 @@ class HMMTagger(_ChainTagger):
 
     def _restore(self, meta: dict, arrays) -> None:
         self.feature_names_ = _decode_strings(arrays["names_blob"], arrays["names_offsets"])
-        self._vocab = {w: i + 2 for i, w in enumerate(self.feature_names_[2:])}
+        self._words_engine = None
         # Files from before "auto" smoothing hold the numbers in the parameters.
         a, b = meta.get("smoothing", [self.transition_smoothing, self.emission_smoothing])
         self.transition_smoothing_, self.emission_smoothing_ = float(a), float(b)
