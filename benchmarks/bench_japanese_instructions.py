@@ -56,10 +56,8 @@ print(len(out), sum(len(o[0]) for o in out), sum(map(len, texts)))
 """
 
 
-def inclusive_counts(callgrind_out: Path) -> tuple:
-    """(total, {function text: inclusive count}) from callgrind_annotate."""
-    text = subprocess.run(["callgrind_annotate", "--inclusive=yes", "--threshold=100", str(callgrind_out)],
-                          capture_output=True, text=True, check=True).stdout
+def parse_annotate(text: str) -> tuple:
+    """(total, [(inclusive count, function)]) of callgrind_annotate --inclusive=yes output."""
     total = int(re.search(r"^\s*([\d,]+) \(100\.0%\)\s+PROGRAM TOTALS", text, re.M).group(1).replace(",", ""))
     rows = []
     for line in text.splitlines():
@@ -67,6 +65,23 @@ def inclusive_counts(callgrind_out: Path) -> tuple:
         if m:
             rows.append((int(m.group(1).replace(",", "")), m.group(2)))
     return total, rows
+
+
+def stage_counts(total: int, rows) -> dict:
+    """Instructions per stage (the largest inclusive count of each stage's
+    function), the segmenter's decisions as its loop minus its features, and
+    the rest of the pass."""
+    found = {}
+    for name, fn in STAGES:
+        counts = [c for c, f in rows if fn in f]
+        if not counts:
+            raise SystemExit(f"no function {fn!r} in the profile: build the core with -DCONJUNCT_KEEP_SYMBOLS=ON")
+        found[name] = max(counts)
+    features = found.pop("segmenter: boundary features")
+    decisions = found.pop("segmenter: boundary features and decisions") - features
+    out = {"segmenter: boundary features": features, "segmenter: decisions": decisions, **found}
+    out["the rest (stages' buffers, Python strings and objects)"] = total - sum(out.values())
+    return out
 
 
 def main() -> None:
@@ -97,17 +112,10 @@ def main() -> None:
         if child.returncode != 0:
             raise SystemExit(f"the child process failed:\n{stderr}")
         n_sent, n_words, n_chars = map(int, stdout.split())
-        total, rows = inclusive_counts(out)
-    found = {}
-    for name, fn in STAGES:
-        counts = [c for c, f in rows if fn in f]
-        if not counts:
-            raise SystemExit(f"no function {fn!r} in the profile: build the core with -DCONJUNCT_KEEP_SYMBOLS=ON")
-        found[name] = max(counts)
-    decisions = found.pop("segmenter: boundary features and decisions") - found["segmenter: boundary features"]
-    found = {"segmenter: boundary features": found.pop("segmenter: boundary features"),
-             "segmenter: decisions": decisions, **found}
-    found["the rest (stages' buffers, Python strings and objects)"] = total - sum(found.values())
+        annotated = subprocess.run(["callgrind_annotate", "--inclusive=yes", "--threshold=100", str(out)],
+                                   capture_output=True, text=True, check=True).stdout
+    total, rows = parse_annotate(annotated)
+    found = stage_counts(total, rows)
     print(f"GSD {args.split}: {n_sent} sentences, {n_chars:,} characters, {n_words:,} words; "
           f"callgrind instructions counted inside one analyze pass\n")
     print("| | instructions (M) | per character |\n|---|---:|---:|")
