@@ -163,6 +163,32 @@ def test_tokenizer_engine_ids_equal_reference_on_ewt(shared_data, extras):
         assert sum(index.get("dI4") in r for r in rows) > 10
 
 
+@pytest.mark.realdata
+def test_direct_path_at_inner_gaps_equals_reference_on_ewt(shared_data):
+    # Templates of one part each (n-grams, dictionary flags): ids by code, rows
+    # only at gaps between non-whitespace characters, on text with spaces.
+    base = shared_data / "ud_english_ewt"
+    train = [t.text for t in read_tokenized_conllu(base / "en_ewt-ud-train.conllu")[:80]]
+    texts = [t.text for t in read_tokenized_conllu(base / "en_ewt-ud-dev.conllu")[:60]] + [
+        "a  b\tc\u3000d", " lead and trail ", "x", "", "日本 語"]
+    dictionary = WordDictionary([w for t in train for w in t.split()])
+    the_spec = spec(3, dictionary=True, longest_match=True)
+
+    def reference(text):
+        gaps = decided_gaps(text).tolist()
+        return gaps, feature_lists(text, gaps, 3, dictionary, longest_match=True)
+
+    index = FeatureIndex.from_data(f for t in train for f in reference(t)[1])
+    positions, ptr, rows = _rows(_engine(index.names, the_spec, dictionary), texts, "inner")
+    expected_gaps, expected = [], []
+    for t in texts:
+        gaps, feats = reference(t)
+        expected_gaps += gaps
+        expected += [[i for i in (index.get(f) for f in fl) if i >= 0] for fl in feats]
+    assert positions.tolist() == expected_gaps and rows == expected
+    assert len(rows) > 1000 and sum(map(len, rows)) > 0.5 * len(rows) * len(the_spec)
+
+
 # -- what the engine refuses ------------------------------------------------------------------------------------
 def test_engine_refuses_what_it_cannot_compute():
     ok = _engine(["c-1:1=a"], spec(1))

@@ -172,25 +172,70 @@ void ChainModel::prefetch_token(Span<int32_t> ids, bool bounds) const {
     }
 }
 
+namespace {
+
+// e[y] (or 0 when copy: the first row is copied, as 0.0 + w == w) plus rows
+// v[0], ..., v[K-1] in that order, label by label: the additions of adding
+// the rows one after another, made with one load and store of e per label.
+template <int K>
+void add_rows(double* e, const double* const* v, size_t L, bool copy) {
+  const double* v0 = v[0];
+  const double* v1 = v[K > 1 ? 1 : 0];
+  const double* v2 = v[K > 2 ? 2 : 0];
+  const double* v3 = v[K > 3 ? 3 : 0];
+  if (copy) {
+    for (size_t y = 0; y < L; ++y) {
+      double a = v0[y];
+      if (K > 1) a += v1[y];
+      if (K > 2) a += v2[y];
+      if (K > 3) a += v3[y];
+      e[y] = a;
+    }
+  } else {
+    for (size_t y = 0; y < L; ++y) {
+      double a = e[y] + v0[y];
+      if (K > 1) a += v1[y];
+      if (K > 2) a += v2[y];
+      if (K > 3) a += v3[y];
+      e[y] = a;
+    }
+  }
+}
+
+}  // namespace
+
 void ChainModel::token_scores(Span<int32_t> ids, double* e) const {
   const size_t L = n_labels();
   bool zero = true;  // e is still all zero: a dense row is copied, not added (0.0 + w == w)
+  // Consecutive dense rows are summed together, up to four at a time: each
+  // label still gets the features' weights in the features' order.
+  const double* run[4];
+  int n_run = 0;
+  auto flush = [&] {
+    switch (n_run) {
+      case 1: add_rows<1>(e, run, L, zero); break;
+      case 2: add_rows<2>(e, run, L, zero); break;
+      case 3: add_rows<3>(e, run, L, zero); break;
+      case 4: add_rows<4>(e, run, L, zero); break;
+      default: return;
+    }
+    zero = false;
+    n_run = 0;
+  };
   for (int32_t f : ids) {
     if (!has(f)) continue;
     const Row& r = row(f);
     if (r.dense >= 0) {
-      const double* v = dense(r);
-      if (zero)
-        std::copy(v, v + L, e);
-      else
-        for (size_t y = 0; y < L; ++y) e[y] += v[y];
-      zero = false;
+      run[n_run++] = dense(r);
+      if (n_run == 4) flush();
       continue;
     }
+    flush();
     if (zero) std::fill(e, e + L, 0.0), zero = false;
     const Entry* p = entries(r);
     for (int32_t j = 0; j < r.size; ++j) e[p[j].label] += p[j].value;
   }
+  flush();
   if (zero) std::fill(e, e + L, 0.0);
 }
 

@@ -81,6 +81,7 @@ void WordAttributes::reset(std::string_view word) {
   word_ = word;
   cps_.clear();
   starts_.clear();
+  flags_.clear();
   const auto* p = reinterpret_cast<const unsigned char*>(word.data());
   const size_t n = word.size();
   size_t i = 0;
@@ -98,6 +99,7 @@ void WordAttributes::reset(std::string_view word) {
     }
     starts_.push_back(static_cast<uint32_t>(i));
     cps_.push_back(c);
+    flags_.push_back(char_flags(c));
     i += len;
   }
   starts_.push_back(static_cast<uint32_t>(n));
@@ -106,8 +108,8 @@ void WordAttributes::reset(std::string_view word) {
 void WordAttributes::raw(TokenAttribute a, std::string& out) const {
   const size_t n = cps_.size();
   auto any = [&](uint8_t bit) {
-    for (uint32_t c : cps_)
-      if (char_flags(c) & bit) return true;
+    for (uint8_t f : flags_)
+      if (f & bit) return true;
     return false;
   };
   auto flag = [&](bool on) { out.push_back(on ? '1' : '0'); };
@@ -139,12 +141,12 @@ void WordAttributes::raw(TokenAttribute a, std::string& out) const {
         // Capital sigma: final form when a cased letter precedes it and none follows
         // (case-ignorable characters skipped), as str.lower decides.
         size_t j = i;
-        while (j > 0 && (char_flags(cps_[j - 1]) & kIgnorable)) --j;
-        bool final_sigma = j > 0 && (char_flags(cps_[j - 1]) & kCased);
+        while (j > 0 && (flags_[j - 1] & kIgnorable)) --j;
+        bool final_sigma = j > 0 && (flags_[j - 1] & kCased);
         if (final_sigma) {
           j = i + 1;
-          while (j < n && (char_flags(cps_[j]) & kIgnorable)) ++j;
-          final_sigma = j == n || !(char_flags(cps_[j]) & kCased);
+          while (j < n && (flags_[j] & kIgnorable)) ++j;
+          final_sigma = j == n || !(flags_[j] & kCased);
         }
         append_utf8(final_sigma ? 0x3C2 : 0x3C3, out);
       }
@@ -152,7 +154,7 @@ void WordAttributes::raw(TokenAttribute a, std::string& out) const {
     case TokenAttribute::kShape: {
       uint32_t last = 0xFFFFFFFF;
       for (size_t i = 0; i < n; ++i) {
-        const uint8_t f = char_flags(cps_[i]);
+        const uint8_t f = flags_[i];
         const uint32_t s = (f & kUpper) ? 'X' : (f & kLower) ? 'x' : (f & kDigit) ? 'd' : cps_[i];
         if (s == last) continue;
         last = s;
@@ -175,8 +177,7 @@ void WordAttributes::raw(TokenAttribute a, std::string& out) const {
       break;
     case TokenAttribute::kTitle: {  // str.istitle
       bool cased = false, previous = false, ok = true;
-      for (uint32_t c : cps_) {
-        const uint8_t f = char_flags(c);
+      for (const uint8_t f : flags_) {
         if (f & (kUpper | kTitle)) {
           if (previous) ok = false;
           previous = cased = true;
@@ -188,21 +189,20 @@ void WordAttributes::raw(TokenAttribute a, std::string& out) const {
         }
         if (!ok) break;
       }
-      if (n == 1) ok = cased = (char_flags(cps_[0]) & (kUpper | kTitle)) != 0;
+      if (n == 1) ok = cased = (flags_[0] & (kUpper | kTitle)) != 0;
       flag(ok && cased);
       break;
     }
     case TokenAttribute::kAllCaps: {  // str.isupper
       bool cased = false, ok = true;
-      for (uint32_t c : cps_) {
-        const uint8_t f = char_flags(c);
+      for (const uint8_t f : flags_) {
         if (f & (kLower | kTitle)) {
           ok = false;
           break;
         }
         if (f & kUpper) cased = true;
       }
-      if (n == 1) ok = cased = (char_flags(cps_[0]) & kUpper) != 0;
+      if (n == 1) ok = cased = (flags_[0] & kUpper) != 0;
       flag(ok && cased);
       break;
     }
@@ -220,7 +220,10 @@ void WordAttributes::raw(TokenAttribute a, std::string& out) const {
 void WordAttributes::value(TokenAttribute a, std::string& out) const {
   out.clear();
   raw(a, out);
-  if (out.find_first_of("\\|") != std::string::npos) {
+  // A plain scan: find_first_of calls memchr once per character.
+  bool escape = false;
+  for (const char c : out) escape |= c == '\\' || c == '|';
+  if (escape) {
     std::string e;
     for (char c : out) {
       if (c == '\\' || c == '|') e.push_back('\\');

@@ -68,6 +68,16 @@ TokenFeatures::TokenFeatures(std::shared_ptr<const FeatureTables> tables)
     before_.push_back(tables_->vocab(a).find(kBeforeSentence));
     after_.push_back(tables_->vocab(a).find(kAfterSentence));
   }
+  // Keys are unique (FeatureKeys refuses a key given twice): a code names one feature.
+  direct_.resize(compiled_.templates.size());
+  for (size_t t = 0; t < compiled_.templates.size(); ++t)
+    if (compiled_.templates[t].size() == 1)
+      direct_[t].assign(tables_->vocab(static_cast<size_t>(compiled_.templates[t][0].attribute)).size(), -1);
+  for (size_t f = 0; f < tables_->size(); ++f) {
+    std::vector<int32_t>& d = direct_[static_cast<size_t>(tables_->template_of(f))];
+    const int32_t code = tables_->codes_of(f)[0];
+    if (!d.empty() && code >= 0 && static_cast<size_t>(code) < d.size()) d[static_cast<size_t>(code)] = static_cast<int32_t>(f);
+  }
 }
 
 void TokenFeatures::extract(const TokenBatch& b, std::vector<int64_t>& indptr, std::vector<int32_t>& ids) const {
@@ -121,45 +131,52 @@ void TokenFeatures::extract_range(const TokenBatch& b, Prepared& p, size_t s0, s
   const size_t A = compiled_.attributes.size(), T = compiled_.templates.size();
   const int64_t first_token = b.sent_ptr[s0];
   const size_t n = static_cast<size_t>(b.sent_ptr[s1] - first_token);
-  // Every token's keys first, then one pass of look-ups whose table slots are
-  // prefetched in blocks (find_many). A template whose values the model's
-  // vocabularies lack (an unknown word, a flag that is off) has no key and
-  // no look-up.
+  // The keys of every token's templates of several parts first, then one
+  // pass of look-ups whose table slots are prefetched in blocks (find_many);
+  // then the ids in template order, a single-part template's by its code
+  // (direct_). A template whose values the model's vocabularies lack (an
+  // unknown word, a flag that is off) has no key and no look-up.
   const FeatureKeys& keys = tables_->keys();
   p.key.clear();
-  p.key_end.assign(n, 0);
   int32_t codes[FeatureSpec::kMaxParts];
   const int32_t* tok_type = p.tok_type.data();
   const int32_t* type_codes = p.type_codes.data();
+  auto known_codes = [&](const std::vector<TokenTemplates::Part>& parts, int64_t first, int64_t end, int64_t i) {
+    for (size_t k = 0; k < parts.size(); ++k) {
+      const int64_t j = i + parts[k].offset;
+      const size_t a = static_cast<size_t>(parts[k].attribute);
+      codes[k] = j < first ? before_[a] : j >= end ? after_[a] : type_codes[static_cast<size_t>(tok_type[j]) * A + a];
+      if (codes[k] < 0) return false;
+    }
+    return true;
+  };
   for (size_t s = s0; s < s1; ++s) {
     const int64_t first = b.sent_ptr[s], end = b.sent_ptr[s + 1];
-    for (int64_t i = first; i < end; ++i) {
-      for (size_t t = 0; t < T; ++t) {
-        const auto& parts = compiled_.templates[t];
-        bool known = true;
-        for (size_t k = 0; k < parts.size() && known; ++k) {
-          const int64_t j = i + parts[k].offset;
-          const size_t a = static_cast<size_t>(parts[k].attribute);
-          codes[k] = j < first ? before_[a] : j >= end ? after_[a] : type_codes[static_cast<size_t>(tok_type[j]) * A + a];
-          known = codes[k] >= 0;
-        }
-        if (known) p.key.push_back(keys.key(t, codes));
-      }
-      p.key_end[static_cast<size_t>(i - first_token)] = p.key.size();
-    }
+    for (int64_t i = first; i < end; ++i)
+      for (size_t t = 0; t < T; ++t)
+        if (direct_[t].empty() && known_codes(compiled_.templates[t], first, end, i)) p.key.push_back(keys.key(t, codes));
   }
   p.found.resize(p.key.size());
   keys.find_many(p.key.data(), p.key.size(), p.found.data());
   indptr.resize(n + 1);
   indptr[0] = 0;
-  ids.clear();
-  ids.reserve(p.key.size());
-  size_t k = 0;
-  for (size_t i = 0; i < n; ++i) {  // tokens in order: each one's keys follow the previous one's
-    for (; k < p.key_end[i]; ++k)
-      if (p.found[k] >= 0) ids.push_back(p.found[k]);
-    indptr[i + 1] = static_cast<int64_t>(ids.size());
+  ids.resize(n * T);
+  int32_t* out = ids.data();
+  size_t n_ids = 0, k = 0;
+  for (size_t s = s0; s < s1; ++s) {
+    const int64_t first = b.sent_ptr[s], end = b.sent_ptr[s + 1];
+    for (int64_t i = first; i < end; ++i) {
+      for (size_t t = 0; t < T; ++t) {
+        const std::vector<TokenTemplates::Part>& parts = compiled_.templates[t];
+        if (!known_codes(parts, first, end, i)) continue;
+        const int32_t id = direct_[t].empty() ? p.found[k++] : direct_[t][static_cast<size_t>(codes[0])];
+        out[n_ids] = id;
+        n_ids += id >= 0;
+      }
+      indptr[static_cast<size_t>(i - first_token) + 1] = static_cast<int64_t>(n_ids);
+    }
   }
+  ids.resize(n_ids);
 }
 
 size_t TokenFeatureBuilder::KeyHash::operator()(const std::array<int32_t, 4>& k) const {

@@ -14,6 +14,12 @@ namespace conjunct {
 namespace {
 #include "char_class_table.inc"
 
+// The direct path's per-template pointers, one set per thread.
+struct DirectScratch {
+  std::vector<const int32_t*> at, id;
+  std::vector<int> bit;
+};
+
 constexpr char kClasses[] = "KHTNASO";  // a class n-gram's index: its classes' positions here, base 7
 int class_index(char c) { return static_cast<int>(std::string_view(kClasses).find(c)); }
 
@@ -302,22 +308,38 @@ void BoundaryFeaturizer::text(std::string_view utf8, Gaps gaps, Scratch& s, std:
   };
   if (uses_dict_) dictionary_flags(s, m);
   if (all_direct_) {
-    // Every template reads one code: its id straight from direct_, in template order.
+    // Every template reads one code: its id straight from direct_, in template
+    // order. Each template's codes and ids are found once per text (at[t][b] is
+    // its code at boundary b), so a boundary costs a load and a test per template.
+    DirectScratch& d = thread_scratch<DirectScratch>();
+    const size_t T = templates_.size();
+    d.at.resize(T), d.id.resize(T), d.bit.resize(T);
+    for (size_t t = 0; t < T; ++t) {
+      const Part& p = templates_[t].parts[0];
+      d.id[t] = direct_[templates_[t].t].data();
+      d.bit[t] = p.source == kDict ? p.bit : -1;
+      d.at[t] = p.source == kDict ? nullptr
+                                  : s.codes.data() + static_cast<size_t>(p.slot) * len +
+                                        static_cast<size_t>(static_cast<int64_t>(kWindow) + p.offset);
+    }
+    size_t n_ids = ids.size();
+    ids.resize(n_ids + (m - 1) * T);
+    int32_t* out = ids.data();
     for (size_t b = 1; b < m; ++b) {
       const size_t q = b + kWindow;
       if (gaps == kInner && (is_space(s.cps[q - 1]) || is_space(s.cps[q]))) continue;
       positions.push_back(static_cast<int64_t>(b));
-      for (const Compiled& c : templates_) {
-        const Part& p = c.parts[0];
-        const int32_t code =
-            p.source == kDict ? (s.dict[b] >> p.bit & 1) - 1
-                              : s.codes[static_cast<size_t>(p.slot) * len + static_cast<size_t>(static_cast<int64_t>(q) + p.offset)];
+      const uint16_t flags = uses_dict_ ? s.dict[b] : 0;
+      for (size_t t = 0; t < T; ++t) {
+        const int32_t code = d.bit[t] >= 0 ? (flags >> d.bit[t] & 1) - 1 : d.at[t][b];
         if (code < 0) continue;
-        const int32_t id = direct_[c.t][static_cast<size_t>(code)];
-        if (id >= 0) ids.push_back(id);
+        const int32_t id = d.id[t][code];
+        out[n_ids] = id;
+        n_ids += id >= 0;
       }
-      indptr.push_back(static_cast<int64_t>(ids.size()));
+      indptr.push_back(static_cast<int64_t>(n_ids));
     }
+    ids.resize(n_ids);
     return;
   }
   // Every decided boundary's keys, then one look-up pass over them.

@@ -58,6 +58,20 @@ ChunkFeaturizer::ChunkFeaturizer(std::shared_ptr<const FeatureTables> tables, co
       if (code >= 0) out[k] = tables_->keys().find(tables_->keys().key(t, &code));
     }
   }
+  // Keys are unique (FeatureKeys refuses a key given twice): a code names one feature.
+  std::vector<int32_t> slot(spec.n_templates(), -1);
+  direct_.resize(static_.size());
+  for (size_t k = 0; k < static_.size(); ++k)
+    if (static_[k].n_parts == 1) {
+      slot[static_[k].t] = static_cast<int32_t>(k);
+      direct_[k].assign(tables_->vocab(static_cast<size_t>(static_[k].parts[0].vocab)).size(), -1);
+    }
+  for (size_t f = 0; f < tables_->size(); ++f) {
+    const int32_t k = slot[static_cast<size_t>(tables_->template_of(f))];
+    const int32_t code = tables_->codes_of(f)[0];
+    if (k >= 0 && code >= 0 && static_cast<size_t>(code) < direct_[static_cast<size_t>(k)].size())
+      direct_[static_cast<size_t>(k)][static_cast<size_t>(code)] = static_cast<int32_t>(f);
+  }
   for (int col = 0; col < 2; ++col)
     if (vocab_of_[col] >= 0) {
       bos_[col] = tables_->vocab(static_cast<size_t>(vocab_of_[col])).find("BOS");
@@ -79,7 +93,8 @@ void ChunkFeaturizer::sentence(const ChunkTokens& t, int64_t b, int64_t e, std::
   const FeatureKeys& fk = tables_->keys();
   int32_t tuple[FeatureSpec::kMaxParts];
   for (int64_t i = 0; i < n; ++i) {
-    for (const Compiled& c : static_) {
+    for (size_t s = 0; s < static_.size(); ++s) {
+      const Compiled& c = static_[s];
       bool ok = true;
       for (size_t k = 0; k < c.n_parts && ok; ++k) {
         const Part& p = c.parts[k];
@@ -88,7 +103,7 @@ void ChunkFeaturizer::sentence(const ChunkTokens& t, int64_t b, int64_t e, std::
         ok = tuple[k] >= 0;
       }
       if (!ok) continue;
-      const int32_t id = fk.find(fk.key(c.t, tuple));
+      const int32_t id = direct_[s].empty() ? fk.find(fk.key(c.t, tuple)) : direct_[s][static_cast<size_t>(tuple[0])];
       if (id >= 0) ids.push_back(id);
     }
     indptr.push_back(static_cast<int64_t>(ids.size()));

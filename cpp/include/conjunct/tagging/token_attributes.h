@@ -49,6 +49,7 @@ class WordAttributes {
   std::string_view word_;
   std::vector<uint32_t> cps_;
   std::vector<uint32_t> starts_;  // byte offset of each code point, then the word's size
+  std::vector<uint8_t> flags_;    // char_flags of each code point (several attributes read them)
 };
 
 }  // namespace conjunct

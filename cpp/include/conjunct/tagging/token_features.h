@@ -60,7 +60,7 @@ class TokenFeatures {
     std::vector<int32_t> tok_type, type_codes, found, found_codes;
     std::vector<std::string_view> types, views;
     std::vector<int64_t> key;
-    std::vector<size_t> key_end, starts;
+    std::vector<size_t> starts;
     std::string value, arena;
   };
   void prepare(const TokenBatch& batch, Prepared& p) const;
@@ -74,6 +74,10 @@ class TokenFeatures {
   std::shared_ptr<const FeatureTables> tables_;
   TokenTemplates compiled_;
   std::vector<int32_t> before_, after_;  // per attribute, the code of "<s>" / "</s>" (-1: none)
+  // Per single-part template, its feature id by its part's code (-1: the
+  // model lacks it): found by index, not hashed per token. Empty for templates
+  // of several parts, which go through the key table.
+  std::vector<std::vector<int32_t>> direct_;
 };
 
 // The features of training data: vocabularies and feature ids grow as tokens

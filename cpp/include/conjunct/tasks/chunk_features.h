@@ -59,6 +59,10 @@ class ChunkFeaturizer {
   int32_t vocab_of_[2] = {-1, -1};  // the spec's attribute of the word and of the POS tag
   int32_t bos_[2] = {-1, -1}, eos_[2] = {-1, -1};
   std::vector<int32_t> prev_[2];
+  // Per static template of one part, its feature id by the part's code (-1:
+  // the model lacks it), found by index instead of a key look-up; empty for
+  // templates of several parts.
+  std::vector<std::vector<int32_t>> direct_;
 };
 
 }  // namespace conjunct
