@@ -392,11 +392,16 @@ void KernelSlicing::on_update(const SupportSet& S, size_t e, bool) {
   if (sv_bits_.size() < S.n_sv() * kBitWords) {
     const size_t first = sv_bits_.size() / kBitWords;
     sv_bits_.resize(S.n_sv() * kBitWords, 0);
-    for (size_t v = first; v < S.n_sv(); ++v)
+    if (cache_.size() < S.n_sv()) cache_.resize(S.n_sv());
+    for (size_t v = first; v < S.n_sv(); ++v) {
+      uint32_t bits = 0;
       for (const int32_t f : S.sv(v)) {
         if (f >= kBitRanks) break;
         sv_bits_[v * kBitWords + static_cast<size_t>(f >> 6)] |= uint64_t{1} << (f & 63);
+        ++bits;
       }
+      cache_[v].bits = bits;
+    }
   }
   if (e > UINT32_MAX) throw std::length_error("kernel slicing counts at most 2^32 updates");
   for (size_t p = 0; p < s.size; ++p) {
