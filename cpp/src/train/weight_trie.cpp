@@ -37,11 +37,16 @@ inline double gather_sum_u32(const double* base, const uint32_t* idx, size_t n) 
 void WeightTrie::pair_indices(const int32_t* s, size_t from, size_t n, std::vector<uint32_t>& out) const {
   // Rows from..n-1 (y = s[a]) after the from * (from - 1) / 2 entries there.
   // C(y, 2) + z < C(D, 2) fits 32 bits for any D whose triples fit memory.
-  out.resize(n * (n - 1) / 2);
-  uint32_t* o = out.data() + from * (from - 1) / 2;
+  // The list only grows (no zero-filling of what is rewritten), and the
+  // row loop is a vector add (no aliasing between s and the list).
+  const size_t need = n * (n - 1) / 2;
+  if (out.size() < need) out.resize(need);
+  uint32_t* __restrict o = out.data() + from * (from - 1) / 2;
+  const int32_t* __restrict in = s;
   for (size_t a = from; a < n; ++a) {
-    const uint32_t base = static_cast<uint32_t>(C(s[a], 2));
-    for (size_t b = 0; b < a; ++b) *o++ = base + static_cast<uint32_t>(s[b]);
+    const uint32_t base = static_cast<uint32_t>(C(in[a], 2));
+    for (size_t b = 0; b < a; ++b) o[b] = base + static_cast<uint32_t>(in[b]);
+    o += a;
   }
 }
 
