@@ -43,8 +43,9 @@ void WeightTrie::pair_indices(const int32_t* s, size_t from, size_t n, std::vect
   if (out.size() < need) out.resize(need);
   uint32_t* __restrict o = out.data() + from * (from - 1) / 2;
   const int32_t* __restrict in = s;
+  const uint64_t* __restrict c2 = binom_.data() + 2 * (static_cast<size_t>(binom_size_) + 1);  // C(., 2)
   for (size_t a = from; a < n; ++a) {
-    const uint32_t base = static_cast<uint32_t>(C(in[a], 2));
+    const uint32_t base = static_cast<uint32_t>(c2[in[a]]);
     for (size_t b = 0; b < a; ++b) o[b] = base + static_cast<uint32_t>(in[b]);
     o += a;
   }
