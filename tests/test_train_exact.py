@@ -181,6 +181,28 @@ def test_termination_and_reuse_happen():
     assert s["kernel_steps"] > 0 and s["expanded_steps"] > 0
 
 
+def test_dense_triples_follow_each_example():
+    """d = 3, Eq. 5 on the dense tables: the pairs' index list built for one example is not reused
+    for the next (long and short rows alternate, so a stale list would be read), and the update
+    through that list changes each triple once: every mode keeps the reference's margins and model."""
+    rng = np.random.default_rng(11)
+    V = 48
+    p = 1.0 / np.arange(1, V + 1) ** 0.8
+    p /= p.sum()
+    rows = [sorted(rng.choice(V, size=(30 if i % 2 else 4 + i % 7), replace=False, p=p).tolist()) for i in range(40)]
+    w = rng.normal(size=V)
+    labels = [1 if w[r].sum() > 0 else -1 for r in rows]
+    order = np.concatenate([np.arange(len(rows)), rng.permutation(len(rows))]).tolist()
+    kw = dict(K=1, degree=3, gamma=1.0, coef0=1.0, learner="pa1", C=1.0, fit_intercept=False)
+    ref = reference_pa(rows, labels, order, **kw)
+    assert not ref.near_tie
+    for name, config in [("expanded", dict(margin="expanded")), ("split", dict(margin="split", common_features=V)),
+                         ("slicing", dict(margin="slicing", common_features=V))]:
+        t = train(rows, labels, order, n_features=V, **kw, **config)
+        check_against_reference(t, ref, 1, name, norms_of(rows, order, **kw))
+        assert t.stats()["expanded_steps"] > 0, name
+
+
 # -- real data: CoNLL-2000 chunking with YamCha-style window features ------------------------------
 @pytest.fixture(scope="module")
 def chunk_rows(shared_data):

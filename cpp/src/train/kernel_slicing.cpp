@@ -268,6 +268,7 @@ bool KernelSlicing::margins(Span<int32_t> x, const MarginGoal& goal, double* out
     for (Overlap& c : cache_) c.stamp = 0;
     stamp_ = 1;
   }
+  trie_scratch_.next_example();
   for (int32_t f : x) {
     mark_[static_cast<size_t>(f)] = 1;
     if (f < kBitRanks) x_bits_[f >> 6] |= uint64_t{1} << (f & 63);
@@ -317,11 +318,16 @@ bool KernelSlicing::margins(Span<int32_t> x, const MarginGoal& goal, double* out
         slack_[o] += mag[o];
         width += up_[j * K + o] - low_[j * K + o];
       }
-      steps_[j].gain = width / steps_[j].cost;
+      const double gain = width / steps_[j].cost;
+      steps_[j].gain = std::isnan(gain) ? 0.0 : gain;  // (a NaN would break the sort's ordering)
       order_[j] = static_cast<uint32_t>(j);
     }
-    std::stable_sort(order_.begin(), order_.end(),
-                     [&](uint32_t a, uint32_t b) { return steps_[a].gain > steps_[b].gain; });
+    // Ties by position: the order a stable sort gives, without the buffer
+    // std::stable_sort allocates on every call.
+    std::sort(order_.begin(), order_.end(), [&](uint32_t a, uint32_t b) {
+      const double ga = steps_[a].gain, gb = steps_[b].gain;
+      return ga > gb || (ga == gb && a < b);
+    });
     const double* abs_sum = S_.alpha_abs_sum();
     for (size_t o = 0; o < K; ++o) abs_[o] = std::fabs(goal.bias[o]) + std::fabs(k0) * abs_sum[o];
     for (size_t i = 0; i < n; ++i) {
@@ -386,11 +392,16 @@ void KernelSlicing::on_update(const SupportSet& S, size_t e, bool) {
   if (sv_bits_.size() < S.n_sv() * kBitWords) {
     const size_t first = sv_bits_.size() / kBitWords;
     sv_bits_.resize(S.n_sv() * kBitWords, 0);
-    for (size_t v = first; v < S.n_sv(); ++v)
+    if (cache_.size() < S.n_sv()) cache_.resize(S.n_sv());
+    for (size_t v = first; v < S.n_sv(); ++v) {
+      uint32_t bits = 0;
       for (const int32_t f : S.sv(v)) {
         if (f >= kBitRanks) break;
         sv_bits_[v * kBitWords + static_cast<size_t>(f >> 6)] |= uint64_t{1} << (f & 63);
+        ++bits;
       }
+      cache_[v].bits = bits;
+    }
   }
   if (e > UINT32_MAX) throw std::length_error("kernel slicing counts at most 2^32 updates");
   for (size_t p = 0; p < s.size; ++p) {

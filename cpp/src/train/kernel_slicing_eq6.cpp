@@ -55,11 +55,8 @@ __attribute__((always_inline)) inline int32_t KernelSlicing::overlap(int32_t sv,
   Overlap& c = cache_[static_cast<size_t>(sv)];
   if (c.stamp != stamp_) {
     // Start the scan past the bit-set features (every one of them precedes f).
-    c.stamp = stamp_, c.scan = 0, c.count = 0;
-    for (size_t k = 0; k < kBitWords; ++k) {
-      c.scan += static_cast<uint32_t>(popcount<Hw>(b[k]));
-      c.count += popcount<Hw>(b[k] & x_bits_[k]);
-    }
+    c.stamp = stamp_, c.scan = c.bits, c.count = 0;
+    for (size_t k = 0; k < kBitWords; ++k) c.count += popcount<Hw>(b[k] & x_bits_[k]);
   }
   if (c.scan != pos) {
     const int32_t* s = S_.features() + S_.ptr()[sv];

@@ -18,7 +18,38 @@ uint64_t binomial(int64_t n, int r) {
 }
 
 
+// sum of base[idx[0..n)], four running sums as gather_sum's.
+inline double gather_sum_u32(const double* base, const uint32_t* idx, size_t n) {
+  double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
+  size_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    s0 += base[idx[i]];
+    s1 += base[idx[i + 1]];
+    s2 += base[idx[i + 2]];
+    s3 += base[idx[i + 3]];
+  }
+  for (; i < n; ++i) s0 += base[idx[i]];
+  return (s0 + s1) + (s2 + s3);
+}
+
 }  // namespace
+
+void WeightTrie::pair_indices(const int32_t* s, size_t from, size_t n, std::vector<uint32_t>& out) const {
+  // Rows from..n-1 (y = s[a]) after the from * (from - 1) / 2 entries there.
+  // C(y, 2) + z < C(D, 2) fits 32 bits for any D whose triples fit memory.
+  // The list only grows (no zero-filling of what is rewritten), and the
+  // row loop is a vector add (no aliasing between s and the list).
+  const size_t need = n * (n - 1) / 2;
+  if (out.size() < need) out.resize(need);
+  uint32_t* __restrict o = out.data() + from * (from - 1) / 2;
+  const int32_t* __restrict in = s;
+  const uint64_t* __restrict c2 = binom_.data() + 2 * (static_cast<size_t>(binom_size_) + 1);  // C(., 2)
+  for (size_t a = from; a < n; ++a) {
+    const uint32_t base = static_cast<uint32_t>(c2[in[a]]);
+    for (size_t b = 0; b < a; ++b) o[b] = base + static_cast<uint32_t>(in[b]);
+    o += a;
+  }
+}
 
 int32_t WeightTrie::dense_capacity(int degree, size_t n_outputs, int32_t limit, size_t dense_bytes) {
   if (degree > kMaxDenseDegree || degree < 1) return 0;
@@ -150,17 +181,24 @@ bool WeightTrie::add_dense_unrolled(Span<int32_t> s, double tau) {
     w1[f] += v1;
     if (degree_ == 1) continue;
     double* t2 = dense_w_[2].data() + C(f, 2);
-    if (degree_ == 2) {
-      for (size_t a = 0; a < j; ++a) t2[s[a]] += v2;
-      continue;
+    for (size_t a = 0; a < j; ++a) t2[s[a]] += v2;
+  }
+  if (degree_ < 3) return true;
+  // The triples {z, y, f} of f = s[j]: entries of f's run at the indices of
+  // the pairs of s's first j features, the first j (j - 1) / 2 of one list.
+  pair_indices(s.data, 0, n, update_pairs_);
+  const uint32_t* pairs = update_pairs_.data();
+  for (size_t j = 2; j < n; ++j) {
+    double* t3 = dense_w_[3].data() + C(s[j], 3);
+    const size_t m = j * (j - 1) / 2;
+    size_t i = 0;
+    for (; i + 4 <= m; i += 4) {
+      t3[pairs[i]] += v3;
+      t3[pairs[i + 1]] += v3;
+      t3[pairs[i + 2]] += v3;
+      t3[pairs[i + 3]] += v3;
     }
-    double* t3 = dense_w_[3].data() + C(f, 3);
-    for (size_t a = 0; a < j; ++a) {
-      const int32_t y = s[a];
-      t2[y] += v2;
-      double* run = t3 + C(y, 2);
-      for (size_t b = 0; b < a; ++b) run[s[b]] += v3;
-    }
+    for (; i < m; ++i) t3[pairs[i]] += v3;
   }
   return true;
 }
@@ -216,16 +254,18 @@ size_t WeightTrie::partial_general(const int32_t* x, size_t j, double* out, Scra
       // The common case of slicing at d = 3, unrolled: pairs {y, f} and
       // triples {z, y, f} (z < y < f) are runs of the tables at C(f, 2) and
       // C(f, 3) + C(y, 2), read by x's earlier features; no recursion.
-      const double* t2 = dense_w_[2].data() + C(f, 2);
-      const double* t3 = dense_w_[3].data() + C(f, 3);
-      double pairs = 0.0, triples = 0.0;
-      for (size_t a = 0; a < j; ++a) {
-        const int32_t y = x[a];
-        pairs += t2[y];
-        triples += gather_sum(t3 + C(y, 2), x, a);
+      // The triples are one gather through the pairs' indices, which
+      // depend on x alone and are built once per example (as far as it is
+      // read) instead of once per (f, y).
+      if (sc.pair_rows < j) {
+        pair_indices(x, sc.pair_rows, j, sc.pairs);
+        sc.pair_rows = j;
       }
+      const size_t m = j * (j - 1) / 2;
+      const double pairs = gather_sum(dense_w_[2].data() + C(f, 2), x, j);
+      const double triples = gather_sum_u32(dense_w_[3].data() + C(f, 3), sc.pairs.data(), m);
       out[0] += dense_w_[1][static_cast<size_t>(f)] + pairs + triples;
-      return 1 + j + j * (j - 1) / 2;
+      return 1 + j + m;
     }
     uint64_t index[kMaxDenseDegree + 1] = {};
     for (int r = 1; r <= degree_; ++r) index[r] = C(f, r);

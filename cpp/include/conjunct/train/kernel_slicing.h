@@ -73,6 +73,7 @@ class KernelSlicing final : public MarginEngine {
     uint32_t stamp = 0;  // margin computation this entry belongs to
     uint32_t scan = 0;   // features of the support vector examined so far
     int32_t count = 0;   // ... of which occur in x
+    uint32_t bits = 0;   // the support vector's features among the bit sets (set once, where the scan starts)
   };
   // How the partial margin of position j will be computed.
   struct Step {

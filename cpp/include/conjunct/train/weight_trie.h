@@ -64,6 +64,13 @@ class WeightTrie {
       size_t slot;
     };
     std::vector<Probe> frontier, probes;
+    // d = 3, dense tables: the index C(y, 2) + z in the pair run of every
+    // pair z < y of x's first pair_rows features, ordered by y's position
+    // then z's (the same for every f: the triples {z, y, f} are these
+    // entries of f's run). Built as Eq. 5 reaches further into x.
+    std::vector<uint32_t> pairs;
+    size_t pair_rows = 0;
+    void next_example() { pair_rows = 0; }  // x changes: the pairs are x's no longer
   };
 
   // Eq. 5: out[0..K) += sum of w(t) over t ⊆ {x[0..j]} with x[j] ∈ t (x ascending, x[j] < limit).
@@ -110,6 +117,8 @@ class WeightTrie {
   // add's dense conjunctions for one output at d <= 3, unrolled (the update
   // loop of training at d = 2 and 3); false when the case does not apply.
   bool add_dense_unrolled(Span<int32_t> s, double tau);
+  // The pairs' indices of s[0..n) into out (as Scratch::pairs).
+  void pair_indices(const int32_t* s, size_t from, size_t n, std::vector<uint32_t>& out) const;
   template <class Fn>
   void descend(const int32_t* s, size_t limit_pos, uint32_t node, int depth, Fn& fn);
   template <class Fn>
@@ -133,6 +142,7 @@ class WeightTrie {
   std::vector<uint64_t> binom_;            // C(a, r) at r * (binom_size_ + 1) + a
   HashTrie trie_;
   std::vector<double> w_;                  // K per node (node 0, the root, unused)
+  std::vector<uint32_t> update_pairs_;     // add_dense_unrolled's pair indices
 };
 
 }  // namespace conjunct
