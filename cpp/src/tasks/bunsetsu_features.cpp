@@ -170,6 +170,11 @@ BunsetsuFeaturizer::BunsetsuFeaturizer(std::shared_ptr<const FeatureTables> tabl
       c.single = true;
       c.base = tables_->keys().key(t, &zero);
       c.step = tables_->keys().key(t, &one) - c.base;
+      const int role = c.parts[0].role;
+      c.fast = kRoleInfo[role].kind == kToken                                  ? 0
+               : kRoleInfo[role].kind == kPredicate && role <= kHNextNone     ? 1
+               : role == kMUnit || role == kHUnit                               ? 2
+                                                                                : 3;
     }
     slots_[kRoleInfo[c.parts[0].role].slot].push_back(c);
   }
@@ -180,12 +185,6 @@ BunsetsuFeaturizer::BunsetsuFeaturizer(std::shared_ptr<const FeatureTables> tabl
     for (int32_t code = 0; code < kPairCodes; ++code)
       pair_ids_.push_back(c.single && code < n_codes ? tables_->keys().find(c.base + code * c.step) : -1);
   }
-}
-
-int32_t BunsetsuFeaturizer::pair_id(size_t q, int32_t code) const {
-  if (code < kPairCodes) return pair_ids_[q * kPairCodes + static_cast<size_t>(code)];
-  const Compiled& c = slots_[kPair][q];
-  return tables_->keys().find(c.base + code * c.step);
 }
 
 // The token a one-token role names for bunsetsu k: an index, -1 (none) or kFallback.
@@ -361,134 +360,35 @@ void BunsetsuFeaturizer::prepare_keys(const BunsetsuTokens& t, int64_t b, int64_
   for (size_t k = 0; k < n; ++k) {
     int64_t at[kTokenRoles];  // the token of each one-token role for bunsetsu k
     for (int r = 0; r < kTokenRoles; ++r) at[r] = role_token(s, r, k);
+    // The bunsetsu's predicates (0: holds, -1: not) and unit values, once,
+    // as scalar_code would give them for its templates.
+    const Sentence::Parts& u = s.parts[k];
+    int32_t holds[kRoles];
+    holds[kMHeadNone] = holds[kHHeadNone] = u.head < 0 ? 0 : -1;
+    holds[kMFuncNone] = holds[kHFuncNone] = u.func < 0 ? 0 : -1;
+    holds[kMBegin] = holds[kMPrevNone] = k == 0 ? 0 : -1;
+    holds[kHEnd] = holds[kHNextNone] = k + 1 == n ? 0 : -1;
+    const int unit[2] = {ending(u), balance(u.opens, u.closes)};  // kEnding, kBalance
     for (int slot = kMod; slot <= kSiblings; ++slot) {
       for (const Compiled& c : slots_[slot]) {
-        if (!c.single || kRoleInfo[c.parts[0].role].kind != kToken) {
+        const Part& p = c.parts[0];
+        int32_t code;
+        if (c.fast == 0) {
+          const int64_t tok = at[p.role];
+          code = tok == kFallback ? p.fallback : tok < 0 ? -1 : s.tok_codes[static_cast<size_t>(tok - t0) * kTokenAttrs + p.attr];
+        } else if (c.fast == 1) {
+          code = holds[p.role];
+        } else if (c.fast == 2) {
+          code = closed_[p.attr - kEnding][unit[p.attr - kEnding]];
+        } else {
           emit(s, c, k, k, k, s.keys);
           continue;
         }
-        const Part& p = c.parts[0];
-        const int64_t tok = at[p.role];
-        const int32_t code = tok == kFallback ? p.fallback : tok < 0 ? -1 : s.tok_codes[static_cast<size_t>(tok - t0) * kTokenAttrs + p.attr];
         if (code >= 0) s.keys.push_back(c.base + code * c.step);
       }
       s.ends.push_back(static_cast<int64_t>(s.keys.size()));
     }
   }
-}
-
-namespace {
-// Sorts a short list (a bunsetsu's list, a pair's few extra ids) in place.
-void insertion_sort(int32_t* a, size_t n) {
-  for (size_t k = 1; k < n; ++k) {
-    const int32_t v = a[k];
-    size_t m = k;
-    for (; m > 0 && a[m - 1] > v; --m) a[m] = a[m - 1];
-    a[m] = v;
-  }
-}
-}  // namespace
-
-void BunsetsuFeaturizer::prepare(const BunsetsuTokens& t, int64_t b, int64_t e, Sentence& s,
-                                 const FeatureMap* map) const {
-  prepare_keys(t, b, e, s);
-  s.map = map;
-  s.ids.resize(s.keys.size());
-  tables_->keys().find_many(s.keys.data(), s.keys.size(), s.ids.data());
-  int32_t* ids = s.ids.data();
-  if (map != nullptr) {  // column -> internal id; unseen columns become -1 and leave below
-    const int32_t* to = map->to_internal.data;
-    const size_t width = map->to_internal.size;
-    for (size_t r = 0; r < s.ids.size(); ++r)
-      ids[r] = static_cast<uint32_t>(ids[r]) < width ? to[ids[r]] : -1;
-  }
-  int64_t w = 0, r = 0;
-  for (size_t q = 1; q < s.ends.size(); ++q) {
-    const int64_t start = w;
-    for (const int64_t end = s.ends[q]; r < end; ++r)
-      if (ids[r] >= 0) ids[w++] = ids[r];
-    if (map != nullptr) insertion_sort(ids + start, static_cast<size_t>(w - start));
-    s.ends[q] = w;
-  }
-  s.ids.resize(static_cast<size_t>(w));
-}
-
-void BunsetsuFeaturizer::pair(Sentence& s, size_t i, size_t j, const int32_t* heads, std::vector<int32_t>& x) const {
-  // Bunsetsu k's list L (0 mod, 1 head, 2 between, 3 siblings) is ids[ends[4k + L], ends[4k + L + 1]).
-  const int32_t* ids = s.ids.data();
-  auto add = [&](size_t k, int list) {
-    x.insert(x.end(), ids + s.ends[4 * k + list], ids + s.ends[4 * k + list + 1]);
-  };
-  x.clear();
-  if (s.map == nullptr) add(i, 0), add(j, 1);
-  for (size_t k = i + 1; k < j; ++k) {
-    add(k, 2);
-    if (heads[k] == static_cast<int32_t>(j)) add(k, 3);
-  }
-  // The pair's own templates (column ids): single ones through the table of small codes.
-  const size_t n_lists = x.size();
-  s.keys.clear();
-  const std::vector<Compiled>& pairs = slots_[kPair];
-  for (size_t q = 0; q < pairs.size(); ++q) {
-    const Compiled& c = pairs[q];
-    if (!c.single) {
-      emit(s, c, i, i, j, s.keys);
-      continue;
-    }
-    const int32_t code = scalar_code(s, c.parts[0], i, i, j);
-    if (code < 0) continue;
-    const int32_t id = pair_id(q, code);
-    if (id >= 0) x.push_back(id);
-  }
-  for (const int64_t key : s.keys) {
-    const int32_t id = tables_->keys().find(key);
-    if (id >= 0) x.push_back(id);
-  }
-  if (s.map == nullptr) {
-    std::sort(x.begin(), x.end());
-    x.erase(std::unique(x.begin(), x.end()), x.end());
-    return;
-  }
-  // Internal ids: the pair's ids mapped, the few between and pair ids
-  // sorted, then merged with the modifier's and the head candidate's sorted
-  // lists (different templates: disjoint; between ids may repeat).
-  const int32_t* to = s.map->to_internal.data;
-  const size_t width = s.map->to_internal.size;
-  size_t w = n_lists;
-  for (size_t r = n_lists; r < x.size(); ++r) {
-    const int32_t f = static_cast<uint32_t>(x[r]) < width ? to[x[r]] : -1;
-    x[w] = f;
-    w += f >= 0;
-  }
-  insertion_sort(x.data(), w);
-  const int32_t *m = ids + s.ends[4 * i], *me = ids + s.ends[4 * i + 1];
-  const int32_t *h = ids + s.ends[4 * j + 1], *he = ids + s.ends[4 * j + 2];
-  std::vector<int32_t>& mh = s.merged;
-  mh.resize(static_cast<size_t>((me - m) + (he - h)));
-  std::merge(m, me, h, he, mh.data());
-  const size_t n = mh.size() + w;
-  if (x.size() < n) x.resize(n);
-  // x's first w values move to its end, then both runs merge into x from the front.
-  std::copy_backward(x.data(), x.data() + w, x.data() + n);
-  int32_t* o = std::merge(mh.data(), mh.data() + mh.size(), x.data() + (n - w), x.data() + n, x.data());
-  o = std::unique(x.data(), o);
-  x.resize(static_cast<size_t>(o - x.data()));
-}
-
-void BunsetsuFeaturizer::pair_keys(Sentence& s, size_t i, size_t j, const int32_t* heads,
-                                   std::vector<int64_t>& out) const {
-  const int64_t* keys = s.keys.data();
-  auto add = [&](size_t k, int list) {
-    out.insert(out.end(), keys + s.ends[4 * k + list], keys + s.ends[4 * k + list + 1]);
-  };
-  out.clear();
-  add(i, 0);
-  add(j, 1);
-  for (size_t k = i + 1; k < j; ++k) {
-    add(k, 2);
-    if (heads[k] == static_cast<int32_t>(j)) add(k, 3);
-  }
-  for (const Compiled& c : slots_[kPair]) emit(s, c, i, i, j, out);
 }
 
 std::vector<AttributeVocab> BunsetsuFeaturizer::training_vocabs(const FeatureSpec& spec, const BunsetsuTokens& t,

@@ -57,12 +57,12 @@ void read_cabocha_tokens(const char* text, size_t size, std::vector<int64_t>& fi
     if (tab == nullptr || tab == line) fail("a token line is '<surface>\\t<features>'");
     // Fields 0..5 after the tab: the XPOS is field 3, the inflection field 5 (the rest of the line).
     const char* start[6];
-    const char* q = tab + 1;
-    int k = 0;
-    start[0] = q;
-    for (; q < end && k < 5; ++q)
-      if (*q == ',') start[++k] = q + 1;
-    if (k < 5) fail("a token's features need 6 comma-separated fields (..., XPOS, ..., INFL)");
+    start[0] = tab + 1;
+    for (int k = 1; k < 6; ++k) {
+      const char* comma = static_cast<const char*>(std::memchr(start[k - 1], ',', static_cast<size_t>(end - start[k - 1])));
+      if (comma == nullptr) fail("a token's features need 6 comma-separated fields (..., XPOS, ..., INFL)");
+      start[k] = comma + 1;
+    }
     const std::string_view infl(start[5], static_cast<size_t>(end - start[5]));
     field(line, tab);                                     // form
     if (infl == "*") field(line, tab);                    // the lemma: the form itself,

@@ -70,9 +70,9 @@ class BunsetsuFeaturizer {
     std::vector<int64_t> ends;  // ends of each bunsetsu's four lists (mod, head, between, siblings) in ids
     std::vector<int64_t> keys;
     std::vector<int32_t> codes[FeatureSpec::kMaxParts];  // a template's parts' codes, while emitting
-    std::vector<int32_t> merged;  // pair's scratch
+    uint64_t small[16] = {};  // pair's bit set of small internal ids, zero between calls
     const BunsetsuTokens* tokens = nullptr;
-    const FeatureMap* map = nullptr;  // set: ids are a classifier's internal ids, each list ascending
+    const FeatureMap* map = nullptr;  // set: ids are a classifier's internal ids
     size_t size() const { return parts.size(); }
   };
 
@@ -124,6 +124,10 @@ class BunsetsuFeaturizer {
     Part parts[FeatureSpec::kMaxParts];
     bool single = false;  // one part that is not a token set: its key is base + code * step
     int64_t base = 0, step = 0;
+    // How prepare_keys reads a single template's code for one bunsetsu:
+    // 0 a token's attribute, 1 a predicate of the bunsetsu, 2 its ending or
+    // bracket balance, 3 through emit (sets, conjunctions).
+    int fast = 3;
   };
   // The one code (-1: none) a part that is not a token set yields for bunsetsu k (or the pair i, j).
   int32_t scalar_code(const Sentence& s, const Part& p, size_t k, size_t i, size_t j) const;
