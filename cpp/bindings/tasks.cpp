@@ -23,7 +23,13 @@ namespace {
 struct TokenInput {
   std::string text;
   std::vector<int64_t> field_ptr, bunsetsu_ptr, sentence_ptr;
-  BunsetsuTokens tokens() const { return BunsetsuTokens{text.data(), field_ptr.data(), bunsetsu_ptr.data()}; }
+  // Fields read in place from a caller's text (kept alive by the call): base and field ends.
+  const char* base = nullptr;
+  std::vector<int64_t> field_end;
+  BunsetsuTokens tokens() const {
+    if (base != nullptr) return BunsetsuTokens{base, field_ptr.data(), bunsetsu_ptr.data(), field_end.data()};
+    return BunsetsuTokens{text.data(), field_ptr.data(), bunsetsu_ptr.data()};
+  }
   size_t n_bunsetsu() const { return bunsetsu_ptr.size() - 1; }
 
   void check() const {
@@ -106,10 +112,12 @@ TokenInput from_sentences(nb::handle sentences) {
   return in;
 }
 
-// The tokens of J.DepP's input text, read by the core (read_cabocha_tokens).
+// The tokens of J.DepP's input text, read by the core (read_cabocha_tokens)
+// in place: `text` must outlive the input.
 TokenInput from_cabocha_text(const char* text, size_t size) {
   TokenInput in;
-  read_cabocha_tokens(text, size, in.text, in.field_ptr, in.bunsetsu_ptr, in.sentence_ptr);
+  in.base = text;
+  read_cabocha_tokens(text, size, in.field_ptr, in.field_end, in.bunsetsu_ptr, in.sentence_ptr);
   return in;
 }
 

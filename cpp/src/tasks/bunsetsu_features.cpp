@@ -170,8 +170,20 @@ BunsetsuFeaturizer::BunsetsuFeaturizer(std::shared_ptr<const FeatureTables> tabl
       c.single = true;
       c.base = tables_->keys().key(t, &zero);
       c.step = tables_->keys().key(t, &one) - c.base;
+      const int role = c.parts[0].role;
+      c.fast = kRoleInfo[role].kind == kToken                                  ? 0
+               : kRoleInfo[role].kind == kPredicate && role <= kHNextNone     ? 1
+               : role == kMUnit || role == kHUnit                               ? 2
+                                                                                : 3;
     }
     slots_[kRoleInfo[c.parts[0].role].slot].push_back(c);
+  }
+  for (const Compiled& c : slots_[kPair]) {
+    // codes a part can take: a flag's 0, or its attribute's vocabulary
+    const Part& p = c.parts[0];
+    const int64_t n_codes = p.attr == kFlagAttr ? 1 : static_cast<int64_t>(tables_->vocab(p.vocab).size());
+    for (int32_t code = 0; code < kPairCodes; ++code)
+      pair_ids_.push_back(c.single && code < n_codes ? tables_->keys().find(c.base + code * c.step) : -1);
   }
 }
 
@@ -348,72 +360,35 @@ void BunsetsuFeaturizer::prepare_keys(const BunsetsuTokens& t, int64_t b, int64_
   for (size_t k = 0; k < n; ++k) {
     int64_t at[kTokenRoles];  // the token of each one-token role for bunsetsu k
     for (int r = 0; r < kTokenRoles; ++r) at[r] = role_token(s, r, k);
+    // The bunsetsu's predicates (0: holds, -1: not) and unit values, once,
+    // as scalar_code would give them for its templates.
+    const Sentence::Parts& u = s.parts[k];
+    int32_t holds[kRoles];
+    holds[kMHeadNone] = holds[kHHeadNone] = u.head < 0 ? 0 : -1;
+    holds[kMFuncNone] = holds[kHFuncNone] = u.func < 0 ? 0 : -1;
+    holds[kMBegin] = holds[kMPrevNone] = k == 0 ? 0 : -1;
+    holds[kHEnd] = holds[kHNextNone] = k + 1 == n ? 0 : -1;
+    const int unit[2] = {ending(u), balance(u.opens, u.closes)};  // kEnding, kBalance
     for (int slot = kMod; slot <= kSiblings; ++slot) {
       for (const Compiled& c : slots_[slot]) {
-        if (!c.single || kRoleInfo[c.parts[0].role].kind != kToken) {
+        const Part& p = c.parts[0];
+        int32_t code;
+        if (c.fast == 0) {
+          const int64_t tok = at[p.role];
+          code = tok == kFallback ? p.fallback : tok < 0 ? -1 : s.tok_codes[static_cast<size_t>(tok - t0) * kTokenAttrs + p.attr];
+        } else if (c.fast == 1) {
+          code = holds[p.role];
+        } else if (c.fast == 2) {
+          code = closed_[p.attr - kEnding][unit[p.attr - kEnding]];
+        } else {
           emit(s, c, k, k, k, s.keys);
           continue;
         }
-        const Part& p = c.parts[0];
-        const int64_t tok = at[p.role];
-        const int32_t code = tok == kFallback ? p.fallback : tok < 0 ? -1 : s.tok_codes[static_cast<size_t>(tok - t0) * kTokenAttrs + p.attr];
         if (code >= 0) s.keys.push_back(c.base + code * c.step);
       }
       s.ends.push_back(static_cast<int64_t>(s.keys.size()));
     }
   }
-}
-
-void BunsetsuFeaturizer::prepare(const BunsetsuTokens& t, int64_t b, int64_t e, Sentence& s) const {
-  prepare_keys(t, b, e, s);
-  s.ids.resize(s.keys.size());
-  tables_->keys().find_many(s.keys.data(), s.keys.size(), s.ids.data());
-  int64_t w = 0, r = 0;
-  for (size_t q = 1; q < s.ends.size(); ++q) {
-    for (const int64_t end = s.ends[q]; r < end; ++r)
-      if (s.ids[r] >= 0) s.ids[w++] = s.ids[r];
-    s.ends[q] = w;
-  }
-  s.ids.resize(static_cast<size_t>(w));
-}
-
-void BunsetsuFeaturizer::pair(Sentence& s, size_t i, size_t j, const int32_t* heads, std::vector<int32_t>& x) const {
-  // Bunsetsu k's list L (0 mod, 1 head, 2 between, 3 siblings) is ids[ends[4k + L], ends[4k + L + 1]).
-  const int32_t* ids = s.ids.data();
-  auto add = [&](size_t k, int list) {
-    x.insert(x.end(), ids + s.ends[4 * k + list], ids + s.ends[4 * k + list + 1]);
-  };
-  x.clear();
-  add(i, 0);
-  add(j, 1);
-  for (size_t k = i + 1; k < j; ++k) {
-    add(k, 2);
-    if (heads[k] == static_cast<int32_t>(j)) add(k, 3);
-  }
-  s.keys.clear();
-  for (const Compiled& c : slots_[kPair]) emit(s, c, i, i, j, s.keys);
-  for (const int64_t key : s.keys) {
-    const int32_t id = tables_->keys().find(key);
-    if (id >= 0) x.push_back(id);
-  }
-  std::sort(x.begin(), x.end());
-  x.erase(std::unique(x.begin(), x.end()), x.end());
-}
-
-void BunsetsuFeaturizer::pair_keys(Sentence& s, size_t i, size_t j, const int32_t* heads,
-                                   std::vector<int64_t>& out) const {
-  const int64_t* keys = s.keys.data();
-  auto add = [&](size_t k, int list) {
-    out.insert(out.end(), keys + s.ends[4 * k + list], keys + s.ends[4 * k + list + 1]);
-  };
-  out.clear();
-  add(i, 0);
-  add(j, 1);
-  for (size_t k = i + 1; k < j; ++k) {
-    add(k, 2);
-    if (heads[k] == static_cast<int32_t>(j)) add(k, 3);
-  }
-  for (const Compiled& c : slots_[kPair]) emit(s, c, i, i, j, out);
 }
 
 std::vector<AttributeVocab> BunsetsuFeaturizer::training_vocabs(const FeatureSpec& spec, const BunsetsuTokens& t,

@@ -21,7 +21,9 @@ void sassano_parse(const BunsetsuFeaturizer& features, const SassanoJudge& judge
   if (n < 2) return;
   SassanoScratch& sc = thread_scratch<SassanoScratch>();
   std::vector<int32_t>&x = sc.x, &stack = sc.stack;
-  features.prepare(tokens, b, e, sc.sentence);
+  // Parsing (not collecting columns): the classifier's internal ids straight from the features.
+  const bool internal = judge.gold == nullptr && events == nullptr;
+  features.prepare(tokens, b, e, sc.sentence, internal ? &judge.clf->feature_map() : nullptr);
   stack.clear();
   auto ask = [&](size_t i, size_t j) {
     features.pair(sc.sentence, i, j, heads, x);
@@ -34,10 +36,12 @@ void sassano_parse(const BunsetsuFeaturizer& features, const SassanoJudge& judge
     if (judge.gold != nullptr) {
       answer = judge.gold[i] == static_cast<int32_t>(j);
     } else if (!timing) {
-      answer = decide(*judge.clf, judge.decision, judge.depends, judge.early_exit, x);
+      answer = internal ? decide_internal(*judge.clf, judge.decision, judge.depends, judge.early_exit, x)
+                        : decide(*judge.clf, judge.decision, judge.depends, judge.early_exit, x);
     } else {
       const auto start = std::chrono::steady_clock::now();
-      answer = decide(*judge.clf, judge.decision, judge.depends, judge.early_exit, x);
+      answer = internal ? decide_internal(*judge.clf, judge.decision, judge.depends, judge.early_exit, x)
+                        : decide(*judge.clf, judge.decision, judge.depends, judge.early_exit, x);
       stats.classifier_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     }
     if (labels != nullptr) labels->push_back(answer ? 1 : -1);

@@ -13,20 +13,24 @@
 #include <string_view>
 #include <vector>
 
+#include "conjunct/features.h"
 #include "conjunct/features/feature_tables.h"
 
 namespace conjunct {
 
 // The tokens of many sentences: token k's form, lemma and XPOS are
 // text[field_ptr[3k + f], field_ptr[3k + f + 1]) for f = 0, 1, 2, and bunsetsu
-// b holds tokens [bunsetsu_ptr[b], bunsetsu_ptr[b + 1]).
+// b holds tokens [bunsetsu_ptr[b], bunsetsu_ptr[b + 1]). With field_end, a
+// field ends at field_end[3k + f] instead (fields read in place from a text).
 struct BunsetsuTokens {
   const char* text;
   const int64_t* field_ptr;
   const int64_t* bunsetsu_ptr;
+  const int64_t* field_end = nullptr;
   std::string_view field(int64_t k, int f) const {
     const int64_t a = field_ptr[3 * k + f];
-    return std::string_view(text + a, static_cast<size_t>(field_ptr[3 * k + f + 1] - a));
+    const int64_t z = field_end != nullptr ? field_end[3 * k + f] : field_ptr[3 * k + f + 1];
+    return std::string_view(text + a, static_cast<size_t>(z - a));
   }
   std::string_view form(int64_t k) const { return field(k, 0); }
   std::string_view lemma(int64_t k) const { return field(k, 1); }
@@ -39,8 +43,10 @@ struct BunsetsuTokens {
 // "EOS" ends it; '#' lines are comments, the heads given are not read. INFL
 // "*" means the form is its lemma (inflection "-"); any other value means an
 // inflected form (its last character stands in), so the lemma is left empty.
+// The fields are read in place: field_ptr / field_end (3 per token) are
+// offsets into text, for BunsetsuTokens{text, field_ptr, bunsetsu_ptr, field_end}.
 // Throws std::invalid_argument "line N: problem" on a malformed line.
-void read_cabocha_tokens(const char* text, size_t size, std::string& out, std::vector<int64_t>& field_ptr,
+void read_cabocha_tokens(const char* text, size_t size, std::vector<int64_t>& field_ptr, std::vector<int64_t>& field_end,
                          std::vector<int64_t>& bunsetsu_ptr, std::vector<int64_t>& sentence_ptr);
 
 class BunsetsuFeaturizer {
@@ -64,7 +70,9 @@ class BunsetsuFeaturizer {
     std::vector<int64_t> ends;  // ends of each bunsetsu's four lists (mod, head, between, siblings) in ids
     std::vector<int64_t> keys;
     std::vector<int32_t> codes[FeatureSpec::kMaxParts];  // a template's parts' codes, while emitting
+    uint64_t small[16] = {};  // pair's bit set of small internal ids, zero between calls
     const BunsetsuTokens* tokens = nullptr;
+    const FeatureMap* map = nullptr;  // set: ids are a classifier's internal ids
     size_t size() const { return parts.size(); }
   };
 
@@ -72,8 +80,11 @@ class BunsetsuFeaturizer {
   // attribute this task does not know, or a part that does not fit its position.
   explicit BunsetsuFeaturizer(std::shared_ptr<const FeatureTables> tables);
 
-  // Fill s with bunsetsu [b, e) of the tokens.
-  void prepare(const BunsetsuTokens& tokens, int64_t b, int64_t e, Sentence& s) const;
+  // Fill s with bunsetsu [b, e) of the tokens. With a classifier's feature
+  // map, ids are its internal ids (unseen features dropped), so pair() hands
+  // the classifier its own input and it maps and sorts nothing per decision.
+  void prepare(const BunsetsuTokens& tokens, int64_t b, int64_t e, Sentence& s,
+               const FeatureMap* map = nullptr) const;
   // Training, before the model has features: prepare's work up to the keys
   // (s.keys, each bunsetsu's four lists ending at s.ends), no ids.
   void prepare_keys(const BunsetsuTokens& tokens, int64_t b, int64_t e, Sentence& s) const;
@@ -83,7 +94,8 @@ class BunsetsuFeaturizer {
   // pair's), repeats kept.
   void pair_keys(Sentence& s, size_t i, size_t j, const int32_t* heads, std::vector<int64_t>& out) const;
   // The sorted, distinct feature ids of the pair (i, j), i < j, given the
-  // heads of the bunsetsu between them (heads[k] for i < k < j).
+  // heads of the bunsetsu between them (heads[k] for i < k < j): column ids,
+  // or internal ids when prepare had a feature map.
   void pair(Sentence& s, size_t i, size_t j, const int32_t* heads, std::vector<int32_t>& x) const;
 
   const FeatureTables& tables() const { return *tables_; }
@@ -112,12 +124,19 @@ class BunsetsuFeaturizer {
     Part parts[FeatureSpec::kMaxParts];
     bool single = false;  // one part that is not a token set: its key is base + code * step
     int64_t base = 0, step = 0;
+    // How prepare_keys reads a single template's code for one bunsetsu:
+    // 0 a token's attribute, 1 a predicate of the bunsetsu, 2 its ending or
+    // bracket balance, 3 through emit (sets, conjunctions).
+    int fast = 3;
   };
   // The one code (-1: none) a part that is not a token set yields for bunsetsu k (or the pair i, j).
   int32_t scalar_code(const Sentence& s, const Part& p, size_t k, size_t i, size_t j) const;
   // The codes part p yields for bunsetsu k (or the pair i, j) into out.
   void part_codes(const Sentence& s, const Part& p, size_t k, size_t i, size_t j, std::vector<int32_t>& out) const;
   void emit(Sentence& s, const Compiled& c, size_t k, size_t i, size_t j, std::vector<int64_t>& keys) const;
+  // The column id of a one-part pair template's code (-1: unknown), from a
+  // table filled at construction for the small codes of closed values and flags.
+  int32_t pair_id(size_t q, int32_t code) const;
 
   struct XposInfo {
     int32_t codes[3];  // pos, subpos, fullpos (-1: none or not in the vocabulary)
@@ -127,6 +146,8 @@ class BunsetsuFeaturizer {
   std::shared_ptr<const FeatureTables> tables_;
   std::vector<XposInfo> xpos_info_;  // per code of the xpos attribute's vocabulary
   std::vector<Compiled> slots_[kSlots];
+  static constexpr int32_t kPairCodes = 8;
+  std::vector<int32_t> pair_ids_;  // per pair template q, the ids of codes 0..kPairCodes-1
   int32_t closed_[kFlagAttr - kEnding][4];  // codes of the unit attributes' values (-1: not in the vocabulary)
   int32_t token_vocab_[kTokenAttrs];        // the spec's attribute of each token attribute (-1: unused)
 };

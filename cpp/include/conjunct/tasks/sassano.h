@@ -22,6 +22,12 @@ inline bool decide(const Classifier& clf, const Decision& decision, int64_t depe
   return clf.predict(Span<int32_t>(x), decision, early_exit) == depends;
 }
 
+// The same for x in the classifier's internal ids (ascending, distinct).
+inline bool decide_internal(const Classifier& clf, const Decision& decision, int64_t depends, bool early_exit,
+                            const std::vector<int32_t>& x) {
+  return clf.decide_internal(Span<int32_t>(x), decision, early_exit) == depends;
+}
+
 // Who answers the decisions: a classifier (`depends` is the class index that
 // means "modifies"), or, when gold is set, the gold heads (the oracle: the
 // training decisions).
