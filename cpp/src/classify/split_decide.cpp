@@ -67,8 +67,8 @@ int64_t Split::decide_allowed_internal(Span<int32_t> x, const Decision& decision
   // is made on the same margins.
   const size_t n = x.size, q = common_end(x);
   const size_t qd = static_cast<size_t>(std::lower_bound(x.begin(), x.begin() + q, store_.n_dense()) - x.begin());
+  store_.add_dense_positions(x, 0, qd, m);
   const ConjunctionStore::Walk walk(store_, x);
-  for (size_t j = 0; j < qd; ++j) walk.add(j, m);
   if (qd < n) {
     sc.bounds.assign(7 * K, 0.0);
     double *trie_lo = sc.bounds.data(), *trie_hi = trie_lo + K, *rare_lo = trie_hi + K, *rare_hi = rare_lo + K;
