@@ -64,9 +64,20 @@ __attribute__((target("avx"))) void avx_pass(const double* single, const double*
 #define CONJUNCT_ADD_S(v) if constexpr (NV > (v)) a##v = _mm256_add_pd(a##v, CONJUNCT_LOAD(v, s));
     CONJUNCT_EACH(CONJUNCT_ADD_S)
     const double* base = pairs + pair_base(a) * k;
-    for (size_t i = 0; i < j; ++i) {
-      const double* row = base + static_cast<int64_t>(x[i]) * k;
 #define CONJUNCT_ADD_R(v) if constexpr (NV > (v)) a##v = _mm256_add_pd(a##v, CONJUNCT_LOAD(v, row));
+    size_t i = 0;
+    if constexpr (NV <= 2) {  // short rows: two per turn of the loop (the same order of additions)
+      for (; i + 2 <= j; i += 2) {
+        {
+          const double* row = base + static_cast<int64_t>(x[i]) * k;
+          CONJUNCT_EACH(CONJUNCT_ADD_R)
+        }
+        const double* row = base + static_cast<int64_t>(x[i + 1]) * k;
+        CONJUNCT_EACH(CONJUNCT_ADD_R)
+      }
+    }
+    for (; i < j; ++i) {
+      const double* row = base + static_cast<int64_t>(x[i]) * k;
       CONJUNCT_EACH(CONJUNCT_ADD_R)
     }
   }
