@@ -6,15 +6,21 @@
 #include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
 
+#include <chrono>
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 #include "common.h"
 #include "compiled.h"
+#include "conjunct/tagging/tag_batch.h"
 #include "conjunct/tasks/arc_eager.h"
+#include "featurize.h"
 
 namespace conjunct::py {
+
+const ChainModel& chain_model_of(nb::handle model);
 
 namespace {
 
@@ -156,10 +162,10 @@ nb::object events_of(bool collect, ArcEagerEvents& ev) {
                         to_numpy(std::move(ev.ids[1])));
 }
 
-nb::tuple parse(const CompiledClassifier& transitions, const Array1<int64_t>& transition_of_class,
-                const CompiledClassifier* labels, int32_t root_label, int32_t dep_label, int32_t punct_label,
-                int32_t n_output_labels, nb::handle t_features, nb::handle l_features, const Tokens& in, bool timing,
-                bool collect, bool early_exit) {
+// The parser's model, checked: its classifiers, their rules and classes, and the label values.
+ArcEagerModel model_of(const CompiledClassifier& transitions, const Array1<int64_t>& transition_of_class,
+                       const CompiledClassifier* labels, int32_t root_label, int32_t dep_label, int32_t punct_label,
+                       int32_t n_output_labels, nb::handle t_features, nb::handle l_features, bool early_exit) {
   ArcEagerModel model;
   model.early_exit = early_exit;
   set_features(model, t_features, l_features, root_label);
@@ -185,26 +191,93 @@ nb::tuple parse(const CompiledClassifier& transitions, const Array1<int64_t>& tr
     throw nb::value_error("inconsistent output labels");
   model.dep_label = dep_label;
   model.punct_label = punct_label;
-  const size_t n = in.n_tokens();
-  std::vector<int32_t> heads(n, -1), out_labels(n, -1);
+  return model;
+}
+
+// Every sentence of the tokens parsed (without the GIL): heads, labels and the loop's counters.
+struct Parsed {
+  std::vector<int32_t> heads, labels;
   ArcEagerEvents events;
   ArcEagerStats stats;
-  const ArcEagerTokens tokens = in.view();
-  double total;
+  double total = 0.0;
+};
+
+void parse_all(const ArcEagerModel& model, const ArcEagerTokens& tokens, const std::vector<int64_t>& sentence_ptr,
+               bool timing, bool collect, Parsed& out) {
+  const size_t n = static_cast<size_t>(sentence_ptr.back());
+  out.heads.assign(n, -1);
+  out.labels.assign(n, -1);
+  const auto start = std::chrono::steady_clock::now();
+  for (size_t k = 0; k + 1 < sentence_ptr.size(); ++k) {
+    const int64_t b = sentence_ptr[k], e = sentence_ptr[k + 1];
+    arc_eager_parse(model, tokens, b, e, out.heads.data() + b, out.labels.data() + b, out.stats, timing,
+                    collect ? &out.events : nullptr);
+  }
+  out.total = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+nb::tuple results(Parsed&& p, const std::vector<int64_t>& sentence_ptr, bool collect) {
+  return nb::make_tuple(to_numpy(std::move(p.heads)), to_numpy(std::move(p.labels)),
+                        to_numpy(std::vector<int64_t>(sentence_ptr)), p.stats.transition_decisions,
+                        p.stats.label_decisions, p.stats.classifier_seconds, p.stats.label_seconds, p.total,
+                        events_of(collect, p.events));
+}
+
+nb::tuple parse(const ArcEagerModel& model, const Tokens& in, bool timing, bool collect) {
+  Parsed p;
   {
     nb::gil_scoped_release release;
-    const auto start = std::chrono::steady_clock::now();
-    for (size_t k = 0; k + 1 < in.sentence_ptr.size(); ++k) {
-      const int64_t b = in.sentence_ptr[k], e = in.sentence_ptr[k + 1];
-      arc_eager_parse(model, tokens, b, e, heads.data() + b, out_labels.data() + b, stats, timing,
-                      collect ? &events : nullptr);
-    }
-    total = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    parse_all(model, in.view(), in.sentence_ptr, timing, collect, p);
   }
-  return nb::make_tuple(to_numpy(std::move(heads)), to_numpy(std::move(out_labels)),
-                        to_numpy(std::vector<int64_t>(in.sentence_ptr)), stats.transition_decisions,
-                        stats.label_decisions, stats.classifier_seconds, stats.label_seconds, total,
-                        events_of(collect, events));
+  return results(std::move(p), in.sentence_ptr, collect);
+}
+
+// The tagger then the parser over one batch of tokens, without returning to
+// Python in between: (joint tag ids, then parse()'s tuple).
+nb::tuple tag_and_parse(nb::handle tag_features, nb::handle chain, const std::string& method, size_t beam_width,
+                        const Array1<int32_t>& upos_of, const std::vector<std::string>& upos_names,
+                        const Array1<int32_t>& xpos_of, const std::vector<std::string>& xpos_names,
+                        const ArcEagerModel& model, const Array1<uint8_t>& text, const Array1<int64_t>& offsets,
+                        const Array1<int64_t>& sentence_ptr) {
+  const TokenFeatures* features;
+  try {
+    features = &nb::cast<const TokenFeatures&>(tag_features);
+  } catch (const nb::cast_error&) {
+    throw nb::type_error("tag_features must be a _core.TokenFeatures");
+  }
+  const ChainModel& tagger = chain_model_of(chain);
+  if (features->tables().size() != tagger.weights.n_features())
+    throw nb::value_error("the tagger's feature tables and weights have different numbers of features");
+  const Method how = value_errors([&] { return parse_method(method); });
+  if (beam_width < 1) throw nb::value_error("beam_width must be positive");
+  // Per tagger label its UPOS and XPOS ids: the tags the parser reads.
+  const Array1<int32_t>* of[2] = {&upos_of, &xpos_of};
+  const std::vector<std::string>* names[2] = {&upos_names, &xpos_names};
+  std::vector<std::string_view> views[2];
+  for (int t = 0; t < 2; ++t) {
+    if (of[t]->size() != tagger.n_labels()) throw nb::value_error("one UPOS and one XPOS id per tagger label are needed");
+    for (size_t l = 0; l < of[t]->size(); ++l)
+      if (of[t]->data()[l] < 0 || static_cast<size_t>(of[t]->data()[l]) >= names[t]->size())
+        throw nb::value_error("a tagger label's UPOS or XPOS id is outside its tag names");
+    for (const std::string& name : *names[t]) views[t].emplace_back(name);
+  }
+  const TokenBatch batch = token_batch(text, offsets, sentence_ptr);
+  const std::vector<int64_t> sent(batch.sent_ptr, batch.sent_ptr + batch.n_sentences + 1);
+  std::vector<int32_t> paths(batch.n_tokens), iterations(batch.n_sentences), ids[2];
+  std::vector<double> scores(batch.n_sentences);
+  Parsed p;
+  {
+    nb::gil_scoped_release release;
+    conjunct::tag_batch(*features, tagger, batch, how, beam_width, paths.data(), scores.data(), iterations.data(), 1);
+    for (int t = 0; t < 2; ++t) {
+      ids[t].resize(batch.n_tokens);
+      for (size_t k = 0; k < batch.n_tokens; ++k) ids[t][k] = of[t]->data()[paths[k]];
+    }
+    ArcEagerTokens tokens{batch.text, batch.offsets};
+    for (int t = 0; t < 2; ++t) tokens.tag_ids[t] = ids[t].data(), tokens.tag_names[t] = views[t].data();
+    parse_all(model, tokens, sent, false, false, p);
+  }
+  return nb::make_tuple(to_numpy(std::move(paths)), results(std::move(p), sent, false));
 }
 
 }  // namespace
@@ -236,8 +309,9 @@ void bind_task_english(nb::module_& m) {
          int32_t n_output_labels, nb::handle t_features, nb::handle l_features,
          nb::handle sentences, bool timing, bool collect, bool early_exit) {
         const Tokens in = from_sentences(sentences);
-        return parse(transitions, transition_of_class, labels, root_label, dep_label, punct_label, n_output_labels,
-                     t_features, l_features, in, timing, collect, early_exit);
+        return parse(model_of(transitions, transition_of_class, labels, root_label, dep_label, punct_label,
+                              n_output_labels, t_features, l_features, early_exit),
+                     in, timing, collect);
       },
       nb::arg("transitions"), nb::arg("transition_of_class"), nb::arg("labels").none(), nb::arg("root_label"),
       nb::arg("dep_label"), nb::arg("punct_label"), nb::arg("n_output_labels"), nb::arg("transition_features"), nb::arg("label_features"),
@@ -251,8 +325,9 @@ void bind_task_english(nb::module_& m) {
          const nb::bytes& text, const Array1<int64_t>& field_ptr, const Array1<int64_t>& sentence_ptr, bool timing,
          bool collect, bool early_exit) {
         const Tokens in = from_buffers(text, field_ptr, sentence_ptr);
-        return parse(transitions, transition_of_class, labels, root_label, dep_label, punct_label, n_output_labels,
-                     t_features, l_features, in, timing, collect, early_exit);
+        return parse(model_of(transitions, transition_of_class, labels, root_label, dep_label, punct_label,
+                              n_output_labels, t_features, l_features, early_exit),
+                     in, timing, collect);
       },
       nb::arg("transitions"), nb::arg("transition_of_class"), nb::arg("labels").none(), nb::arg("root_label"),
       nb::arg("dep_label"), nb::arg("punct_label"), nb::arg("n_output_labels"), nb::arg("transition_features"), nb::arg("label_features"),
@@ -268,14 +343,37 @@ void bind_task_english(nb::module_& m) {
          const Array1<int32_t>& upos, const std::vector<std::string>& upos_names, const Array1<int32_t>& xpos,
          const std::vector<std::string>& xpos_names, bool timing, bool collect, bool early_exit) {
         const Tokens in = from_tagged(text, form_ptr, sentence_ptr, upos, upos_names, xpos, xpos_names);
-        return parse(transitions, transition_of_class, labels, root_label, dep_label, punct_label, n_output_labels,
-                     t_features, l_features, in, timing, collect, early_exit);
+        return parse(model_of(transitions, transition_of_class, labels, root_label, dep_label, punct_label,
+                              n_output_labels, t_features, l_features, early_exit),
+                     in, timing, collect);
       },
       nb::arg("transitions"), nb::arg("transition_of_class"), nb::arg("labels").none(), nb::arg("root_label"),
       nb::arg("dep_label"), nb::arg("punct_label"), nb::arg("n_output_labels"), nb::arg("transition_features"), nb::arg("label_features"),
       nb::arg("text"), nb::arg("form_ptr"), nb::arg("sentence_ptr"), nb::arg("upos"), nb::arg("upos_names"),
       nb::arg("xpos"), nb::arg("xpos_names"), nb::arg("timing") = false, nb::arg("collect") = false,
       nb::arg("early_exit") = true, parse_doc);
+  m.def(
+      "tag_parse_english",
+      [](nb::handle tag_features, nb::handle chain, const std::string& method, size_t beam_width,
+         const Array1<int32_t>& upos_of, const std::vector<std::string>& upos_names, const Array1<int32_t>& xpos_of,
+         const std::vector<std::string>& xpos_names, const CompiledClassifier& transitions,
+         const Array1<int64_t>& transition_of_class, const CompiledClassifier* labels, int32_t root_label,
+         int32_t dep_label, int32_t punct_label, int32_t n_output_labels, nb::handle t_features, nb::handle l_features,
+         bool early_exit, const Array1<uint8_t>& text, const Array1<int64_t>& offsets,
+         const Array1<int64_t>& sentence_ptr) {
+        const ArcEagerModel model = model_of(transitions, transition_of_class, labels, root_label, dep_label,
+                                             punct_label, n_output_labels, t_features, l_features, early_exit);
+        return tag_and_parse(tag_features, chain, method, beam_width, upos_of, upos_names, xpos_of, xpos_names, model,
+                             text, offsets, sentence_ptr);
+      },
+      nb::arg("tag_features"), nb::arg("chain"), nb::arg("method"), nb::arg("beam_width"), nb::arg("upos_of"),
+      nb::arg("upos_names"), nb::arg("xpos_of"), nb::arg("xpos_names"), nb::arg("transitions"),
+      nb::arg("transition_of_class"), nb::arg("labels").none(), nb::arg("root_label"), nb::arg("dep_label"),
+      nb::arg("punct_label"), nb::arg("n_output_labels"), nb::arg("transition_features"), nb::arg("label_features"),
+      nb::arg("early_exit"), nb::arg("text"), nb::arg("offsets"), nb::arg("sentence_ptr"),
+      "A linear-chain tagger, then the arc-eager parser on its tags, over one batch of tokens (UTF-8 text cut at "
+      "offsets, sentences at sentence_ptr) in one call without the GIL: (joint tag ids, then parse_arc_eager's "
+      "tuple). upos_of / xpos_of: per tagger label, the index of its UPOS / XPOS among upos_names / xpos_names.");
   m.def(
       "replay_arc_eager",
       [](nb::handle t_features, nb::handle l_features, int32_t root_label, nb::handle sentences,

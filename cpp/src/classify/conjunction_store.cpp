@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "conjunct/classify/checks.h"
+#include "conjunct/classify/row_sums.h"
 #include "conjunct/util/gather.h"
 
 namespace conjunct {
@@ -68,7 +69,8 @@ int32_t choose_n_dense(int degree, size_t n_outputs, int32_t n_features, std::op
   return lo;
 }
 
-ConjunctionStore::ConjunctionStore(ConjunctionStoreView view) : v_(view) {
+ConjunctionStore::ConjunctionStore(ConjunctionStoreView view)
+    : v_(view), dense_rows_(view.degree == 2 && view.n_outputs > 1 ? best_dense_rows(view.n_outputs) : nullptr) {
   if (v_.degree < 1) throw std::invalid_argument("conjunction store: degree must be >= 1");
   if (v_.n_dense > 0 && v_.degree > kMaxDenseDegree)
     throw std::invalid_argument("conjunction store: the dense table supports degree <= 4");
@@ -93,44 +95,6 @@ namespace {
 inline bool marked(const uint64_t* marks, int32_t f) { return (marks[f >> 6] >> (f & 63)) & 1u; }
 
 }  // namespace
-
-namespace {
-
-// One block of NB outputs of add_dense_pairs, NB known at compile time so
-// that the block's sums stay in registers whatever K is (a 4-output model's
-// rows took ~10 instructions per value through a loop of variable length).
-template <size_t NB>
-inline void add_pairs_block(const double* single, const double* pairs, const int32_t* x, size_t j, size_t K,
-                            double* out) {
-  double acc[NB];
-  for (size_t b = 0; b < NB; ++b) acc[b] = out[b] + single[b];
-  for (size_t i = 0; i < j; ++i) {
-    const double* row = pairs + static_cast<int64_t>(x[i]) * static_cast<int64_t>(K);
-    for (size_t b = 0; b < NB; ++b) acc[b] += row[b];
-  }
-  for (size_t b = 0; b < NB; ++b) out[b] = acc[b];
-}
-
-template <size_t... NB>
-inline void add_pairs_tail(size_t nb, const double* single, const double* pairs, const int32_t* x, size_t j, size_t K,
-                           double* out, std::index_sequence<NB...>) {
-  ((nb == NB + 1 ? add_pairs_block<NB + 1>(single, pairs, x, j, K, out) : void()), ...);
-}
-
-}  // namespace
-
-// out += single[0..K) + sum of pairs[x[i] * K ..][0..K) over i < j, each
-// output summed in the same order as one add_row per row (bit for bit), in
-// blocks of outputs held in registers: out is read and written once per
-// block, not once per row (the rows of a 50-label model are 400 bytes).
-void ConjunctionStore::add_dense_pairs(const double* single, const double* pairs, const int32_t* x, size_t j,
-                                       double* out) const {
-  constexpr size_t B = 16;
-  const size_t K = v_.n_outputs;
-  size_t o0 = 0;
-  for (; o0 + B <= K; o0 += B) add_pairs_block<B>(single + o0, pairs + o0, x, j, K, out + o0);
-  if (o0 < K) add_pairs_tail(K - o0, single + o0, pairs + o0, x, j, K, out + o0, std::make_index_sequence<B - 1>());
-}
 
 template <bool Single>
 void ConjunctionStore::add_dense(const int32_t* x, size_t j, double* out) const {
@@ -163,7 +127,7 @@ void ConjunctionStore::add_dense(const int32_t* x, size_t j, double* out) const 
     return;
   }
   if (v_.degree == 2) {
-    add_dense_pairs(d + (level_offset_[1] + a) * K, d + (level_offset_[2] + binom_(a, 2)) * K, x, j, out);
+    dense_rows_(d + level_offset_[1] * K, d + level_offset_[2] * K, x, j, j + 1, K, out);
     return;
   }
   add_row<false>(d + (level_offset_[1] + a) * K, out);
@@ -289,6 +253,19 @@ ConjunctionStore::Walk::~Walk() {
     for (int32_t f : x_) marks_[f >> 6] = 0;
 }
 
+void ConjunctionStore::add_dense_positions(Span<int32_t> x, size_t jb, size_t je, double* out) const {
+  if (jb >= je) return;
+  if (dense_rows_ != nullptr) {
+    const size_t K = v_.n_outputs;
+    dense_rows_(v_.dense.data + level_offset_[1] * K, v_.dense.data + level_offset_[2] * K, x.data, jb, je, K, out);
+    return;
+  }
+  for (size_t j = jb; j < je; ++j) {
+    if (v_.n_outputs == 1) add_dense<true>(x.data, j, out);
+    else add_dense<false>(x.data, j, out);
+  }
+}
+
 void ConjunctionStore::Walk::add(size_t j, double* out) const {
   if (s_.v_.n_outputs == 1) add_position<true>(j, out);
   else add_position<false>(j, out);
@@ -296,8 +273,12 @@ void ConjunctionStore::Walk::add(size_t j, double* out) const {
 
 void ConjunctionStore::add_rarest(Span<int32_t> x, size_t j_begin, size_t j_end, double* out) const {
   if (j_begin >= j_end) return;
+  // The dense positions (a prefix of x) in one pass, then the trie's.
+  const size_t qd = static_cast<size_t>(std::lower_bound(x.begin() + j_begin, x.begin() + j_end, v_.n_dense) - x.begin());
+  add_dense_positions(x, j_begin, qd, out);
+  if (qd >= j_end) return;
   const Walk walk(*this, x);
-  for (size_t j = j_begin; j < j_end; ++j) walk.add(j, out);
+  for (size_t j = qd; j < j_end; ++j) walk.add(j, out);
 }
 
 const float* ConjunctionStore::bounds() const {

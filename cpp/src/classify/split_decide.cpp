@@ -13,14 +13,36 @@ struct AllowedScratch {
   std::vector<double> m, bounds;  // bounds: trie lo, trie hi, rare lo, rare hi, then lo, hi, slack (K each)
 };
 
+// Room for rounding of output o, as decide_in_steps gives it.
+inline double slack_of(const double* m, const double* lo, const double* hi, size_t o) {
+  return 1e-9 * (std::fabs(m[o]) + hi[o] - lo[o]) + 1e-300;
+}
+
 // Whether m + [lo, hi] settles the choice (with decide_in_steps' relative room for rounding).
 bool check(const Decision& d, const uint8_t* allowed, const double* m, const double* lo, const double* hi,
            size_t K, double* scratch, int64_t* label) {
+  if (d.kind == DecisionKind::Argmax) {
+    // settled_allowed's test on the same sums, computed where they are read rather than stored first.
+    int64_t best = -1;
+    double best_lo = 0.0;
+    for (size_t o = 0; o < d.n_classes; ++o) {
+      if (!allowed[o]) continue;
+      const double l = m[o] + lo[o];
+      if (best < 0 || l > best_lo) best = static_cast<int64_t>(o), best_lo = l;
+    }
+    if (best < 0) return false;
+    const size_t b = static_cast<size_t>(best);
+    const double best_slack = slack_of(m, lo, hi, b);
+    for (size_t o = 0; o < d.n_classes; ++o)
+      if (allowed[o] && o != b && !(best_lo > m[o] + hi[o] + best_slack + slack_of(m, lo, hi, o))) return false;
+    *label = best;
+    return true;
+  }
   double *l = scratch, *h = scratch + K, *slack = scratch + 2 * K;
   for (size_t o = 0; o < K; ++o) {
     l[o] = m[o] + lo[o];
     h[o] = m[o] + hi[o];
-    slack[o] = 1e-9 * (std::fabs(m[o]) + hi[o] - lo[o]) + 1e-300;
+    slack[o] = slack_of(m, lo, hi, o);
   }
   return settled_allowed(d, allowed, l, h, slack, label);
 }
@@ -67,8 +89,8 @@ int64_t Split::decide_allowed_internal(Span<int32_t> x, const Decision& decision
   // is made on the same margins.
   const size_t n = x.size, q = common_end(x);
   const size_t qd = static_cast<size_t>(std::lower_bound(x.begin(), x.begin() + q, store_.n_dense()) - x.begin());
+  store_.add_dense_positions(x, 0, qd, m);
   const ConjunctionStore::Walk walk(store_, x);
-  for (size_t j = 0; j < qd; ++j) walk.add(j, m);
   if (qd < n) {
     sc.bounds.assign(7 * K, 0.0);
     double *trie_lo = sc.bounds.data(), *trie_hi = trie_lo + K, *rare_lo = trie_hi + K, *rare_hi = rare_lo + K;

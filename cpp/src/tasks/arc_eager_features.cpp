@@ -164,11 +164,11 @@ void ArcEagerFeaturizer::prepare(const ArcEagerTokens& t, int64_t b, int64_t e, 
   }
 }
 
-void ArcEagerFeaturizer::values(const Part& p, const ArcEagerConfig& c, const int32_t* toks, const int32_t* codes,
-                                int move, std::vector<int32_t>& out) const {
-  out.clear();
+template <class Emit>
+void ArcEagerFeaturizer::each_value(const Part& p, const ArcEagerConfig& c, const int32_t* toks,
+                                           const int32_t* codes, int move, Emit&& emit) const {
   auto push = [&](int32_t code) {
-    if (code >= 0) out.push_back(code);
+    if (code >= 0) emit(code);
   };
   const int32_t tok = p.slot[0] >= 0 ? toks[p.slot[0]] : -1;
   switch (p.kind) {
@@ -179,8 +179,8 @@ void ArcEagerFeaturizer::values(const Part& p, const ArcEagerConfig& c, const in
         push(tok > 0 && c.labels[tok] >= 0 ? label_code_[static_cast<size_t>(c.labels[tok])] : p.fallback);
       }
       break;
-    case kRootPos: if (tok == 0) out.push_back(0); break;
-    case kNonePos: if (tok < 0) out.push_back(0); break;
+    case kRootPos: if (tok == 0) emit(0); break;
+    case kNonePos: if (tok < 0) emit(0); break;
     case kLeftDeps: case kRightDeps: {
       if (tok < 0) break;
       const bool left = p.kind == kLeftDeps;
@@ -204,6 +204,12 @@ void ArcEagerFeaturizer::values(const Part& p, const ArcEagerConfig& c, const in
   }
 }
 
+void ArcEagerFeaturizer::values(const Part& p, const ArcEagerConfig& c, const int32_t* toks, const int32_t* codes,
+                                int move, std::vector<int32_t>& out) const {
+  out.clear();
+  each_value(p, c, toks, codes, move, [&](int32_t code) { out.push_back(code); });
+}
+
 void ArcEagerFeaturizer::features(const ArcEagerConfig& c, const int32_t* codes, int move, Scratch& s,
                                   std::vector<int32_t>& x) const {
   s.toks.resize(roles_.size());
@@ -222,12 +228,11 @@ void ArcEagerFeaturizer::features(const ArcEagerConfig& c, const int32_t* codes,
   const int32_t* toks = s.toks.data();
   const FeatureKeys& keys = tables_->keys();
   for (const Compiled& t : templates_) {
-    if (t.n_parts == 1) {
-      values(t.parts[0], c, toks, codes, move, s.values[0]);
-      for (const int32_t code : s.values[0]) {
+    if (t.n_parts == 1) {  // its values straight to ids: no list of values in between
+      each_value(t.parts[0], c, toks, codes, move, [&](int32_t code) {
         const int32_t id = find(t, code);
         if (id >= 0) x.push_back(id);
-      }
+      });
       continue;
     }
     // A conjunction: every combination of its parts' values.

@@ -16,6 +16,7 @@ corpora share). The tokenizer is trained on the treebank's raw text (its
 from __future__ import annotations
 
 import sys
+from itertools import chain
 from typing import List, Optional, Sequence
 
 import numpy as np
@@ -203,21 +204,27 @@ class EnglishTextPipeline(TextPipeline):
         self._check_memory(sentences)
         if not sentences:
             return []
-        # Tag ids from the tagger, split into UPOS / XPOS ids by a table, and the parser reading the
-        # same UTF-8 buffer: one C++ call per stage, arrays between them, no Python step per token.
+        # The tagger and the parser on its tags (UPOS / XPOS ids by a table per tagger label), one C++ call
+        # over one UTF-8 buffer, arrays out: no Python step per token.
         tagger = self.tagger
-        paths = np.asarray(tagger._tag(sentences, tagger.decoder, tagger.beam_width, 1)[0], dtype=np.int64)
-        upos_of, upos_names, xpos_of, xpos_names = self._tag_tables()
         text, offsets, ptr = token_buffers(sentences)
-        upos, xpos = upos_of[paths], xpos_of[paths]
+        upos_of, upos_names, xpos_of, xpos_names = self._tag_tables()
         runner = self.parser.runner()
-        heads, labels = runner.parse_tagged_arrays(text.tobytes(), offsets, ptr, upos, upos_names, xpos, xpos_names)
+        if isinstance(tagger, PerceptronTagger):
+            tags, heads, labels = runner.tag_and_parse(tagger, text, offsets, ptr, upos_of, upos_names, xpos_of,
+                                                       xpos_names)
+        else:  # a tagger without compiled token features (HMM): its own call, then the parser's
+            tags = np.asarray(tagger._tag(sentences, tagger.decoder, tagger.beam_width, 1)[0], dtype=np.int64)
+            heads, labels = runner.parse_tagged_arrays(text.tobytes(), offsets, ptr, upos_of[tags], upos_names,
+                                                       xpos_of[tags], xpos_names)
+        upos_str, xpos_str = self._tag_split[5:]
         cuts = ptr.tolist()
         heads = heads.tolist()
         labels = runner._label_objects[labels].tolist()
-        upos = np.asarray(upos_names, dtype=object)[upos].tolist()
-        xpos = np.asarray(xpos_names, dtype=object)[xpos].tolist()
-        out = [Analysis(list(forms), upos[a:b], xpos[a:b], heads[a:b], labels[a:b])
+        upos = upos_str[tags].tolist()
+        xpos = xpos_str[tags].tolist()
+        # The checked sentences are lists of our own: each becomes its analysis' forms as it is.
+        out = [Analysis(forms, upos[a:b], xpos[a:b], heads[a:b], labels[a:b])
                for forms, a, b in zip(sentences, cuts, cuts[1:])]
         if self.chunker is not None:
             for a, chunks in zip(out, self.chunker.chunk([list(zip(a.forms, a.xpos)) for a in out])):
@@ -226,7 +233,8 @@ class EnglishTextPipeline(TextPipeline):
 
     def _tag_tables(self):
         """Per joint tag id of the tagger, its UPOS and XPOS ids, and the two
-        name lists (built once per tagger)."""
+        name lists (built once per tagger; ``_tag_split[5:]`` then holds each
+        label's UPOS and XPOS strings)."""
         labels = tuple(self.tagger.labels_)
         cached = getattr(self, "_tag_split", None)
         if cached is None or cached[0] != labels:
@@ -236,8 +244,10 @@ class EnglishTextPipeline(TextPipeline):
             u_index = {u: k for k, u in enumerate(upos_names)}
             x_index = {x: k for k, x in enumerate(xpos_names)}
             cached = self._tag_split = (labels, np.asarray([u_index[u] for u, _ in pairs], dtype=np.int32), upos_names,
-                                        np.asarray([x_index[x] for _, x in pairs], dtype=np.int32), xpos_names)
-        return cached[1:]
+                                        np.asarray([x_index[x] for _, x in pairs], dtype=np.int32), xpos_names,
+                                        np.asarray([u for u, _ in pairs], dtype=object),
+                                        np.asarray([x for _, x in pairs], dtype=object))
+        return cached[1:5]
 
     def tokenize(self, texts: Sequence[str]):
         """Tokens, words and sentences of raw texts (:class:`~conjunct.tasks.tokenize.TokenizedText`)."""
@@ -281,34 +291,62 @@ class EnglishTextPipeline(TextPipeline):
 
 
 def _check_tokens(sentences, what: str = "analyze()") -> list:
+    """The sentences as new lists of tokens, checked: a TypeError or a
+    DataFormatError naming the first sentence (and token) that is not a list
+    of non-empty strings without whitespace or lone surrogates."""
     if isinstance(sentences, (str, bytes)):
         raise TypeError(f"{what} takes a sequence of tokenized sentences (lists of str)")
+    items = list(sentences)
     out = []
-    for k, s in enumerate(sentences):
+    for s in items:
         if isinstance(s, (str, bytes)):
-            # A list of strings is one sentence's tokens only inside another list: never split a string into characters.
-            raise DataFormatError(f"sentence {k + 1} is a string ({s[:40]!r}), not a list of tokens: {what} takes "
-                                  "tokenized sentences, e.g. [['The', 'dog', 'barked', '.']]")
+            break
         try:
             s = list(s)
         except TypeError:
-            raise DataFormatError(f"sentence {k + 1}: expected a list of tokens (str), got {type(s).__name__}") from None
+            break
         if not s:
-            raise DataFormatError(f"sentence {k + 1} is empty")
-        try:
-            joined = " ".join(s)
-            ok = joined.split() == s  # one C pass: no empty token, none with whitespace (tab, newline)
-        except TypeError:
-            ok = False
-        if not ok:
-            i, w = next((i, w) for i, w in enumerate(s) if not isinstance(w, str) or w.split() != [w])
-            raise DataFormatError(f"sentence {k + 1}, token {i + 1}: tokens are non-empty strings without "
-                                  f"whitespace, got {w!r}")
-        if has_surrogate(joined):
-            i = next(i for i, w in enumerate(s) if has_surrogate(w))
-            check_no_surrogates(s[i], f"sentence {k + 1}, token {i + 1}")
+            break
         out.append(s)
-    return out
+    # Every token at once (a few C passes over the batch); on a failure the
+    # sentences are checked one by one, which names the first bad one.
+    if len(out) == len(items):
+        words = list(chain.from_iterable(out))
+        try:
+            joined = "".join(words)
+            joined.encode("utf-8")  # strict UTF-8 refuses a lone surrogate
+            if all(words) and joined.split() == [joined]:  # without whitespace, split() gives the text back
+                return out
+        except (TypeError, UnicodeEncodeError):
+            pass
+    # (The lists made so far stand for their sentences: an iterator is read once.)
+    return [_checked_sentence(s, k, what) for k, s in enumerate(out + items[len(out):])]
+
+
+def _checked_sentence(s, k: int, what: str) -> list:
+    if isinstance(s, (str, bytes)):
+        # A list of strings is one sentence's tokens only inside another list: never split a string into characters.
+        raise DataFormatError(f"sentence {k + 1} is a string ({s[:40]!r}), not a list of tokens: {what} takes "
+                              "tokenized sentences, e.g. [['The', 'dog', 'barked', '.']]")
+    try:
+        s = list(s)
+    except TypeError:
+        raise DataFormatError(f"sentence {k + 1}: expected a list of tokens (str), got {type(s).__name__}") from None
+    if not s:
+        raise DataFormatError(f"sentence {k + 1} is empty")
+    try:
+        joined = " ".join(s)
+        ok = joined.split() == s  # one C pass: no empty token, none with whitespace (tab, newline)
+    except TypeError:
+        ok = False
+    if not ok:
+        i, w = next((i, w) for i, w in enumerate(s) if not isinstance(w, str) or w.split() != [w])
+        raise DataFormatError(f"sentence {k + 1}, token {i + 1}: tokens are non-empty strings without "
+                              f"whitespace, got {w!r}")
+    if has_surrogate(joined):
+        i = next(i for i, w in enumerate(s) if has_surrogate(w))
+        check_no_surrogates(s[i], f"sentence {k + 1}, token {i + 1}")
+    return s
 
 
 def _accuracy(predicted, gold) -> float:

@@ -56,6 +56,12 @@ class ConjunctionStore {
   // j in [j_begin, j_end). x ascending (frequent to rare).
   void add_rarest(Span<int32_t> x, size_t j_begin, size_t j_end, double* out) const;
 
+  // out += what positions [jb, je) of x add, each of them holding a feature
+  // of the dense table (< n_dense): the same sums, in the same order, as
+  // Walk::add position by position, with the K sums kept in registers
+  // from one position to the next.
+  void add_dense_positions(Span<int32_t> x, size_t jb, size_t je, double* out) const;
+
   // One vector's positions, one at a time. The trie walks test x's features
   // in a per-thread bit set, marked once, when a walk first needs them (a
   // vector whose features are all in the dense table never does), and
@@ -109,7 +115,6 @@ class ConjunctionStore {
  private:
   template <bool Single>
   void add_dense(const int32_t* x, size_t j, double* out) const;
-  void add_dense_pairs(const double* single, const double* pairs, const int32_t* x, size_t j, double* out) const;
   // The stored extensions of trie node `node` by x's features (marked), K = 1
   // (returned) or K outputs (added to out); n_xs bounds their positions in x.
   double descend_one(int32_t node, const uint64_t* marks, const int32_t* xs, size_t n_xs, int level) const;
@@ -132,6 +137,8 @@ class ConjunctionStore {
   void compute_bounds() const;
 
   ConjunctionStoreView v_;
+  // Degree 2, K > 1: the dense positions' single and pair rows (classify/row_sums.h); else null.
+  void (*dense_rows_)(const double*, const double*, const int32_t*, size_t, size_t, size_t, double*);
   Binomials binom_;
   int64_t level_offset_[6] = {0, 0, 0, 0, 0, 0};  // dense offset of level r, in entries
   mutable std::once_flag bounds_once_;

@@ -100,6 +100,10 @@ class ArcEagerFeaturizer {
   };
   void values(const Part& p, const ArcEagerConfig& c, const int32_t* toks, const int32_t* codes, int move,
               std::vector<int32_t>& out) const;
+  // emit(code) for each value of part p in the configuration (codes >= 0), in values()' order.
+  template <class Emit>
+  void each_value(const Part& p, const ArcEagerConfig& c, const int32_t* toks, const int32_t* codes, int move,
+                  Emit&& emit) const;
   int32_t find(const Compiled& c, int32_t code) const {
     if (c.dense >= 0) return code < c.dense_size ? dense_[static_cast<size_t>(c.dense + code)] : -1;
     return tables_->keys().find(tables_->keys().key(c.t, &code));

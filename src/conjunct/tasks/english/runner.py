@@ -226,6 +226,23 @@ class ArcEagerParser(Runner):
         self._count(out)
         return out[0], out[1]
 
+    def tag_and_parse(self, tagger, text, offsets, sentence_ptr, upos_of, upos_names: Sequence[str], xpos_of,
+                      xpos_names: Sequence[str]) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """A fitted :class:`~conjunct.tagging.PerceptronTagger` (its compiled
+        token features, weights and decoder) and this parser on its tags, over
+        tokens as UTF-8 ``text`` (uint8) cut at ``offsets`` into sentences at
+        ``sentence_ptr`` (:func:`conjunct.tagging.features.token_buffers`), in one
+        C++ call: (joint tag ids, heads, label ids) over every token of the batch,
+        as :meth:`parse_tagged_arrays` gives them on the tagger's tags. Tagger
+        label ``t`` is UPOS ``upos_names[upos_of[t]]``, XPOS ``xpos_names[xpos_of[t]]``."""
+        tags, out = _core.tag_parse_english(
+            tag_features=tagger.compiled_features, chain=tagger.model_.compiled, method=tagger.decoder,
+            beam_width=int(tagger.beam_width), upos_of=np.asarray(upos_of, dtype=np.int32), upos_names=list(upos_names),
+            xpos_of=np.asarray(xpos_of, dtype=np.int32), xpos_names=list(xpos_names), **self._args(), text=text,
+            offsets=np.asarray(offsets, dtype=np.int64), sentence_ptr=np.asarray(sentence_ptr, dtype=np.int64))
+        self._count(out)
+        return tags, out[0], out[1]
+
     def replay(self, sentences: Sequence[DepSentence], moves: Sequence[Sequence[Tuple[int, str]]]):
         """The feature ids C++ builds for every configuration of ``moves`` (per
         sentence, (transition, label) pairs; labels among the label values),
