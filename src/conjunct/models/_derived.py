@@ -21,32 +21,69 @@ Loading recomputes them before any check sees the sections
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Mapping
+from typing import Any, Dict, List, Mapping, Tuple
 
 import numpy as np
 
 from .. import _core
 from .._errors import ModelFormatError
 from ..budget import check_memory
+from .classifier_checks import check_fstrie_inputs
 
-__all__ = ["DERIVABLE", "derivable", "restore"]
+__all__ = ["DERIVABLE", "FSTRIE_DERIVABLE", "derivable", "restore"]
 
 #: What a split classifier's file may leave out.
 DERIVABLE = ("rare_indices", "rare_indptr", "store.dense", "store.row_value", "store.weight")
+#: What an fstrie classifier's file may leave out: its prefixes' margins (from
+#: its base and trie), and, over a degree-2 split base, what that base's may.
+FSTRIE_DERIVABLE = ("trie.weight",)
+#: Whether saving leaves an fstrie's prefix margins out. Off: recomputing them
+#: walks the base once per trie node (one add_remainder each, as the compiler
+#: did), which costs the Japanese text pipeline's full-size parser about as
+#: much as the rest of its load, to save 8 bytes per node. Loading recomputes
+#: them whenever a file leaves them out.
+LEAVE_OUT_PREFIX_MARGINS = False
+
+
+def _split_d2(method: Any, params: Any) -> bool:
+    return method == "split" and isinstance(params, Mapping) and params.get("degree") == 2
+
+
+def _allowed(method: Any, params: Any) -> Tuple[str, ...]:
+    if _split_d2(method, params):
+        return DERIVABLE
+    if method == "fstrie" and isinstance(params, Mapping):
+        base = tuple(f"base.{d}" for d in DERIVABLE) if _split_d2(params.get("base"), params.get("base_params")) else ()
+        return FSTRIE_DERIVABLE + base
+    return ()
+
+
+def _same(a: np.ndarray, b: np.ndarray) -> bool:
+    a, b = np.asarray(a), np.asarray(b)
+    return a.dtype == b.dtype and a.shape == b.shape and a.tobytes() == b.tobytes()
+
+
+def _base(arrays: Mapping[str, np.ndarray]) -> Dict[str, np.ndarray]:
+    return {k[5:]: v for k, v in arrays.items() if k.startswith("base.")}
 
 
 def derivable(method: str, params: Mapping[str, Any], arrays: Mapping[str, np.ndarray]) -> List[str]:
     """The sections of a compiled classifier that loading recomputes exactly
     (recomputed here and compared byte for byte); [] for other methods."""
-    if method != "split" or params.get("degree") != 2:
+    allowed = _allowed(method, params)
+    if not allowed:
         return []
-    out = _core.split_derived(meta=dict(params), arrays=dict(arrays))
+    if method == "split":
+        out = _core.split_derived(meta=dict(params), arrays=dict(arrays))
+        return [d for d in DERIVABLE if d in arrays and d in out and _same(arrays[d], out[d])]
     same = []
-    for name in DERIVABLE:
-        if name in arrays and name in out:
-            a, b = np.asarray(arrays[name]), np.asarray(out[name])
-            if a.dtype == b.dtype and a.shape == b.shape and a.tobytes() == b.tobytes():
-                same.append(name)
+    if len(allowed) > len(FSTRIE_DERIVABLE):  # over a degree-2 split base
+        out = _core.split_derived(meta=dict(params["base_params"]), arrays=_base(arrays))
+        same = [f"base.{d}" for d in DERIVABLE if f"base.{d}" in arrays and d in out and _same(arrays[f"base.{d}"], out[d])]
+    if LEAVE_OUT_PREFIX_MARGINS:
+        out = _core.fstrie_derived(meta=dict(params), arrays=dict(arrays))
+        if _same(arrays["trie.weight"], out["trie.weight"]):
+            same.append("trie.weight")
     return same
 
 
@@ -57,18 +94,41 @@ def restore(meta: Dict[str, Any], arrays: Dict[str, np.ndarray], name: str) -> D
     if derived is None:
         return arrays
     where = "corrupt model file: classifier header field 'derived'"
-    if meta.get("method") != "split" or not isinstance(derived, list) \
-            or not all(isinstance(d, str) and d in DERIVABLE for d in derived) or len(set(derived)) != len(derived):
-        raise ModelFormatError(f"{where}: expected a list of distinct names among {list(DERIVABLE)} of a split "
-                               f"classifier, got {derived!r:.200}", name)
+    method, params = meta.get("method"), meta.get("params")
+    allowed = _allowed(method, params)
+    if not allowed or not isinstance(derived, list) \
+            or not all(isinstance(d, str) and d in allowed for d in derived) or len(set(derived)) != len(derived):
+        raise ModelFormatError(f"{where}: expected a list of distinct names among {list(DERIVABLE)} of a degree-2 "
+                               f"split classifier or {list(FSTRIE_DERIVABLE)} (and its degree-2 split base's, "
+                               f"'base.' and those) of an fstrie classifier, got {derived!r:.200}", name)
     missing = [d for d in derived if f"m.{d}" not in arrays]
     if not missing:  # recomputed already (persistence.build restores before Classifier.from_container)
         return arrays
     if len(missing) < len(derived):
         raise ModelFormatError(f"{where}: names sections the file also holds "
                                f"({', '.join(d for d in derived if d not in missing)})", name)
-    params = meta.get("params")
     own = {k[2:]: v for k, v in arrays.items() if k.startswith("m.")}
+    if method == "split":
+        return {**arrays, **{f"m.{d}": v for d, v in _split(params, own, derived, name).items()}}
+    base_names = [d[5:] for d in derived if d.startswith("base.")]
+    if base_names:
+        own.update({f"base.{d}": v for d, v in _split(params["base_params"], _base(own), base_names, name).items()})
+    if "trie.weight" in derived:
+        full = {**arrays, **{f"m.{k}": v for k, v in own.items()}}
+        check_fstrie_inputs(meta, full, name)  # the base, column map and trie, before the core reads them
+        n_nodes = int(np.asarray(own["trie.label"]).size)
+        check_memory(16 * n_nodes * max(1, int(np.asarray(own["base.bias"]).size)),
+                     "recomputing an fstrie classifier's weights at load")
+        try:
+            own["trie.weight"] = _core.fstrie_derived(meta=params, arrays=own)["trie.weight"]
+        except (ValueError, TypeError, KeyError, RuntimeError, OverflowError) as e:
+            raise ModelFormatError(f"corrupt model file: the fstrie classifier's weights cannot be recomputed ({e})",
+                                   name) from None
+    return {**arrays, **{f"m.{d}": own[d] for d in derived}}
+
+
+def _split(params: Any, own: Dict[str, np.ndarray], derived: List[str], name: str) -> Dict[str, np.ndarray]:
+    """A degree-2 split classifier's sections ``derived``, recomputed from ``own``."""
     if not isinstance(params, dict):
         raise ModelFormatError("corrupt model file: classifier header field 'params': expected an object", name)
     _check_budget(params, own)
@@ -79,9 +139,9 @@ def restore(meta: Dict[str, Any], arrays: Dict[str, np.ndarray], name: str) -> D
                                f"({e})", name) from None
     lacking = [d for d in derived if d not in out]
     if lacking:  # e.g. store.row_value of a store whose sparse rows' other sections are gone
-        raise ModelFormatError(f"{where}: names {', '.join(lacking)}, which this classifier's store layout does "
-                               "not have", name)
-    return {**arrays, **{f"m.{d}": out[d] for d in derived}}
+        raise ModelFormatError(f"corrupt model file: classifier header field 'derived': names {', '.join(lacking)}, "
+                               "which this classifier's store layout does not have", name)
+    return {d: out[d] for d in derived}
 
 
 def _check_budget(params: Mapping[str, Any], own: Mapping[str, np.ndarray]) -> None:
