@@ -72,3 +72,20 @@ def test_a_small_japanese_pipeline_saves_smaller_and_analyses_the_same(tmp_path,
                 for name, a in trained[stage].arrays.items():  # the files keep the columns that carry weight
                     if not name.endswith("col_map"):
                         assert np.asarray(clf.arrays[name]).tobytes() == np.asarray(a).tobytes(), (path, stage, name)
+
+
+@pytest.mark.realdata
+def test_analyze_train_ships_japanese_bunsetsu_stages_as_split_with_every_feature_common(shared_data, tmp_path):
+    from conjunct.cli import main
+
+    args = ["analyze", "train", "--lang", "ja", str(shared_data / "ud_japanese_gsd"), "--max-sentences", "60", "-k", "2",
+            "-i", "1", "-q"]
+    assert main([*args, "-o", str(tmp_path / "ja.cjt")]) == 0
+    nlp = conjunct.load(tmp_path / "ja.cjt")
+    meta = read_header(tmp_path / "ja.cjt")["meta"]["stages"]
+    for stage, (name, clf) in (("bunsetsu", *nlp.bunsetsu.classifiers_.items()), ("parser", *nlp.parser.classifiers_.items())):
+        assert clf.method == "split" and clf.meta["n_common"] == clf.meta["n_features"]  # PKE's store
+        derived = meta[stage]["meta"]["components"][name]["classifier"]["meta"]["derived"]
+        assert "store.dense" in derived and ("store.weight" in derived or "store.row_value" in derived)
+    assert main([*args, "-d", "3", "-o", str(tmp_path / "ja3.cjt")]) == 0  # degree 3: the parser's default method
+    assert conjunct.load(tmp_path / "ja3.cjt").parser.method != "split"
