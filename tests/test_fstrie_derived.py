@@ -43,6 +43,7 @@ def test_recomputed_weights_equal_the_compiled_ones_bit_for_bit(K, base, tmp_pat
     assert "trie.weight" in left_out
     if base == "split":
         assert "base.store.dense" in left_out and ({"base.store.weight", "base.store.row_value"} & set(left_out))
+        assert {"base.store.child_begin", "base.store.label", "base.store.root_map"} <= set(left_out)
     clf.save(tmp_path / "c.cjt")
     names = {s["name"][2:] for s in read_header(tmp_path / "c.cjt")["sections"]}
     assert not names & set(left_out)
@@ -97,7 +98,8 @@ def _bad_label(meta, arrays):
     (lambda m, a: m["params"].update(base="pke"), "expected a list of distinct names"),
     (lambda m, a: a.update({"m.trie.weight": np.zeros(3)}), "names sections the file also holds"),
     (_bad_label, "section 'm.trie.label'"),  # the Python checks, before the core reads the trie
-    (lambda m, a: a.update({"m.base.store.label": a["m.base.store.label"][:-1]}), "m.base|split classifier"),
+    (lambda m, a: a.update({"m.base.sv_indices": a["m.base.sv_indices"][::-1].copy()}), "support vectors"),
+    (lambda m, a: a.update({"m.base.store.label": np.zeros(3, np.int32)}), "names sections the file also holds"),
 ])
 def test_crafted_files_are_refused(tmp_path, edit, message, margins_left_out):
     with pytest.raises(ModelFormatError, match=message):

@@ -76,6 +76,56 @@ bool sums_to_zero(Dropped& p, Dropped& n) {
 constexpr size_t kMaxThreads = 4;
 constexpr int64_t kWorkPerThread = 4'000'000;
 
+// The store trie of a degree-2 split classifier's common features as expand_kernel lays it out (breadth-first,
+// node 0 the root, labelled -1): the root's children are the common features f >= n_dense that occur in a support
+// vector, ascending; f's children are the features g < f that share a support vector with it, ascending (every
+// conjunction a support vector holds is stored, whatever its weight). root_map has F entries.
+void store_trie(const CsrView& svs, int64_t F, int64_t n_common, int64_t n_dense, std::vector<int32_t>& child_begin,
+                std::vector<int32_t>& label, std::vector<int32_t>& root_map) {
+  const size_t nc = static_cast<size_t>(n_common), n_sv = svs.rows();
+  std::vector<int64_t> ptr(nc + 1, 0);
+  for (size_t sv = 0; sv < n_sv; ++sv) {
+    const Span<int32_t> row = svs.row(sv);
+    for (size_t j = 0; j < row.size && row[j] < n_common; ++j) ++ptr[static_cast<size_t>(row[j]) + 1];
+  }
+  for (size_t f = 0; f < nc; ++f) ptr[f + 1] += ptr[f];
+  std::vector<std::pair<int32_t, int32_t>> occ(static_cast<size_t>(ptr[nc]));  // (support vector, position)
+  {
+    std::vector<int64_t> fill(ptr.begin(), ptr.end() - 1);
+    for (size_t sv = 0; sv < n_sv; ++sv) {
+      const Span<int32_t> row = svs.row(sv);
+      for (size_t j = 0; j < row.size && row[j] < n_common; ++j)
+        occ[static_cast<size_t>(fill[static_cast<size_t>(row[j])]++)] = {static_cast<int32_t>(sv), static_cast<int32_t>(j)};
+    }
+  }
+  root_map.assign(static_cast<size_t>(F), -1);
+  label.assign(1, -1);
+  for (int64_t f = n_dense; f < n_common; ++f)
+    if (ptr[static_cast<size_t>(f)] < ptr[static_cast<size_t>(f) + 1]) {
+      root_map[static_cast<size_t>(f)] = static_cast<int32_t>(label.size());
+      label.push_back(static_cast<int32_t>(f));
+    }
+  const size_t R = label.size() - 1;
+  child_begin.assign(1, 1);
+  std::vector<int32_t> stamp(nc, -1);
+  for (size_t k = 1; k <= R; ++k) {
+    const int32_t f = label[k];
+    const size_t first = label.size();
+    child_begin.push_back(static_cast<int32_t>(first));  // node ids are label indices
+    for (int64_t e = ptr[static_cast<size_t>(f)]; e < ptr[static_cast<size_t>(f) + 1]; ++e) {
+      const auto [sv, j] = occ[static_cast<size_t>(e)];
+      const int32_t* row = svs.row(static_cast<size_t>(sv)).data;
+      for (int32_t i = 0; i < j; ++i)
+        if (stamp[static_cast<size_t>(row[i])] != f) stamp[static_cast<size_t>(row[i])] = f, label.push_back(row[i]);
+    }
+    std::sort(label.begin() + static_cast<int64_t>(first), label.end());
+    if (label.size() >= static_cast<size_t>(std::numeric_limits<int32_t>::max()))
+      throw std::length_error("store: more than 2^31 conjunctions");
+  }
+  const int32_t n = static_cast<int32_t>(label.size());
+  child_begin.resize(static_cast<size_t>(n) + 1, n);
+}
+
 }  // namespace
 
 Sections split_derived_sections(const Meta& meta, const Sections& arrays, size_t n_threads) {
@@ -92,8 +142,14 @@ Sections split_derived_sections(const Meta& meta, const Sections& arrays, size_t
   const AlphaRows alpha = alpha_of(arrays, n_sv, K);
   alpha.validate();
   const bool sparse = arrays.has("store.row_begin");
-  const TrieView trie{arrays.span<int32_t>("store.child_begin"), arrays.span<int32_t>("store.label"),
-                      arrays.span<int32_t>("store.root_map")};
+  // A file may leave out the trie as well: it is every conjunction the support vectors hold (store_trie).
+  const int n_trie = arrays.has("store.child_begin") + arrays.has("store.label") + arrays.has("store.root_map");
+  if (n_trie != 0 && n_trie != 3) throw std::invalid_argument("store: the trie's sections are given in part");
+  std::vector<int32_t> own_begin, own_label, own_root;
+  if (n_trie == 0) store_trie(svs, F, n_common, n_dense, own_begin, own_label, own_root);
+  const TrieView trie = n_trie == 0 ? TrieView{Span<int32_t>(own_begin), Span<int32_t>(own_label), Span<int32_t>(own_root)}
+                                    : TrieView{arrays.span<int32_t>("store.child_begin"), arrays.span<int32_t>("store.label"),
+                                               arrays.span<int32_t>("store.root_map")};
   const size_t n_nodes = trie.n_nodes();
   const Span<int64_t> row_begin = sparse ? arrays.span<int64_t>("store.row_begin") : Span<int64_t>();
   const Span<int32_t> row_output = sparse ? arrays.span<int32_t>("store.row_output") : Span<int32_t>();
@@ -282,6 +338,11 @@ Sections split_derived_sections(const Meta& meta, const Sections& arrays, size_t
   transpose(svs, static_cast<int32_t>(n_common), static_cast<int32_t>(F), rare_indptr, rare_indices);
   out.put("rare_indptr", std::move(rare_indptr));
   out.put("rare_indices", std::move(rare_indices));
+  if (n_trie == 0) {
+    out.put("store.child_begin", std::move(own_begin));
+    out.put("store.label", std::move(own_label));
+    out.put("store.root_map", std::move(own_root));
+  }
   return out;
 }
 

@@ -34,6 +34,9 @@ __all__ = ["DERIVABLE", "FSTRIE_DERIVABLE", "derivable", "restore"]
 
 #: What a split classifier's file may leave out.
 DERIVABLE = ("rare_indices", "rare_indptr", "store.dense", "store.row_value", "store.weight")
+#: The store's trie, which it may leave out too: every conjunction of common
+#: features its support vectors hold.
+TRIE = ("store.child_begin", "store.label", "store.root_map")
 #: What an fstrie classifier's file may leave out: its prefixes' margins (from
 #: its base and trie), and, over a degree-2 split base, what that base's may.
 FSTRIE_DERIVABLE = ("trie.weight",)
@@ -51,9 +54,9 @@ def _split_d2(method: Any, params: Any) -> bool:
 
 def _allowed(method: Any, params: Any) -> Tuple[str, ...]:
     if _split_d2(method, params):
-        return DERIVABLE
+        return DERIVABLE + TRIE
     if method == "fstrie" and isinstance(params, Mapping):
-        base = tuple(f"base.{d}" for d in DERIVABLE) if _split_d2(params.get("base"), params.get("base_params")) else ()
+        base = tuple(f"base.{d}" for d in DERIVABLE + TRIE) if _split_d2(params.get("base"), params.get("base_params")) else ()
         return FSTRIE_DERIVABLE + base
     return ()
 
@@ -74,17 +77,25 @@ def derivable(method: str, params: Mapping[str, Any], arrays: Mapping[str, np.nd
     if not allowed:
         return []
     if method == "split":
-        out = _core.split_derived(meta=dict(params), arrays=dict(arrays))
-        return [d for d in DERIVABLE if d in arrays and d in out and _same(arrays[d], out[d])]
+        return _split_same(params, arrays)
     same = []
     if len(allowed) > len(FSTRIE_DERIVABLE):  # over a degree-2 split base
-        out = _core.split_derived(meta=dict(params["base_params"]), arrays=_base(arrays))
-        same = [f"base.{d}" for d in DERIVABLE if f"base.{d}" in arrays and d in out and _same(arrays[f"base.{d}"], out[d])]
+        same = [f"base.{d}" for d in _split_same(params["base_params"], _base(arrays))]
     if LEAVE_OUT_PREFIX_MARGINS:
         out = _core.fstrie_derived(meta=dict(params), arrays=dict(arrays))
         if _same(arrays["trie.weight"], out["trie.weight"]):
             same.append("trie.weight")
     return same
+
+
+def _split_same(params: Mapping[str, Any], arrays: Mapping[str, np.ndarray]) -> List[str]:
+    """The sections of a degree-2 split classifier that recomputing gives byte for byte: its trie and
+    weights from the support vectors alone, or, when the trie is not the one they give, its weights
+    over the trie it has."""
+    out = _core.split_derived(meta=dict(params), arrays={k: v for k, v in arrays.items() if k not in TRIE})
+    if not all(_same(arrays[t], out[t]) for t in TRIE):
+        out = _core.split_derived(meta=dict(params), arrays=dict(arrays))
+    return [d for d in DERIVABLE + TRIE if d in arrays and d in out and _same(arrays[d], out[d])]
 
 
 def restore(meta: Dict[str, Any], arrays: Dict[str, np.ndarray], name: str) -> Dict[str, np.ndarray]:
@@ -98,8 +109,8 @@ def restore(meta: Dict[str, Any], arrays: Dict[str, np.ndarray], name: str) -> D
     allowed = _allowed(method, params)
     if not allowed or not isinstance(derived, list) \
             or not all(isinstance(d, str) and d in allowed for d in derived) or len(set(derived)) != len(derived):
-        raise ModelFormatError(f"{where}: expected a list of distinct names among {list(DERIVABLE)} of a degree-2 "
-                               f"split classifier or {list(FSTRIE_DERIVABLE)} (and its degree-2 split base's, "
+        raise ModelFormatError(f"{where}: expected a list of distinct names among {list(DERIVABLE + TRIE)} of a "
+                               f"degree-2 split classifier or {list(FSTRIE_DERIVABLE)} (and its degree-2 split base's, "
                                f"'base.' and those) of an fstrie classifier, got {derived!r:.200}", name)
     missing = [d for d in derived if f"m.{d}" not in arrays]
     if not missing:  # recomputed already (persistence.build restores before Classifier.from_container)
@@ -146,12 +157,18 @@ def _split(params: Any, own: Dict[str, np.ndarray], derived: List[str], name: st
 
 def _check_budget(params: Mapping[str, Any], own: Mapping[str, np.ndarray]) -> None:
     """The recomputation's memory (sums of both signs per value, then the values) within the budget."""
-    n_dense, bias = params.get("n_dense"), own.get("bias")
-    n_features = int(np.asarray(own.get("store.root_map", ())).size)
-    if not isinstance(n_dense, int) or isinstance(n_dense, bool) or not 0 <= n_dense <= n_features or bias is None:
+    n_dense, n_features, bias = params.get("n_dense"), params.get("n_features"), own.get("bias")
+    if not all(isinstance(v, int) and not isinstance(v, bool) for v in (n_dense, n_features)) \
+            or not 0 <= n_dense <= n_features or bias is None:
         return  # the C++ checks refuse it
     K = int(np.asarray(bias).size)
     entries = n_dense + n_dense * (n_dense - 1) // 2
-    nodes = int(np.asarray(own.get("store.label", ())).size)
+    if "store.label" in own:
+        nodes = int(np.asarray(own["store.label"]).size)
+    else:  # the trie recomputed too: at most one node per feature and per pair of features of a support vector
+        lengths = np.diff(np.asarray(own.get("sv_indptr", (0,)), dtype=np.int64))
+        nodes = 1 + min(int((lengths * (lengths + 1) // 2).sum()), n_features * (n_features + 1) // 2)
+        check_memory(12 * nodes + 16 * int(np.asarray(own.get("sv_indices", ())).size),
+                     "recomputing a split classifier's trie at load")
     values = int(np.asarray(own.get("store.row_output", ())).size) if "store.row_begin" in own else nodes * K
     check_memory(24 * (entries * K + values), "recomputing a split classifier's weights at load")
