@@ -318,8 +318,9 @@ void bind_classify(nb::module_& m) {
         "Check a classifier's arrays and open them (no copy) with a decision rule (sign, argmax, ovo).");
   m.def("split_derived", &split_derived_py, nb::kw_only(), nb::arg("meta"), nb::arg("arrays"),
         nb::arg("n_threads") = 0,
-        "The sections a degree-2 split classifier's file may leave out (store weights, rare postings), "
-        "recomputed from its support vectors, alpha and trie exactly as compile_classifier computes them, "
+        "The sections a degree-2 split classifier's file may leave out (store weights, rare postings, and, when "
+        "the arrays lack it, the store's trie), recomputed from its support vectors, alpha and trie exactly as "
+        "compile_classifier computes them, "
         "on up to n_threads threads (0: as many as the work is worth; the result does not depend on it).");
   m.def("fstrie_derived", &fstrie_derived_py, nb::kw_only(), nb::arg("meta"), nb::arg("arrays"),
         nb::arg("n_threads") = 0,
