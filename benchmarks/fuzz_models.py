@@ -44,6 +44,8 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 import numpy as np
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+from _fuzz_samples import derived_samples  # noqa: E402
 
 _PREAMBLE = struct.Struct("<8sIIQQ32s")
 _DTYPES = ["<f8", "<f4", "<i8", "<i4", "<i2", "<u8", "<u4", "<u2", "|u1", "|i1", "|b1"]
@@ -171,14 +173,7 @@ def build_samples(*, quick: bool = False, shared_data: Optional[Path] = None) ->
                            ("fstrie", small), ("fstrie", {"base": "split", "common_features": 40, **small})):
         tag = method + ("_split" if params.get("base") == "split" else "")
         objects.append((f"classifier_{tag}", multi.compile(method, **params), {"kind": "classifier", "rows": rows3}))
-    # The fstrie's prefix margins left out too (recomputed at load; saving keeps them by default).
-    objects.append(("classifier_fstrie_split_margins", _margins_left_out(multi.compile("fstrie", base="split", common_features=40,
-                                                                                       **small)), {"kind": "classifier", "rows": rows3}))
-    # Trie labels from the root's -1 to 199 over 2,000-odd nodes: narrowed to |u1 shifted by 1 (format version 3).
-    shifted = conjunct.KernelModel(_binary_rows(np.random.default_rng(11), 300, 200, 0.08), rng.normal(size=(300, 1)),
-                                   [0.1], degree=2, features=conjunct.FeatureIndex([f"s{i}" for i in range(200)]))
-    objects.append(("classifier_pke_shifted_labels", _compact(shifted.compile("pke", **small)),
-                    {"kind": "classifier", "rows": [[f"s{i}" for i in range(j, 200, 7)] for j in range(12)]}))
+    objects += derived_samples(multi, rows3, rng, small)  # margins left out, shifted labels
     objects.append(("classifier_adaptive", multi.compile("adaptive", cache_rows=64, **small), {"kind": "classifier", "rows": rows3}))
     objects.append(("classifier_adaptive_warm", multi.compile("adaptive", cache_rows=64, warm_start=rows3, **small),
                     {"kind": "classifier", "rows": rows3}))
@@ -255,32 +250,6 @@ def build_samples(*, quick: bool = False, shared_data: Optional[Path] = None) ->
         sample.expected = run_probe(load_bytes(data, "bytes"), probe)
         samples.append(sample)
     return samples
-
-
-def _margins_left_out(clf):
-    """An fstrie whose file leaves out its prefix margins (saving decides once, and remembers)."""
-    from conjunct.models import _derived
-
-    _derived.LEAVE_OUT_PREFIX_MARGINS = True
-    try:
-        clf.to_container()
-    finally:
-        _derived.LEAVE_OUT_PREFIX_MARGINS = False
-    return clf
-
-
-def _compact(obj):
-    """An object written with its integer sections narrowed (as pipelines are)."""
-    return SimpleNamespace(to_container=obj.to_container, compact_sections=True)
-
-
-def _binary_rows(rng, n: int, n_columns: int, density: float):
-    """A CSR matrix of n random binary rows (at least one column each)."""
-    import scipy.sparse as sp
-
-    dense = rng.random((n, n_columns)) < density
-    dense[np.arange(n), rng.integers(0, n_columns, size=n)] = True
-    return sp.csr_matrix(dense.astype(np.float64))
 
 
 def _without_keys(pipeline):
