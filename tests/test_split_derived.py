@@ -227,3 +227,12 @@ def test_the_postings_check_is_the_transpose(n_common):
         short[0] = 0
         with pytest.raises(conjunct.ModelFormatError, match="postings"):
             _check_transpose(S.indptr, S.indices, np.maximum(short, 0), ids, n_common, 60, Where("t.cjt"))
+
+
+def test_a_huge_n_features_is_refused_before_the_trie_is_rebuilt():
+    # The rebuilt trie's root map has n_features entries: more features than columns is refused first.
+    model, _ = _model(1)
+    clf = model.compile("split", common_features=40)
+    arrays = {k: v for k, v in clf.arrays.items() if k not in TRIE}
+    with pytest.raises(ValueError, match="column map"):
+        _core.split_derived(meta={**clf.meta, "n_features": 2**31 - 1}, arrays=arrays)

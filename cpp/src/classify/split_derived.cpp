@@ -172,7 +172,13 @@ Sections split_derived_sections(const Meta& meta, const Sections& arrays, size_t
   const int n_trie = arrays.has("store.child_begin") + arrays.has("store.label") + arrays.has("store.root_map");
   if (n_trie != 0 && n_trie != 3) throw std::invalid_argument("store: the trie's sections are given in part");
   std::vector<int32_t> own_begin, own_label, own_root;
-  if (n_trie == 0) store_trie(svs, F, n_common, n_dense, n_threads, own_begin, own_label, own_root);
+  if (n_trie == 0) {
+    // Each internal id is one column's (checked when the classifier opens): no more ids than columns, before
+    // the root map of n_features entries is allocated.
+    if (F > static_cast<int64_t>(arrays.span<int32_t>("col_map").size))
+      throw std::invalid_argument("n_features is more than the column map's length");
+    store_trie(svs, F, n_common, n_dense, n_threads, own_begin, own_label, own_root);
+  }
   const TrieView trie = n_trie == 0 ? TrieView{Span<int32_t>(own_begin), Span<int32_t>(own_label), Span<int32_t>(own_root)}
                                     : TrieView{arrays.span<int32_t>("store.child_begin"), arrays.span<int32_t>("store.label"),
                                                arrays.span<int32_t>("store.root_map")};

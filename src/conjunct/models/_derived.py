@@ -142,6 +142,11 @@ def _split(params: Any, own: Dict[str, np.ndarray], derived: List[str], name: st
     """A degree-2 split classifier's sections ``derived``, recomputed from ``own``."""
     if not isinstance(params, dict):
         raise ModelFormatError("corrupt model file: classifier header field 'params': expected an object", name)
+    n_features, col_map = params.get("n_features"), own.get("col_map")
+    if isinstance(n_features, int) and col_map is not None and n_features > np.asarray(col_map).size:
+        # each internal id is one column's: checked before anything of n_features entries is allocated
+        raise ModelFormatError(f"corrupt model file: classifier header field 'params.n_features': {n_features} is "
+                               f"more than the column map's {np.asarray(col_map).size} entries", name)
     _check_budget(params, own)
     try:
         out = _core.split_derived(meta=params, arrays=own)
@@ -168,7 +173,7 @@ def _check_budget(params: Mapping[str, Any], own: Mapping[str, np.ndarray]) -> N
     else:  # the trie recomputed too: at most one node per feature and per pair of features of a support vector
         lengths = np.diff(np.asarray(own.get("sv_indptr", (0,)), dtype=np.int64))
         nodes = 1 + min(int((lengths * (lengths + 1) // 2).sum()), n_features * (n_features + 1) // 2)
-        check_memory(12 * nodes + 16 * int(np.asarray(own.get("sv_indices", ())).size),
+        check_memory(12 * nodes + 16 * int(np.asarray(own.get("sv_indices", ())).size) + 4 * n_features,
                      "recomputing a split classifier's trie at load")
     values = int(np.asarray(own.get("store.row_output", ())).size) if "store.row_begin" in own else nodes * K
     check_memory(24 * (entries * K + values), "recomputing a split classifier's weights at load")
