@@ -44,6 +44,8 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 import numpy as np
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+from _fuzz_samples import derived_samples  # noqa: E402
 
 _PREAMBLE = struct.Struct("<8sIIQQ32s")
 _DTYPES = ["<f8", "<f4", "<i8", "<i4", "<i2", "<u8", "<u4", "<u2", "|u1", "|i1", "|b1"]
@@ -171,6 +173,7 @@ def build_samples(*, quick: bool = False, shared_data: Optional[Path] = None) ->
                            ("fstrie", small), ("fstrie", {"base": "split", "common_features": 40, **small})):
         tag = method + ("_split" if params.get("base") == "split" else "")
         objects.append((f"classifier_{tag}", multi.compile(method, **params), {"kind": "classifier", "rows": rows3}))
+    objects += derived_samples(multi, rows3, rng, small)  # margins left out, shifted labels
     objects.append(("classifier_adaptive", multi.compile("adaptive", cache_rows=64, **small), {"kind": "classifier", "rows": rows3}))
     objects.append(("classifier_adaptive_warm", multi.compile("adaptive", cache_rows=64, warm_start=rows3, **small),
                     {"kind": "classifier", "rows": rows3}))

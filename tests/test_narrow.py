@@ -85,3 +85,41 @@ def test_differences_past_the_target_dtype_are_refused(tmp_path):
     _rewrite(path, lambda h: h["sections"][0]["decode"].update(dtype="<i4"))
     with pytest.raises(ModelFormatError, match="pass the largest <i4"):
         model_io.read_container(path)
+
+
+def test_values_from_minus_one_are_stored_shifted_in_version_3(tmp_path):
+    # A trie's labels: the root's -1, then ids up to 60,000: <u2 holds them once shifted by 1.
+    labels = np.concatenate([[-1], np.random.default_rng(1).integers(0, 60000, 5000)]).astype(np.int32)
+    model_io.write_container(tmp_path / "c.cjt", "x", {}, {"label": labels}, compact=True)
+    header = model_io.read_header(tmp_path / "c.cjt")
+    (record,) = header["sections"]
+    assert record["dtype"] == "<u2" and record["decode"] == {"dtype": "<i4", "delta": False, "offset": -1}
+    assert header["format_version"] == 3  # older readers refuse it by its version
+    for mmap in (False, True):
+        got = model_io.read_container(tmp_path / "c.cjt", mmap=mmap)[2]["label"]
+        assert got.dtype == np.int32 and np.array_equal(got, labels)
+
+
+@pytest.mark.parametrize("offset, message", [
+    (True, "an 'offset' is a negative integer"),
+    (1.5, "an 'offset' is a negative integer"),
+    (3, "an 'offset' is a negative integer"),
+    (-(1 << 31) - 1, "an 'offset' is a negative integer"),
+])
+def test_crafted_offsets_are_refused(tmp_path, offset, message):
+    path = tmp_path / "c.cjt"
+    labels = np.concatenate([[-1], np.arange(40000)]).astype(np.int32)  # <u2 shifted
+    model_io.write_container(path, "x", {}, {"label": labels}, compact=True)
+    assert model_io.read_header(path)["sections"][0]["decode"]["offset"] == -1
+    _rewrite(path, lambda h: h["sections"][0]["decode"].update(offset=offset))
+    with pytest.raises(ModelFormatError, match=message):
+        model_io.read_container(path)
+
+
+def test_an_offset_with_differences_or_a_wide_store_is_refused(tmp_path):
+    path = tmp_path / "c.cjt"
+    model_io.write_container(path, "x", {}, {"label": np.concatenate([[-1], np.arange(40000)]).astype(np.int32)},
+                             compact=True)
+    _rewrite(path, lambda h: h["sections"][0]["decode"].update(delta=True))
+    with pytest.raises(ModelFormatError, match="without 'delta'"):
+        model_io.read_container(path)

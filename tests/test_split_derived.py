@@ -10,7 +10,7 @@ import pytest
 import conjunct
 from conjunct import _core
 from conjunct.io.model_io import read_container, read_header, write_container
-from conjunct.models._derived import DERIVABLE, derivable
+from conjunct.models._derived import DERIVABLE, TRIE, derivable
 from conjunct.models.classifiers import Classifier
 from helpers import random_binary_csr
 
@@ -31,15 +31,16 @@ CASES = [(1, False, {}), (4, False, {"dense_features": 8}), (30, True, {"dense_f
 def test_recomputed_sections_equal_the_compiled_ones_bit_for_bit(K, sparse_alpha, params, tmp_path):
     model, S = _model(K, sparse_alpha=sparse_alpha)
     clf = model.compile("split", common_features=40, **params)
-    out = _core.split_derived(meta=clf.meta, arrays=clf.arrays)
+    out = _core.split_derived(meta=clf.meta, arrays={k: v for k, v in clf.arrays.items() if k not in TRIE})
+    assert set(TRIE) <= set(out)  # the trie too, from the support vectors alone
     for name in out:
         assert np.asarray(out[name]).tobytes() == np.asarray(clf.arrays[name]).tobytes(), name
-    assert derivable(clf.method, clf.meta, clf.arrays) == sorted(out)
+    assert sorted(derivable(clf.method, clf.meta, clf.arrays)) == sorted(out)
     if sparse_alpha and not params:
         assert "store.row_value" in out  # the sparse-row layout is covered
     clf.save(tmp_path / "c.cjt")
     names = {s["name"] for s in read_header(tmp_path / "c.cjt")["sections"]}
-    assert not any(n[2:] in DERIVABLE for n in names)
+    assert not any(n[2:] in DERIVABLE + TRIE for n in names)
     for mmap in (False, True):
         again = conjunct.load(tmp_path / "c.cjt", mmap=mmap)
         for name, a in clf.arrays.items():
@@ -55,7 +56,9 @@ def test_every_thread_count_gives_the_same_bytes(K, sparse_alpha, params):
     model, _ = _model(K, seed=1, sparse_alpha=sparse_alpha)
     clf = model.compile("split", common_features=40, **params)
     for n_threads in (1, 2, 3, 7, 100):
-        out = _core.split_derived(meta=clf.meta, arrays=clf.arrays, n_threads=n_threads)
+        out = _core.split_derived(meta=clf.meta, arrays={k: v for k, v in clf.arrays.items() if k not in TRIE},
+                                  n_threads=n_threads)
+        assert set(TRIE) <= set(out)
         for name in out:
             assert np.asarray(out[name]).tobytes() == np.asarray(clf.arrays[name]).tobytes(), (name, n_threads)
 
@@ -99,8 +102,16 @@ def _crafted(tmp_path, mutate):
     return tmp_path / "bad.cjt"
 
 
+def _held_trie(meta, arrays):
+    """The file holds its trie (as one whose trie is not the support vectors' would)."""
+    out = _core.split_derived(meta=meta["params"], arrays={k[2:]: v for k, v in arrays.items() if k.startswith("m.")})
+    arrays.update({f"m.{t}": np.array(out[t]) for t in TRIE})
+    meta["derived"] = [d for d in meta["derived"] if d not in TRIE]
+
+
 def _drop_trie_child(meta, arrays):
     # The trie loses a conjunction that support vectors hold: the weights cannot be recomputed.
+    _held_trie(meta, arrays)
     label = arrays["m.store.label"]
     label[-1] = label[-1] + 1 if label[-1] + 1 < meta["params"]["n_common"] else label[-1] - 1
 
@@ -115,6 +126,9 @@ def _drop_trie_child(meta, arrays):
     (lambda meta, arrays: arrays.pop("m.alpha"), "alpha"),
     (lambda meta, arrays: meta["params"].update(n_dense=10**6), "n_dense"),
     (lambda meta, arrays: meta.update(derived=[*meta["derived"], "store.row_value"]), "layout"),
+    (lambda meta, arrays: arrays.update({"m.store.label": np.zeros(3, np.int32)}), "also holds"),
+    (lambda meta, arrays: _held_trie(meta, arrays) or arrays.pop("m.store.label") is None or
+     meta.update(derived=[*meta["derived"], "store.label"]), "given in part"),
 ])
 def test_a_crafted_derived_file_is_refused(tmp_path, mutate, message):
     path = _crafted(tmp_path, mutate)
@@ -213,3 +227,12 @@ def test_the_postings_check_is_the_transpose(n_common):
         short[0] = 0
         with pytest.raises(conjunct.ModelFormatError, match="postings"):
             _check_transpose(S.indptr, S.indices, np.maximum(short, 0), ids, n_common, 60, Where("t.cjt"))
+
+
+def test_a_huge_n_features_is_refused_before_the_trie_is_rebuilt():
+    # The rebuilt trie's root map has n_features entries: more features than columns is refused first.
+    model, _ = _model(1)
+    clf = model.compile("split", common_features=40)
+    arrays = {k: v for k, v in clf.arrays.items() if k not in TRIE}
+    with pytest.raises(ValueError, match="column map"):
+        _core.split_derived(meta={**clf.meta, "n_features": 2**31 - 1}, arrays=arrays)

@@ -8,6 +8,7 @@
 #include "conjunct/classify/compile.h"
 #include "conjunct/classify/conjunction_store.h"
 #include "conjunct/classify/conjunctive_base.h"
+#include "conjunct/classify/derived.h"
 #include "conjunct/classify/fstrie.h"
 #include "conjunct/classify/split.h"
 #include "conjunct/util/progress.h"
@@ -240,6 +241,18 @@ nb::dict split_derived_py(const nb::dict& meta, const nb::dict& arrays, size_t n
   return arrays_dict(out, arrays);
 }
 
+nb::dict fstrie_derived_py(const nb::dict& meta, const nb::dict& arrays, size_t n_threads) {
+  KeepAlive keep;
+  const Sections views = sections_from(arrays, keep);
+  const Meta m = meta_from(meta);
+  Sections out;
+  {
+    nb::gil_scoped_release release;
+    out = fstrie_derived_sections(m, views, n_threads);
+  }
+  return arrays_dict(out, arrays);
+}
+
 std::unique_ptr<CompiledClassifier> open_classifier_py(const std::string& method, const nb::dict& meta,
                                                        const nb::dict& arrays, const std::string& rule,
                                                        size_t n_classes) {
@@ -305,9 +318,14 @@ void bind_classify(nb::module_& m) {
         "Check a classifier's arrays and open them (no copy) with a decision rule (sign, argmax, ovo).");
   m.def("split_derived", &split_derived_py, nb::kw_only(), nb::arg("meta"), nb::arg("arrays"),
         nb::arg("n_threads") = 0,
-        "The sections a degree-2 split classifier's file may leave out (store weights, rare postings), "
-        "recomputed from its support vectors, alpha and trie exactly as compile_classifier computes them, "
+        "The sections a degree-2 split classifier's file may leave out (store weights, rare postings, and, when "
+        "the arrays lack it, the store's trie), recomputed from its support vectors, alpha and trie exactly as "
+        "compile_classifier computes them, "
         "on up to n_threads threads (0: as many as the work is worth; the result does not depend on it).");
+  m.def("fstrie_derived", &fstrie_derived_py, nb::kw_only(), nb::arg("meta"), nb::arg("arrays"),
+        nb::arg("n_threads") = 0,
+        "An fstrie classifier's trie.weight, recomputed from its base and trie exactly as compile_classifier "
+        "computes it, on up to n_threads threads (0: as many as the work is worth; the result does not depend on it).");
   m.attr("DEFAULT_DENSE_BYTES") = kDefaultDenseBytes;
   nb::list methods;
   for (const std::string& name : classification_methods()) methods.append(name);

@@ -76,6 +76,82 @@ bool sums_to_zero(Dropped& p, Dropped& n) {
 constexpr size_t kMaxThreads = 4;
 constexpr int64_t kWorkPerThread = 4'000'000;
 
+// The store trie of a degree-2 split classifier's common features as expand_kernel lays it out (breadth-first,
+// node 0 the root, labelled -1): the root's children are the common features f >= n_dense that occur in a support
+// vector, ascending; f's children are the features g < f that share a support vector with it, ascending (every
+// conjunction a support vector holds is stored, whatever its weight). root_map has F entries.
+void store_trie(const CsrView& svs, int64_t F, int64_t n_common, int64_t n_dense, size_t n_threads,
+                std::vector<int32_t>& child_begin, std::vector<int32_t>& label, std::vector<int32_t>& root_map) {
+  const size_t nc = static_cast<size_t>(n_common), n_sv = svs.rows();
+  std::vector<int64_t> ptr(nc + 1, 0);
+  for (size_t sv = 0; sv < n_sv; ++sv) {
+    const Span<int32_t> row = svs.row(sv);
+    for (size_t j = 0; j < row.size && row[j] < n_common; ++j) ++ptr[static_cast<size_t>(row[j]) + 1];
+  }
+  for (size_t f = 0; f < nc; ++f) ptr[f + 1] += ptr[f];
+  std::vector<std::pair<int32_t, int32_t>> occ(static_cast<size_t>(ptr[nc]));  // (support vector, position)
+  {
+    std::vector<int64_t> fill(ptr.begin(), ptr.end() - 1);
+    for (size_t sv = 0; sv < n_sv; ++sv) {
+      const Span<int32_t> row = svs.row(sv);
+      for (size_t j = 0; j < row.size && row[j] < n_common; ++j)
+        occ[static_cast<size_t>(fill[static_cast<size_t>(row[j])]++)] = {static_cast<int32_t>(sv), static_cast<int32_t>(j)};
+    }
+  }
+  root_map.assign(static_cast<size_t>(F), -1);
+  label.assign(1, -1);
+  std::vector<int64_t> work(nc + 1, 0);  // running additions of the children's search, to share the features
+  for (int64_t f = n_dense; f < n_common; ++f) {
+    if (ptr[static_cast<size_t>(f)] < ptr[static_cast<size_t>(f) + 1]) {
+      root_map[static_cast<size_t>(f)] = static_cast<int32_t>(label.size());
+      label.push_back(static_cast<int32_t>(f));
+    }
+    int64_t w = 0;
+    for (int64_t e = ptr[static_cast<size_t>(f)]; e < ptr[static_cast<size_t>(f) + 1]; ++e) w += occ[static_cast<size_t>(e)].second;
+    work[static_cast<size_t>(f) + 1] = work[static_cast<size_t>(f)] + w;
+  }
+  for (int64_t f = 0; f < n_dense; ++f) work[static_cast<size_t>(f) + 1] = work[static_cast<size_t>(f)];
+  const size_t R = label.size() - 1;
+  // Root children [kb, ke) of each part, of about equal work; each part lists its children in order.
+  const int64_t total = work[nc];
+  const size_t hw = std::max<size_t>(1, std::thread::hardware_concurrency());
+  const size_t T = std::max<size_t>(
+      1, n_threads > 0 ? n_threads : std::min<size_t>({kMaxThreads, hw, static_cast<size_t>(total / kWorkPerThread)}));
+  std::vector<size_t> cut{1};
+  for (size_t k = 1; k <= R && cut.size() < T; ++k)
+    if (work[static_cast<size_t>(label[k]) + 1] * static_cast<int64_t>(T) >= total * static_cast<int64_t>(cut.size()))
+      cut.push_back(k + 1);
+  cut.push_back(R + 1);
+  const size_t parts = cut.size() - 1;
+  std::vector<std::vector<int32_t>> kids(parts), counts(parts);
+  run_parts(parts, [&](size_t t) {
+    std::vector<int32_t> stamp(nc, -1);
+    for (size_t k = std::min(cut[t], R + 1); k < cut[t + 1]; ++k) {
+      const int32_t f = label[k];
+      const size_t first = kids[t].size();
+      for (int64_t e = ptr[static_cast<size_t>(f)]; e < ptr[static_cast<size_t>(f) + 1]; ++e) {
+        const auto [sv, j] = occ[static_cast<size_t>(e)];
+        const int32_t* row = svs.row(static_cast<size_t>(sv)).data;
+        for (int32_t i = 0; i < j; ++i)
+          if (stamp[static_cast<size_t>(row[i])] != f) stamp[static_cast<size_t>(row[i])] = f, kids[t].push_back(row[i]);
+      }
+      std::sort(kids[t].begin() + static_cast<int64_t>(first), kids[t].end());
+      counts[t].push_back(static_cast<int32_t>(kids[t].size() - first));
+    }
+  });
+  size_t n_total = label.size();
+  for (const auto& v : kids) n_total += v.size();
+  if (n_total >= static_cast<size_t>(std::numeric_limits<int32_t>::max())) throw std::length_error("store: more than 2^31 conjunctions");
+  child_begin.assign(1, 1);
+  int32_t at = static_cast<int32_t>(R + 1);  // node ids are label indices: f's children start where the last ended
+  for (const auto& part : counts)
+    for (int32_t c : part) child_begin.push_back(at), at += c;
+  label.reserve(n_total);
+  for (const auto& part : kids) label.insert(label.end(), part.begin(), part.end());
+  const int32_t n = static_cast<int32_t>(label.size());
+  child_begin.resize(static_cast<size_t>(n) + 1, n);
+}
+
 }  // namespace
 
 Sections split_derived_sections(const Meta& meta, const Sections& arrays, size_t n_threads) {
@@ -92,8 +168,20 @@ Sections split_derived_sections(const Meta& meta, const Sections& arrays, size_t
   const AlphaRows alpha = alpha_of(arrays, n_sv, K);
   alpha.validate();
   const bool sparse = arrays.has("store.row_begin");
-  const TrieView trie{arrays.span<int32_t>("store.child_begin"), arrays.span<int32_t>("store.label"),
-                      arrays.span<int32_t>("store.root_map")};
+  // A file may leave out the trie as well: it is every conjunction the support vectors hold (store_trie).
+  const int n_trie = arrays.has("store.child_begin") + arrays.has("store.label") + arrays.has("store.root_map");
+  if (n_trie != 0 && n_trie != 3) throw std::invalid_argument("store: the trie's sections are given in part");
+  std::vector<int32_t> own_begin, own_label, own_root;
+  if (n_trie == 0) {
+    // Each internal id is one column's (checked when the classifier opens): no more ids than columns, before
+    // the root map of n_features entries is allocated.
+    if (F > static_cast<int64_t>(arrays.span<int32_t>("col_map").size))
+      throw std::invalid_argument("n_features is more than the column map's length");
+    store_trie(svs, F, n_common, n_dense, n_threads, own_begin, own_label, own_root);
+  }
+  const TrieView trie = n_trie == 0 ? TrieView{Span<int32_t>(own_begin), Span<int32_t>(own_label), Span<int32_t>(own_root)}
+                                    : TrieView{arrays.span<int32_t>("store.child_begin"), arrays.span<int32_t>("store.label"),
+                                               arrays.span<int32_t>("store.root_map")};
   const size_t n_nodes = trie.n_nodes();
   const Span<int64_t> row_begin = sparse ? arrays.span<int64_t>("store.row_begin") : Span<int64_t>();
   const Span<int32_t> row_output = sparse ? arrays.span<int32_t>("store.row_output") : Span<int32_t>();
@@ -282,6 +370,11 @@ Sections split_derived_sections(const Meta& meta, const Sections& arrays, size_t
   transpose(svs, static_cast<int32_t>(n_common), static_cast<int32_t>(F), rare_indptr, rare_indices);
   out.put("rare_indptr", std::move(rare_indptr));
   out.put("rare_indices", std::move(rare_indices));
+  if (n_trie == 0) {
+    out.put("store.child_begin", std::move(own_begin));
+    out.put("store.label", std::move(own_label));
+    out.put("store.root_map", std::move(own_root));
+  }
   return out;
 }
 

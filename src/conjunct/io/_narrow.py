@@ -7,7 +7,10 @@ non-decreasing one (pointers, offsets), as the differences of consecutive
 values in a narrow unsigned dtype; its header record then says how to give the
 array back (``"decode": {"dtype": "<i4", "delta": true}``). Reading widens it
 to exactly the array that was saved, before any check sees it, so everything
-past the container is unchanged. Floats are never narrowed: a weight's every
+past the container is unchanged. A section whose values start below 0 only
+by a few (trie labels with the root's -1, codes with -1 for "none") may be
+stored as its values minus its smallest, in a narrow unsigned dtype
+(``"offset": -1``: add it back). Floats are never narrowed: a weight's every
 bit is the model's.
 
 The price: a narrowed section is widened into memory, so ``mmap=True`` maps
@@ -22,7 +25,7 @@ import numpy as np
 
 from .._errors import ModelFormatError
 
-__all__ = ["narrow", "widen", "MIN_ENTRIES"]
+__all__ = ["narrow", "widen", "uses_offset", "MIN_ENTRIES"]
 
 # Sections smaller than this are stored as they are (nothing to gain).
 MIN_ENTRIES = 1024
@@ -46,6 +49,10 @@ def narrow(a: np.ndarray) -> Optional[Tuple[np.ndarray, dict]]:
     plain = next((d for d in _NARROW if _fits(lo, hi, d)), None)
     if plain is not None and np.dtype(plain).itemsize < a.itemsize:
         best = (np.dtype(plain).itemsize, plain, False)
+    if lo < 0:  # shifted to start at 0
+        d = next((d for d in _UNSIGNED if _fits(0, hi - lo, d)), None)
+        if d is not None and np.dtype(d).itemsize < (best[0] if best else a.itemsize):
+            best = (np.dtype(d).itemsize, d, lo)
     if a.ndim == 1 and lo >= 0:
         steps = np.diff(a, prepend=a.dtype.type(0))
         if steps.min() >= 0:  # non-decreasing
@@ -54,20 +61,35 @@ def narrow(a: np.ndarray) -> Optional[Tuple[np.ndarray, dict]]:
                 best = (np.dtype(d).itemsize, d, True)
     if best is None:
         return None
-    _, dtype, delta = best
-    stored = (np.diff(a, prepend=a.dtype.type(0)) if delta else a).astype(dtype)
-    return stored, {"dtype": a.dtype.str, "delta": delta}
+    _, dtype, how = best
+    if how is True or how is False:
+        stored = (np.diff(a, prepend=a.dtype.type(0)) if how else a).astype(dtype)
+        return stored, {"dtype": a.dtype.str, "delta": how}
+    return (a - a.dtype.type(how)).astype(dtype), {"dtype": a.dtype.str, "delta": False, "offset": how}
+
+
+def uses_offset(decode: dict) -> bool:
+    """Whether a ``decode`` entry shifts its values (format version 3)."""
+    return "offset" in decode
 
 
 def check_record(record: dict, label: str, name: str) -> None:
     """A section record's ``decode`` entry is one :func:`widen` can follow
     (called on every record with one, while the header is read)."""
     decode = record["decode"]
-    if not isinstance(decode, dict) or set(decode) != {"dtype", "delta"} or decode["dtype"] not in _WIDE \
+    if not isinstance(decode, dict) or set(decode) - {"offset"} != {"dtype", "delta"} or decode["dtype"] not in _WIDE \
             or not isinstance(decode["delta"], bool):
         raise ModelFormatError(f"corrupt model file: section {label}: 'decode' must be an object with a dtype of "
-                               f"{', '.join(_WIDE)} and a boolean 'delta'", name)
+                               f"{', '.join(_WIDE)}, a boolean 'delta' and maybe an integer 'offset'", name)
     stored = record["dtype"]
+    if "offset" in decode:
+        offset, info = decode["offset"], np.iinfo(np.dtype(decode["dtype"]))
+        if type(offset) is not int or decode["delta"] or stored not in _UNSIGNED \
+                or not info.min <= offset < 0 or offset + np.iinfo(np.dtype(stored)).max > info.max:
+            raise ModelFormatError(f"corrupt model file: section {label}: an 'offset' is a negative integer added to "
+                                   f"values stored in {', '.join(_UNSIGNED)} that stay within {decode['dtype']}, "
+                                   f"without 'delta' (got {offset!r:.40} for {stored})", name)
+        return
     if decode["delta"]:
         if stored not in _UNSIGNED or len(record["shape"]) != 1:
             raise ModelFormatError(f"corrupt model file: section {label}: differences are stored in a 1-D array of "
@@ -79,6 +101,10 @@ def check_record(record: dict, label: str, name: str) -> None:
 def widen(stored: np.ndarray, decode: dict, label: str, name: str) -> np.ndarray:
     """The array a narrowed section holds (``decode`` checked by :func:`check_record`)."""
     target = np.dtype(decode["dtype"])
+    if "offset" in decode:  # check_record: the sum stays within the target dtype
+        out = stored.astype(target)
+        out += target.type(decode["offset"])
+        return out
     if not decode["delta"]:
         return stored.astype(target)
     if stored.size > 1 << 31:  # steps below 2**32, at most 2**31 of them: the running sum cannot wrap in int64

@@ -40,16 +40,17 @@ import numpy as np
 
 from ._atomic import _host_tag, _named, atomic_file, clean_stale_temporaries  # noqa: F401 (names of this module before)
 from .._errors import ModelFormatError
-from ._narrow import check_record, narrow, widen
+from ._narrow import check_record, narrow, uses_offset, widen
 
 __all__ = ["MAGIC", "FORMAT_VERSION", "write_container", "read_container", "dumps", "loads", "read_header",
            "open_model_file"]
 
 MAGIC = b"CONJUNCT"
-# Version 2 adds narrowed integer sections (a record's "decode"); a file
-# without any is written as version 1, which older readers take.
-FORMAT_VERSION = 2
-_VERSIONS = (1, 2)
+# Version 2 adds narrowed integer sections (a record's "decode"), version 3
+# shifted ones (a decode's "offset"); a file is written with the lowest
+# version that holds it, so older readers take what they can read.
+FORMAT_VERSION = 3
+_VERSIONS = (1, 2, 3)
 _PREAMBLE = struct.Struct("<8sIIQQ32s")  # 64 bytes
 _ALIGN = 64
 _ALLOWED_DTYPES = {"<f8", "<f4", "<i8", "<i4", "<i2", "<u8", "<u4", "<u2", "|u1", "|i1", "|b1"}
@@ -131,7 +132,8 @@ def _write(f: BinaryIO, kind: str, meta: Header, arrays: Dict[str, np.ndarray], 
         emit(a.tobytes() if a.nbytes < (1 << 26) else a.data.cast("B"))
         pos = s["offset"] + a.nbytes
     f.seek(0)
-    version = 2 if any("decode" in s for s, _ in sections) else 1
+    decodes = [s["decode"] for s, _ in sections if "decode" in s]
+    version = 3 if any(map(uses_offset, decodes)) else 2 if decodes else 1
     f.write(_PREAMBLE.pack(MAGIC, version, 0, len(header), total, digest.digest()))
     f.seek(0, io.SEEK_END)
 

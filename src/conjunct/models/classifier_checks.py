@@ -17,7 +17,7 @@ from .labels import check_rule
 from ..io.validation import (MAX_COLUMNS, Arrays, Meta, Where, blocks, check_budget, check_finite, check_kernel_magnitude,
                          check_pointers, check_range, check_rows_ascending, csr, is_int, kernel, max_row_length, section)
 
-__all__ = ["MethodSpec", "METHOD_SPECS", "check_classifier", "MAX_CLASSIFIER_DEGREE"]
+__all__ = ["MethodSpec", "METHOD_SPECS", "check_classifier", "check_fstrie_inputs", "MAX_CLASSIFIER_DEGREE"]
 
 #: The compiled classifiers' kernels (the core computes powers up to 63).
 MAX_CLASSIFIER_DEGREE = 63
@@ -316,7 +316,7 @@ def _fstrie_params(p: Meta) -> Dict[str, Any]:
     return {"base": base, "base_params": base_params}
 
 
-def _fstrie_check(p: Dict[str, Any], arrays: Arrays, where: Where, K: int, n_columns: int) -> int:
+def _fstrie_check(p: Dict[str, Any], arrays: Arrays, where: Where, K: int, n_columns: int, weight: bool = True) -> int:
     base_where = where.sub("base")
     F = METHOD_SPECS[p["base"]].check(p["base_params"], arrays, base_where, K, n_columns)
     col_map = section(arrays, where, "col_map", "<i4", (n_columns,))
@@ -324,8 +324,8 @@ def _fstrie_check(p: Dict[str, Any], arrays: Arrays, where: Where, K: int, n_col
         where.section_fail("col_map", "differs from the base classifier's column map")
     trie = where.sub("trie")
     n_nodes = _trie(arrays, trie, F, descending=False, max_depth=None)
-    weight = section(arrays, trie, "weight", "<f8", (n_nodes * K,))
-    check_finite(weight, trie, "weight")
+    if weight:
+        check_finite(section(arrays, trie, "weight", "<f8", (n_nodes * K,)), trie, "weight")
     return F
 
 
@@ -366,6 +366,18 @@ METHOD_SPECS: Dict[str, MethodSpec] = {
     "fstrie": MethodSpec(_fstrie_params, _fstrie_check),
     "adaptive": MethodSpec(_adaptive_params, _adaptive_check),
 }
+
+
+def check_fstrie_inputs(meta: Dict[str, Any], arrays: Arrays, name: str) -> None:
+    """An fstrie classifier's sections but ``trie.weight`` (its base, column
+    map and trie: what recomputing the weights reads), checked before the core
+    sees them (``m.`` names)."""
+    where = Where(name)
+    m = Meta(meta, "", where)
+    _, _, K = check_rule(m)
+    n_columns = m.int("n_columns", 0, MAX_COLUMNS)
+    params = _fstrie_params(m.obj("params"))
+    _fstrie_check(params, arrays, where.sub("m"), K, n_columns, weight=False)
 
 
 def check_classifier(meta: Meta, arrays: Arrays, where: Where) -> None:

@@ -85,7 +85,10 @@ Compiled compile_split(const Sections& inputs, const Meta& model, const Meta& op
 // c_r * (pos + neg)), so every value is the compiled one bit for bit; and the
 // rare postings (rare_indptr / rare_indices, the support vectors
 // transposed). The store's trie (and sparse rows' outputs) come from the
-// arrays. Throws std::invalid_argument when the arrays do not fit together.
+// arrays; without the trie's three sections, the trie is rebuilt from the
+// support vectors (every conjunction of common features they hold, laid out
+// as expand_kernel lays it) and returned too. Throws std::invalid_argument
+// when the arrays do not fit together.
 // The sums run on up to n_threads threads (0: as many as the work is worth,
 // at most 4 and the machine's), each over its own features' rows; the result
 // does not depend on it.
