@@ -14,7 +14,8 @@ from ..segment.features import feature_lists
 from .features import gap_piece_features, sentence_features, space_mask
 from .reader import TokenizedText
 
-__all__ = ["GAP_CLASSES", "gap_labels", "decided_gaps", "training_examples", "training_rows", "known_words"]
+__all__ = ["GAP_CLASSES", "gap_labels", "decided_gaps", "training_examples", "training_rows", "engine_training_rows",
+           "known_words"]
 
 #: The classes of a gap between two non-whitespace characters.
 GAP_CLASSES = ("0", "1", "2")  # inside a token, a token ends, a word of a multiword token ends
@@ -108,3 +109,35 @@ def training_rows(data: Sequence[TokenizedText], ngram: int = 3, dictionaries: O
         builders["boundary"].add(gap_feats, gap_y)
         builders["sentence"].add(sent_feats, sent_y)
     return {c: b.rows() for c, b in builders.items()}
+
+
+def engine_training_rows(data: Sequence[TokenizedText], ngram: int = 3, dictionaries: Optional[Sequence] = None,
+                         links: bool = False, link_spans: bool = False,
+                         type_ngram: Optional[int] = None) -> Dict[str, Tuple["IndexedRows", list]]:
+    """:func:`training_rows` with the gap rows from the C++ feature engine the
+    runner decides with (:func:`~conjunct.tasks.boundary_rows.boundary_rows`):
+    the same rows, index and counts, without a string per gap feature."""
+    from ..boundary_rows import boundary_rows
+    from .features import gap_spec
+
+    data = list(data)
+    gap_rows, positions = boundary_rows([t.text for t in data], gap_spec(ngram, dictionaries is not None, links,
+                                                                         link_spans, type_ngram),
+                                        "inner", dictionaries, desc="collecting gap examples")
+    gap_y: List[str] = []
+    for k, (t, pos) in enumerate(zip(data, positions)):
+        labels = gap_labels(t)
+        if len(labels) != len(pos):
+            raise ValueError(f"text {k + 1}: the engine decides {len(pos)} gaps, the oracle {len(labels)}")
+        gap_y.extend(labels[b] for b in pos.tolist())
+    builder = RowBuilder()
+    for batch in oracle_sentences(data, ORACLE_BATCH):
+        feats: List[List[str]] = []
+        ys: List[int] = []
+        for t in batch:
+            ends = set(np.cumsum(t.sentence_lengths)[:-1].tolist())
+            for k in range(len(t.spans) - 1):
+                feats.append(sentence_features(t.text, t.spans, k))
+                ys.append(1 if k + 1 in ends else -1)
+        builder.add(feats, ys)
+    return {"boundary": (gap_rows, gap_y), "sentence": builder.rows()}
