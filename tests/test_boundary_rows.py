@@ -91,3 +91,17 @@ def test_boundary_rows_refuse_what_the_engine_does_not_read():
     # No text, or only one character: no rows.
     rows, positions = boundary_rows(["", "a"], FeatureSpec([Template("c", (Part("c1", "+0"),))]), "all")
     assert rows.matrix.shape == (0, 0) and [len(p) for p in positions] == [0, 0]
+
+
+def test_sentence_rows_of_short_texts_are_their_feature_strings():
+    from conjunct.tasks.tokenize import TokenizedText
+
+    texts = [TokenizedText("Hi", [(0, 2)], [("Hi",)], [1]),
+             TokenizedText("Mr. X can't. Go", [(0, 3), (4, 5), (6, 8), (8, 11), (11, 12), (13, 15)],
+                           [("Mr.",), ("X",), ("ca",), ("n't",), (".",), ("Go",)], [5, 1]),
+             TokenizedText("", [], [], [])]
+    want = tokenize_oracle.training_rows(texts, 3)["sentence"]
+    got = tokenize_oracle.sentence_rows(texts)
+    assert got[1] == want[1] == [-1, -1, -1, -1, 1]
+    assert got[0] == want[0]
+    assert tokenize_oracle.sentence_rows([])[0].matrix.shape == (0, 0)

@@ -24,7 +24,7 @@ import numpy as np
 from .._lazy import sparse as sp
 from ..features.spec import MAX_PARTS, FeatureKeys, FeatureSpec
 
-__all__ = ["boundary_rows", "value_tables"]
+__all__ = ["boundary_rows", "value_tables", "FirstSeen"]
 
 PAD = "\x02"  # the engine's padding character (conjunct.tasks.segment.features.PAD)
 WINDOW = 3    # padding characters on each side of a text
@@ -110,7 +110,7 @@ def _engine(tables, dictionary):
     return _core.BoundaryFeatures(tables=tables, dictionary_words=words.tobytes(), dictionary_offsets=offsets)
 
 
-class _FirstSeen:
+class FirstSeen:
     """Ids renumbered in order of first occurrence, a batch at a time (what a
     growing feature index gives the same features as strings)."""
 
@@ -177,7 +177,7 @@ def boundary_rows(texts: Sequence[str], spec: FeatureSpec, gaps: str, dictionari
     full = value_tables(spec, texts)
     tables = full.tables()
     engines: Dict[int, object] = {}
-    seen = _FirstSeen(len(full))
+    seen = FirstSeen(len(full))
     lengths: List[np.ndarray] = []
     indices: List[np.ndarray] = []
     positions: List[np.ndarray] = []
