@@ -90,7 +90,8 @@ def training_rows(sentences: Sequence[Sequence[str]], ngram: int = 3,
 
 def engine_training_rows(sentences: Sequence[Sequence[str]], ngram: int = 3,
                          dictionaries: Optional[Sequence[WordDictionary]] = None,
-                         type_ngram: Optional[int] = None, longest_match: bool = False) -> Tuple["IndexedRows", List[int]]:
+                         type_ngram: Optional[int] = None,
+                         longest_match: bool = False) -> Tuple["IndexedRows", List[int]]:
     """:func:`training_rows` from the C++ feature engine the segmenter decides
     with (:func:`~conjunct.tasks.boundary_rows.boundary_rows`): the same rows,
     index and counts, without a string per feature."""

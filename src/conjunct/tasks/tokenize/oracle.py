@@ -16,8 +16,8 @@ from ..segment.features import feature_lists
 from .features import gap_piece_features, sentence_features, space_mask
 from .reader import TokenizedText
 
-__all__ = ["GAP_CLASSES", "gap_labels", "decided_gaps", "training_examples", "training_rows", "engine_training_rows", "sentence_rows",
-           "known_words"]
+__all__ = ["GAP_CLASSES", "gap_labels", "decided_gaps", "training_examples", "training_rows", "engine_training_rows",
+           "sentence_rows", "known_words"]
 
 #: The classes of a gap between two non-whitespace characters.
 GAP_CLASSES = ("0", "1", "2")  # inside a token, a token ends, a word of a multiword token ends
