@@ -209,10 +209,11 @@ def boundary_rows(texts: Sequence[str], spec: FeatureSpec, gaps: str, dictionari
     keys, names = _compact(full, kept)
     del full, tables
     flat = np.concatenate(indices) if indices else np.zeros(0, dtype=np.int32)
+    indices.clear()  # the batches' ids go before the rows are sorted and counted
     n_rows = np.concatenate(lengths) if lengths else np.zeros(0, dtype=np.int64)
+    lengths.clear()
     indptr = np.zeros(len(n_rows) + 1, dtype=np.int64)
     np.cumsum(n_rows, out=indptr[1:])
-    del indices, lengths
     # One byte per stored 1 and each row's ids ascending, as RowBuilder's rows.
     M = sp.csr_matrix((np.ones(flat.size, dtype=np.int8), flat, indptr), shape=(len(n_rows), len(kept)))
     M.has_sorted_indices = False
