@@ -11,7 +11,10 @@ stored), runs the engine over them, and renumbers the ids in order of first
 occurrence. The index, counts and rows are then what the feature strings give
 (:class:`~conjunct.tasks.rows.RowBuilder`), so the model trained on them is the
 same -- without a string per feature -- and the index holds its feature keys,
-as a runner would read them from its names.
+as a runner would read them from its names. The names stay one UTF-8 blob
+until one is asked for (as in a feature index read from a file): on GSD
+train, 900,000 strings and their hashes would add about 130 MB beside the
+rows while the learner trains.
 """
 
 from __future__ import annotations
@@ -134,10 +137,11 @@ class FirstSeen:
         return np.concatenate(self.order) if self.order else np.zeros(0, dtype=np.int32)
 
 
-def _compact(keys: FeatureKeys, kept: np.ndarray) -> Tuple[FeatureKeys, List[str]]:
-    """The keys and names of features ``kept`` (original ids, in new id order);
-    each vocabulary holds its values in order of first use, as
-    :meth:`FeatureKeys.from_names` gives them."""
+def _compact(keys: FeatureKeys, kept: np.ndarray) -> Tuple[FeatureKeys, Tuple[bytes, np.ndarray]]:
+    """The keys of features ``kept`` (original ids, in new id order), each
+    vocabulary holding its values in order of first use, as
+    :meth:`FeatureKeys.from_names` gives them, and their names as a UTF-8 blob
+    and offsets (what a feature index read from a file holds until a name is asked for)."""
     spec = keys.spec
     template_of = keys.template_of[kept]
     old = keys.codes[kept, 0]
@@ -155,10 +159,17 @@ def _compact(keys: FeatureKeys, kept: np.ndarray) -> Tuple[FeatureKeys, List[str
         codes[mask, 0] = rank[inverse.reshape(-1)]
         ordered = uniq[np.argsort(first, kind="stable")].tolist()
         vocabs.append([values[c] for c in ordered])
-    prefix = [spec.name(t, ("",)) if tp.valued else spec.name(t) for t, tp in enumerate(spec.templates)]
-    names = [prefix[t] if a < 0 else prefix[t] + vocabs[a][c]
-             for t, a, c in zip(template_of.tolist(), feature_attr.tolist(), codes[:, 0].tolist())]
-    return FeatureKeys(spec, vocabs, template_of, codes), names
+    # A name is its template's prefix ("c-1:2=", a flag's bare name) and its value (none for a flag),
+    # encoded per feature as bytes: a string per feature would be held, with its hash, until training ends.
+    prefixes = [(spec.name(t, ("",)) if tp.valued else spec.name(t)).encode("utf-8")
+                for t, tp in enumerate(spec.templates)]
+    values = [[v.encode("utf-8", "surrogatepass") for v in vocab] for vocab in vocabs]
+    encoded = [prefixes[t] if a < 0 else prefixes[t] + values[a][c]
+               for t, a, c in zip(template_of.tolist(), feature_attr.tolist(), codes[:, 0].tolist())]
+    offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
+    np.cumsum(np.fromiter(map(len, encoded), dtype=np.int64, count=len(encoded)), out=offsets[1:])
+    blob = b"".join(encoded)
+    return FeatureKeys(spec, vocabs, template_of, codes), (blob, offsets)
 
 
 def boundary_rows(texts: Sequence[str], spec: FeatureSpec, gaps: str, dictionaries: Optional[Sequence] = None,
@@ -204,10 +215,13 @@ def boundary_rows(texts: Sequence[str], spec: FeatureSpec, gaps: str, dictionari
                 lengths.append(n)
                 indices.append(seen.map(ids))
             shown.update(len(part))
+    # The engines and the C++ tables of every value go before the index and the rows are built.
     engines.clear()
+    del tables
+    full._tables = None
     kept = seen.kept()
     keys, names = _compact(full, kept)
-    del full, tables
+    del full
     flat = np.concatenate(indices) if indices else np.zeros(0, dtype=np.int32)
     indices.clear()  # the batches' ids go before the rows are sorted and counted
     n_rows = np.concatenate(lengths) if lengths else np.zeros(0, dtype=np.int64)
@@ -218,7 +232,9 @@ def boundary_rows(texts: Sequence[str], spec: FeatureSpec, gaps: str, dictionari
     M = sp.csr_matrix((np.ones(flat.size, dtype=np.int8), flat, indptr), shape=(len(n_rows), len(kept)))
     M.has_sorted_indices = False
     M.sort_indices()
-    index = FeatureIndex(names=names, counts=np.bincount(flat, minlength=len(kept)))
+    index = FeatureIndex.from_arrays({"numeric": False}, {"counts": np.bincount(flat, minlength=len(kept)),
+                                                          "names_blob": np.frombuffer(names[0], dtype=np.uint8),
+                                                          "names_offsets": names[1]})
     index.keys = keys
     release_free_memory()
     return IndexedRows(M, index), positions
