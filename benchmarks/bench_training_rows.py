@@ -1,7 +1,9 @@
 """Building the training examples of the text pipelines' largest stages: the
 feature strings of every decision at once (with the feature index training
 builds from them) against rows built batch by batch
-(``conjunct.tasks.rows.RowBuilder``). Each case runs in its own process;
+(``conjunct.tasks.rows.RowBuilder``) and, for the tokenizer and the
+segmenter, rows from the C++ feature engine their runners decide with
+(``conjunct.tasks.boundary_rows``; the same rows). Each case runs in its own process;
 records its CPU seconds (building only) and peak RSS (with the data read).
 
     python benchmarks/bench_training_rows.py                        # EWT and GSD train: run alone
@@ -33,7 +35,8 @@ if stage == "tokenizer":
     from conjunct.tasks.segment.dictionary import training_dictionaries
     raw = read_tokenized_conllu(data + "/ud_english_ewt/en_ewt-ud-train.conllu")[:n]
     d = training_dictionaries(EnglishTokenizer(), [o.known_words(t) for t in raw])
-    build = lambda: o.training_examples(raw, 3, d, True) if how == "strings" else o.training_rows(raw, 3, d, True)
+    build = lambda: {"strings": o.training_examples, "rows": o.training_rows, "engine": o.engine_training_rows}[how](
+        raw, 3, d, True, True)
 elif stage == "parser":
     from conjunct.tasks.english import read_ud_english
     from conjunct.tasks.english import oracle as o
@@ -45,7 +48,8 @@ else:
     from conjunct.tasks.segment.dictionary import training_dictionaries
     words = read_segmented_conllu(data + "/ud_japanese_gsd/r2.8/ja_gsd-ud-train.conllu")[:n]
     d = training_dictionaries(WordSegmenter(), words)
-    build = lambda: {"boundary": (o.training_examples if how == "strings" else o.training_rows)(words, 3, d)}
+    build = lambda: {"boundary": {"strings": o.training_examples, "rows": o.training_rows,
+                                  "engine": o.engine_training_rows}[how](words, 3, d)}
 t0 = time.process_time()
 out = build()
 if how == "strings":  # the index training builds from them (fit's first step)
@@ -68,7 +72,7 @@ def main() -> None:
     rows, res = [], {"small": bool(args.max_sentences), "cases": []}
     for stage in args.stages:
         got = {}
-        for how in ("strings", "rows"):
+        for how in ("strings", "rows") + (("engine",) if stage != "parser" else ()):
             done = subprocess.run([sys.executable, "-c", CASE, stage, how, str(data), str(args.max_sentences)],
                                   capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(ROOT / "src")})
             if done.returncode != 0:
@@ -76,12 +80,14 @@ def main() -> None:
             got[how] = json.loads(done.stdout.strip().splitlines()[-1])
             res["cases"].append({"stage": stage, "how": how, **got[how]})
             print(stage, how, got[how], flush=True)
-        s, r = got["strings"], got["rows"]
+        s, r, e = got["strings"], got["rows"], got.get("engine")
         rows.append([stage, s["examples"], f"{s['peak_rss_mb']:,.0f}", f"{r['peak_rss_mb']:,.0f}",
-                     f"{s['cpu_seconds']:.1f}", f"{r['cpu_seconds']:.1f}"])
+                     "-" if e is None else f"{e['peak_rss_mb']:,.0f}", f"{s['cpu_seconds']:.1f}", f"{r['cpu_seconds']:.1f}",
+                     "-" if e is None else f"{e['cpu_seconds']:.1f}"])
     md = ("One run per case, each in its own process; peak RSS includes the data read. "
           + ("Small settings: a check of the script, not a result.\n\n" if res["small"] else "\n\n")
-          + markdown_table(["stage", "examples", "strings peak MB", "rows peak MB", "strings CPU s", "rows CPU s"], rows))
+          + markdown_table(["stage", "examples", "strings peak MB", "rows peak MB", "engine peak MB", "strings CPU s",
+                                  "rows CPU s", "engine CPU s"], rows))
     write_results(args.name, res, md + "\n")
 
 

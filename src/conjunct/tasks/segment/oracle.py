@@ -10,7 +10,7 @@ from ..base import oracle_sentences
 from .dictionary import WordDictionary
 from .features import feature_lists
 
-__all__ = ["boundary_labels", "words_from_boundaries", "training_examples", "training_rows"]
+__all__ = ["boundary_labels", "words_from_boundaries", "training_examples", "training_rows", "engine_training_rows"]
 
 
 def boundary_labels(words: Sequence[str]) -> List[int]:
@@ -86,3 +86,23 @@ def training_rows(sentences: Sequence[Sequence[str]], ngram: int = 3,
     for f, y in _example_batches(sentences, ngram, dictionaries, type_ngram, ROWS_BATCH, longest_match):
         rows.add(f, y)
     return rows.rows()
+
+
+def engine_training_rows(sentences: Sequence[Sequence[str]], ngram: int = 3,
+                         dictionaries: Optional[Sequence[WordDictionary]] = None,
+                         type_ngram: Optional[int] = None,
+                         longest_match: bool = False) -> Tuple["IndexedRows", List[int]]:
+    """:func:`training_rows` from the C++ feature engine the segmenter decides
+    with (:func:`~conjunct.tasks.boundary_rows.boundary_rows`): the same rows,
+    index and counts, without a string per feature."""
+    from ..boundary_rows import boundary_rows
+    from .features import spec
+
+    sentences = list(sentences)
+    labels: List[int] = []
+    for s in sentences:
+        labels.extend(boundary_labels(s))
+    rows, _ = boundary_rows(["".join(s) for s in sentences],
+                            spec(ngram, dictionary=dictionaries is not None, type_ngram=type_ngram,
+                                 longest_match=longest_match), "all", dictionaries)
+    return rows, labels

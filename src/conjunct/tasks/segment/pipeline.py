@@ -9,7 +9,7 @@ from ..runner import keys_at_load
 from .dictionary import check_dictionary_config, dictionary_config, restore_dictionary, training_dictionaries
 from .features import spec
 from .metrics import word_scores
-from .oracle import training_rows
+from .oracle import engine_training_rows
 from .runner import BoundaryClassifier
 
 __all__ = ["WordSegmenter"]
@@ -100,9 +100,9 @@ class WordSegmenter(TaskPipeline):
         return bool(self.dictionary and self.longest_match)
 
     def training_examples(self, data):
-        # Rows over a feature index, built batch by batch: the model of the strings, without holding them all.
-        return {self.COMPONENT: training_rows(data, self.ngram, training_dictionaries(self, data), self.type_ngram,
-                                              self._longest())}
+        # Rows from the C++ engine the runner decides with: the model of the feature strings, without them.
+        return {self.COMPONENT: engine_training_rows(data, self.ngram, training_dictionaries(self, data), self.type_ngram,
+                                                     self._longest())}
 
     def _make_runner(self) -> BoundaryClassifier:
         words = getattr(self, "dictionary_", None) if self.dictionary else None

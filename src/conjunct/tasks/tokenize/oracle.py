@@ -8,13 +8,16 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
+from ..._lazy import sparse as sp
+from ...progress import each
 from ..base import oracle_sentences
 from ..rows import RowBuilder
 from ..segment.features import feature_lists
 from .features import gap_piece_features, sentence_features, space_mask
 from .reader import TokenizedText
 
-__all__ = ["GAP_CLASSES", "gap_labels", "decided_gaps", "training_examples", "training_rows", "known_words"]
+__all__ = ["GAP_CLASSES", "gap_labels", "decided_gaps", "training_examples", "training_rows", "engine_training_rows",
+           "sentence_rows", "known_words"]
 
 #: The classes of a gap between two non-whitespace characters.
 GAP_CLASSES = ("0", "1", "2")  # inside a token, a token ends, a word of a multiword token ends
@@ -108,3 +111,87 @@ def training_rows(data: Sequence[TokenizedText], ngram: int = 3, dictionaries: O
         builders["boundary"].add(gap_feats, gap_y)
         builders["sentence"].add(sent_feats, sent_y)
     return {c: b.rows() for c, b in builders.items()}
+
+
+def engine_training_rows(data: Sequence[TokenizedText], ngram: int = 3, dictionaries: Optional[Sequence] = None,
+                         links: bool = False, link_spans: bool = False,
+                         type_ngram: Optional[int] = None) -> Dict[str, Tuple["IndexedRows", list]]:
+    """:func:`training_rows` with the gap rows from the C++ feature engine the
+    runner decides with (:func:`~conjunct.tasks.boundary_rows.boundary_rows`):
+    the same rows, index and counts, without a string per gap feature."""
+    from ..boundary_rows import boundary_rows
+    from .features import gap_spec
+
+    data = list(data)
+    gap_rows, positions = boundary_rows([t.text for t in data], gap_spec(ngram, dictionaries is not None, links,
+                                                                         link_spans, type_ngram),
+                                        "inner", dictionaries, desc="collecting gap examples")
+    gap_y: List[str] = []
+    for k, (t, pos) in enumerate(zip(data, positions)):
+        labels = gap_labels(t)
+        if len(labels) != len(pos):
+            raise ValueError(f"text {k + 1}: the engine decides {len(pos)} gaps, the oracle {len(labels)}")
+        gap_y.extend(labels[b] for b in pos.tolist())
+    return {"boundary": (gap_rows, gap_y), "sentence": sentence_rows(data)}
+
+
+def sentence_rows(data: Sequence[TokenizedText]) -> Tuple["IndexedRows", List[int]]:
+    """The token-end rows of :func:`training_rows` (the same rows, index and
+    counts as :func:`~.features.sentence_features`' strings): each distinct
+    token's features are named once, each position's two word pairs once, and
+    the ids are numbered in order of first occurrence with numpy."""
+    from ...features.index import FeatureIndex
+    from ...training.inputs import IndexedRows
+    from ..boundary_rows import FirstSeen
+    from .features import PARAGRAPH_END, PARAGRAPH_START, shape
+
+    strings: Dict[str, int] = {}
+    intern = strings.setdefault
+    tokens: Dict[str, int] = {}
+    table: List[List[int]] = []
+
+    def token(word: str) -> int:
+        k = tokens.get(word)
+        if k is None:
+            low, sh = word.lower(), shape(word)
+            table.append([intern(s, len(strings)) for s in (
+                f"w0={word}", f"l0={low}", f"s0={sh}", f"e0={word[-1]}", f"n0={min(len(word), 6)}",
+                f"w1={word}", f"l1={low}", f"s1={sh}", f"f1={word[0]}", f"lp={low}", f"sp={sh}", f"s2={sh}")])
+            k = tokens[word] = len(table) - 1
+        return k
+
+    start, end = token(PARAGRAPH_START), token(PARAGRAPH_END)
+    space, none = intern("g=space", len(strings)), intern("g=none", len(strings))
+    blocks: List[Tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+    labels: List[int] = []
+    for t in each(data, desc="collecting token-end examples", unit=" texts"):
+        n = len(t.spans)
+        if n < 2:
+            continue
+        words = [t.text[a:b] for a, b in t.spans]
+        lows = [w.lower() for w in words]
+        ids = np.asarray([token(w) for w in words], dtype=np.int64)
+        glued = np.asarray([t.spans[k + 1][0] == t.spans[k][1] for k in range(n - 1)])
+        pairs = [[intern(f"l0l1={a}_{b}", len(strings)) for a, b in zip(lows, lows[1:])],
+                 [intern(f"lpl0={a}_{b}", len(strings)) for a, b in zip([PARAGRAPH_START] + lows, lows[:-1])]]
+        blocks.append((ids, glued, np.asarray(pairs, dtype=np.int64).T))
+        ends = set(np.cumsum(t.sentence_lengths)[:-1].tolist())
+        labels.extend(1 if k + 1 in ends else -1 for k in range(n - 1))
+    units = np.asarray(table, dtype=np.int64).reshape(-1, 12)
+    rows = [np.concatenate([units[ids[:-1], 0:5], units[ids[1:], 5:9],
+                            units[np.concatenate(([start], ids[:-2])), 9:11],
+                            units[np.concatenate((ids[2:], [end])), 11:12],
+                            np.where(glued, none, space)[:, None], pairs], axis=1)
+            for ids, glued, pairs in blocks]
+    width = 15
+    flat = np.concatenate(rows).reshape(-1) if rows else np.zeros(0, dtype=np.int64)
+    seen = FirstSeen(len(strings))
+    flat = seen.map(flat)
+    kept = seen.kept()
+    names = list(strings)
+    index = FeatureIndex(names=[names[k] for k in kept.tolist()], counts=np.bincount(flat, minlength=len(kept)))
+    indptr = np.arange(len(flat) // width + 1, dtype=np.int64) * width
+    M = sp.csr_matrix((np.ones(flat.size, dtype=np.int8), flat, indptr), shape=(len(indptr) - 1, len(kept)))
+    M.has_sorted_indices = False
+    M.sort_indices()
+    return IndexedRows(M, index), labels

@@ -9,7 +9,7 @@ from ..base import TaskPipeline
 from ..runner import keys_at_load
 from ..segment.dictionary import check_dictionary_config, dictionary_config, restore_dictionary, training_dictionaries
 from .features import gap_spec
-from .oracle import known_words, training_rows
+from .oracle import engine_training_rows, known_words
 from .reader import TokenizedText
 from .runner import TokenizerRunner
 
@@ -100,8 +100,8 @@ class EnglishTokenizer(TaskPipeline):
 
     def training_examples(self, data):
         dictionaries = training_dictionaries(self, [known_words(t) for t in data])
-        # As rows over feature indexes: the model of the feature strings, without holding them all.
-        return training_rows(data, self.ngram, dictionaries, self.links, self.link_spans, self.type_ngram)
+        # Gap rows from the C++ engine the runner decides with: the model of the feature strings, without them.
+        return engine_training_rows(data, self.ngram, dictionaries, self.links, self.link_spans, self.type_ngram)
 
     def _make_runner(self) -> TokenizerRunner:
         return TokenizerRunner(self.classifiers_["boundary"], self.classifiers_["sentence"], ngram=self.ngram,
