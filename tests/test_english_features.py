@@ -11,7 +11,7 @@ from conjunct._errors import ModelFormatError
 from conjunct.features.index import FeatureIndex
 from conjunct.features.spec import FeatureSpec, Part, Template
 from conjunct.tasks.english import DepSentence, EnglishDependencyParser, arc_eager_oracle, is_projective, read_ud_english
-from conjunct.tasks.english.features import FEATURE_SETS, SPEC, ConfigurationFeatures, spec_for
+from conjunct.tasks.english.features import FAMILIES, FEATURE_SETS, SPEC, SUBSETS, ConfigurationFeatures, spec_for
 from conjunct.tasks.english.runner import feature_keys, token_buffers
 from conjunct.tasks.english.transitions import LA, RA, ROOT_LABEL, State
 
@@ -77,7 +77,7 @@ def _check_equal(train, test_sets, t_spec, l_spec):
     return indexes, checked
 
 
-@pytest.mark.parametrize("features", ["malt", "rich", "zn", "richu"])
+@pytest.mark.parametrize("features", ["malt", "rich", "zn", "richu", "richu-order2"])
 def test_engine_ids_equal_python_reference_over_oracle_runs(ewt, features):
     """Every configuration of the static oracle's runs on real sentences gets
     exactly the reference path's ids (names from the same spec looked up in
@@ -275,6 +275,22 @@ def test_spec_names_the_shipped_sets():
     assert richu_label - {t.name for t in rich.templates} == {"b1.u", "hs0.u", "lds0.u", "rds0.u", "ldb0.u"}
     assert len(SPEC) == len({t.name for s in FEATURE_SETS for c in ("transition", "label")
                              for t in spec_for(s, c).templates})  # every template belongs to a set
+
+
+def test_subsets_leave_out_exactly_their_families():
+    """A subset (``richu-order2``, ...) is its set without the templates of
+    the families it names, in both components; every family's templates are
+    templates of the set."""
+    assert SUBSETS["richu-order2"] == ("richu", ("order2",))
+    for name, (base, families) in SUBSETS.items():
+        out = {n for f in families for n in FAMILIES[f]}
+        for component in ("transition", "label", None):
+            full = [t.name for t in spec_for(base, component).templates]
+            assert [t.name for t in spec_for(name, component).templates] == [n for n in full if n not in out]
+        assert out <= {t.name for t in spec_for(base, None).templates}
+    assert {"s0.vl", "hs0.l", "lds0.w", "b0.sl"} <= {n for names in FAMILIES.values() for n in names}
+    with pytest.raises(ValueError, match="unknown feature set"):
+        spec_for("richu-nothing")
 
 
 def test_a_file_whose_spec_the_parser_cannot_read_is_refused(small, ewt):
