@@ -344,3 +344,20 @@ def test_richu_parses_as_the_reference_with_every_method(ewt):
     for method in ("pki", "pke", "split", "fstrie"):
         parser.compile(method, events=train[:100])
         assert parser.parse(sample) == expected, method
+
+
+def test_a_subset_trains_saves_and_parses_from_the_command_line(shared_data, tmp_path):
+    """``parse train --features richu-order2`` trains a parser without the
+    second-order templates; its file keeps the set and parses as the reference."""
+    from conjunct.cli import main
+
+    base = shared_data / "ud_english_ewt"
+    path = tmp_path / "order2.cjt"
+    assert main(["parse", "train", str(base / "en_ewt-ud-train.conllu"), "-o", str(path), "--max-sentences", "60", "-i", "1",
+                 "--features", "richu-order2", "-q"]) == 0
+    parser = conjunct.load(path)
+    assert parser.features == "richu-order2"
+    names = {t.name for spec in parser.runner().specs for t in spec.templates}
+    assert "lds0.w" in names and not names & set(FAMILIES["order2"])
+    dev = read_ud_english(base / "en_ewt-ud-dev.conllu")[:10]
+    assert parser.parse(dev) == [parser.reference_parse(s) for s in dev]
