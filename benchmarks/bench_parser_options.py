@@ -20,7 +20,7 @@ and ``bench_raw_text.py --model``.
     python benchmarks/bench_parser_options.py --work W --variants richu:2 --pipeline richu:2 -o en_richu.cjt --tokenizer-from en.cjt
     python benchmarks/bench_parser_options.py --quick --work W      # 300 sentences, 2 epochs, 2 folds, 200 dev sentences
 
-The parse cost of a variant, free of the machine's load: ``--callgrind
+The parse cost of a variant in instructions (callgrind): ``--callgrind
 VARIANT`` parses the tagged dev sentences (``--dev-sentences``) once with that
 variant's parser from ``--work``, between two callgrind dumps (loading and
 tagging are left out); the second dump's instructions are the parse's, to set
