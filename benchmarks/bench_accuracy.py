@@ -35,6 +35,8 @@ from pathlib import Path
 
 from _common import markdown_table, require_shared_data, write_results
 
+from conjunct.tasks.english.features import FEATURE_SETS
+
 
 def say(msg: str) -> None:
     print(msg, file=sys.stderr, flush=True)
@@ -173,7 +175,7 @@ def main() -> None:
     ap.add_argument("--reuse", action="store_true", help="use the models already in --models instead of training")
     ap.add_argument("--en-model", type=Path, default=None,
                     help="score this English text pipeline instead of training one (bench_parser_options.py --pipeline)")
-    ap.add_argument("--parser-features", choices=["malt", "rich", "zn", "richu"], default=None,
+    ap.add_argument("--parser-features", choices=sorted(FEATURE_SETS), default=None,
                     help="the feature set of the English parser trained on gold tags (default: parse train's)")
     ap.add_argument("--ja-model", type=Path, default=None,
                     help="score this Japanese text pipeline instead of training one (conjunct analyze train --lang ja)")

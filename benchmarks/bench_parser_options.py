@@ -19,13 +19,23 @@ and ``bench_raw_text.py --model``.
     python benchmarks/bench_parser_options.py --work W --variants rich:2 --pipeline rich:2 -o en_rich.cjt
     python benchmarks/bench_parser_options.py --work W --variants richu:2 --pipeline richu:2 -o en_richu.cjt --tokenizer-from en.cjt
     python benchmarks/bench_parser_options.py --quick --work W      # 300 sentences, 2 epochs, 2 folds, 200 dev sentences
+
+The parse cost of a variant in instructions (callgrind): ``--callgrind
+VARIANT`` parses the tagged dev sentences (``--dev-sentences``) once with that
+variant's parser from ``--work``, between two callgrind dumps (loading and
+tagging are left out); the second dump's instructions are the parse's, to set
+against another variant's on the same sentences:
+
+    valgrind --tool=callgrind --instr-atstart=no python benchmarks/bench_parser_options.py --work W --train-sentences 2000 --dev-sentences 300 --callgrind richu:2
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import pickle
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -79,6 +89,23 @@ def parse_speed(parser, sentences, passes: int) -> dict:
             "decisions_per_second": decisions / best}
 
 
+def callgrind_parse(path: Path, sentences) -> None:
+    """Parse ``sentences`` once with the parser pickled at ``path``, between two callgrind dumps."""
+    if not path.exists():
+        raise SystemExit(f"{path}: no such parser; train the variant first (--variants)")
+    with open(path, "rb") as f:
+        parser = pickle.load(f)
+    parser.parse(sentences[:5])  # the runner and its tables are built before the first dump
+    # Instrumentation on (valgrind --instr-atstart=no runs the set-up faster), then dump, parse, dump.
+    for action in (["-i", "on"], ["-d"], None, ["-d"]):
+        if action is None:
+            parser.parse(sentences)
+        else:
+            subprocess.run(["callgrind_control", *action, str(os.getpid())], check=True, capture_output=True)
+    print(f"{path.name}: {len(sentences)} dev sentences parsed between the two dumps; the second dump's instructions "
+          "are the parse's")
+
+
 def parse_variant(text: str) -> dict:
     """The parser parameters of FEATURES:DEGREE[:explore][:lift][:iN][:cX] (N epochs, PA-I's C = X; lift:
     non-projective training trees lifted, not left out)."""
@@ -121,6 +148,9 @@ def main() -> None:
                     help="--pipeline takes the tokenizer of this English pipeline (trained on the same sentences) "
                          "instead of training one")
     ap.add_argument("--speed-passes", type=int, default=3, help="timed passes over dev per variant (best is kept)")
+    ap.add_argument("--callgrind", default=None, metavar="VARIANT",
+                    help="parse the tagged dev sentences with VARIANT's parser (trained already) between two callgrind "
+                         "dumps (run under valgrind --tool=callgrind), and nothing else")
     ap.add_argument("--quick", action="store_true", help="300 training sentences, 2 epochs, 2 folds, 200 dev sentences")
     ap.add_argument("--name", default=None, help="results name (default parser_options[_quick])")
     args = ap.parse_args()
@@ -152,6 +182,9 @@ def main() -> None:
     dev_tagged = [DepSentence(s.forms, [t[0] for t in tags], [t[1] for t in tags]) for s, tags in zip(dev, dev_tags)]
     dev_gold_tags = [DepSentence(s.forms, s.upos, s.xpos) for s in dev]
 
+    if args.callgrind is not None:
+        callgrind_parse(work(f"parser_{args.callgrind.replace(':', '_')}"), dev_tagged)
+        return
     rows, results = [], []
 
     def report() -> None:

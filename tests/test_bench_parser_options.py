@@ -74,12 +74,30 @@ def test_parser_options_match_the_command_and_read_no_test(tmp_path, shared_data
     rich = conjunct.load(tmp_path / "rich.cjt")
     assert rich.parser.features == "rich" and rich.tokenize(text)[0].words == cli.tokenize(text)[0].words
 
+    # --callgrind parses dev with a trained variant between two callgrind dumps of this process, and nothing else.
+    import os
+
+    events = []
+    monkeypatch.setattr(script.subprocess, "run", lambda argv, **kw: events.append(argv))
+    real_parse = type(rich.parser).parse
+    monkeypatch.setattr(type(rich.parser), "parse", lambda self, s, **kw: events.append(len(s)) or real_parse(self, s, **kw))
+    report = written["res"]
+    monkeypatch.setattr(sys, "argv", ["bench_parser_options.py", "--work", str(tmp_path / "w"), "--train-sentences", "60",
+                                      "--dev-sentences", "25", "-i", "1", "-k", "2", "--callgrind", "rich:2"])
+    script.main()
+    on, dump = (["callgrind_control", *a, str(os.getpid())] for a in (["-i", "on"], ["-d"]))
+    assert events == [5, on, dump, 25, dump] and written["res"] is report  # the whole dev parse between the dumps; no report
+    monkeypatch.setattr(sys, "argv", sys.argv[:-1] + ["malt:3"])
+    with pytest.raises(SystemExit, match="no such parser"):
+        script.main()
+
 
 def test_variants_name_their_parameters():
     script = _script()
     assert script.parse_variant("rich:2") == {"features": "rich", "degree": 2, "explore": False}
     assert script.parse_variant("zn:3:explore:i20:c0.5") == {"features": "zn", "degree": 3, "explore": True, "n_iter": 20,
                                                              "C": 0.5}
+    assert script.parse_variant("richu-order2:2")["features"] == "richu-order2"
     for bad in ("rich", "nope:2", "rich:x", "rich:2:fast", "rich:2:i5:i6"):
         with pytest.raises(SystemExit, match="a variant is"):
             script.parse_variant(bad)

@@ -11,7 +11,7 @@ from conjunct._errors import ModelFormatError
 from conjunct.features.index import FeatureIndex
 from conjunct.features.spec import FeatureSpec, Part, Template
 from conjunct.tasks.english import DepSentence, EnglishDependencyParser, arc_eager_oracle, is_projective, read_ud_english
-from conjunct.tasks.english.features import FEATURE_SETS, SPEC, ConfigurationFeatures, spec_for
+from conjunct.tasks.english.features import FAMILIES, FEATURE_SETS, SPEC, SUBSETS, ConfigurationFeatures, spec_for
 from conjunct.tasks.english.runner import feature_keys, token_buffers
 from conjunct.tasks.english.transitions import LA, RA, ROOT_LABEL, State
 
@@ -77,7 +77,7 @@ def _check_equal(train, test_sets, t_spec, l_spec):
     return indexes, checked
 
 
-@pytest.mark.parametrize("features", ["malt", "rich", "zn", "richu"])
+@pytest.mark.parametrize("features", ["malt", "rich", "zn", "richu", "richu-order2"])
 def test_engine_ids_equal_python_reference_over_oracle_runs(ewt, features):
     """Every configuration of the static oracle's runs on real sentences gets
     exactly the reference path's ids (names from the same spec looked up in
@@ -277,6 +277,22 @@ def test_spec_names_the_shipped_sets():
                              for t in spec_for(s, c).templates})  # every template belongs to a set
 
 
+def test_subsets_leave_out_exactly_their_families():
+    """A subset (``richu-order2``, ...) is its set without the templates of
+    the families it names, in both components; every family's templates are
+    templates of the set."""
+    assert SUBSETS["richu-order2"] == ("richu", ("order2",))
+    for name, (base, families) in SUBSETS.items():
+        out = {n for f in families for n in FAMILIES[f]}
+        for component in ("transition", "label", None):
+            full = [t.name for t in spec_for(base, component).templates]
+            assert [t.name for t in spec_for(name, component).templates] == [n for n in full if n not in out]
+        assert out <= {t.name for t in spec_for(base, None).templates}
+    assert {"s0.vl", "hs0.l", "lds0.w", "b0.sl"} <= {n for names in FAMILIES.values() for n in names}
+    with pytest.raises(ValueError, match="unknown feature set"):
+        spec_for("richu-nothing")
+
+
 def test_a_file_whose_spec_the_parser_cannot_read_is_refused(small, ewt):
     """The stored spec is data from the file: a position the parser has no
     role for, or an attribute at a position that does not carry it, is a
@@ -328,3 +344,20 @@ def test_richu_parses_as_the_reference_with_every_method(ewt):
     for method in ("pki", "pke", "split", "fstrie"):
         parser.compile(method, events=train[:100])
         assert parser.parse(sample) == expected, method
+
+
+def test_a_subset_trains_saves_and_parses_from_the_command_line(shared_data, tmp_path):
+    """``parse train --features richu-order2`` trains a parser without the
+    second-order templates; its file keeps the set and parses as the reference."""
+    from conjunct.cli import main
+
+    base = shared_data / "ud_english_ewt"
+    path = tmp_path / "order2.cjt"
+    assert main(["parse", "train", str(base / "en_ewt-ud-train.conllu"), "-o", str(path), "--max-sentences", "60", "-i", "1",
+                 "--features", "richu-order2", "-q"]) == 0
+    parser = conjunct.load(path)
+    assert parser.features == "richu-order2"
+    names = {t.name for spec in parser.runner().specs for t in spec.templates}
+    assert "lds0.w" in names and not names & set(FAMILIES["order2"])
+    dev = read_ud_english(base / "en_ewt-ud-dev.conllu")[:10]
+    assert parser.parse(dev) == [parser.reference_parse(s) for s in dev]

@@ -77,9 +77,11 @@ def register(sub) -> None:
     tr.add_argument("--chunk-data", default=None, help="en: CoNLL-2000 chunk training data (no chunker without it)")
     tr.add_argument("-k", "--folds", type=int, default=5, help="folds of the jackknifed training tags (default 5)")
     option(tr, "degree", default=None, help="the parser's polynomial kernel degree (default 2)")
-    tr.add_argument("--features", choices=["malt", "rich", "zn", "richu"], default=None,
+    tr.add_argument("--features", choices=["malt", "rich", "zn", "richu", "richu-order2", "richu-order2-valency"], default=None,
                     help="en: the parser's configuration features (default malt; rich: +1.56 dev LAS, ~4x the parse time; "
-                         "richu: rich plus coarse tags of seven more tokens)")
+                         "richu: rich plus coarse tags of seven more tokens; richu-order2 / richu-order2-valency: richu "
+                         "without the second-order templates / and the valencies, the same dev LAS for 0.64x / 0.54x its "
+                         "parse instructions)")
     tr.add_argument("--explore", action="store_true",
                     help="en: train the parser with exploration (dynamic oracle): about three times its training")
     option(tr, "iterations", help="training epochs of every stage (default 10)")

@@ -38,6 +38,10 @@ b1 and b2 in conjunctions, b2, b3). ``"richu"`` is ``"rich"`` plus the UPOS
 of the tokens it reads only the XPOS of (b1, s0's head, s0's and b0's
 outermost dependents; s1 and b2 for the transition component): the coarse
 tag is less often wrong than the fine one when the tags are predicted.
+The subsets in :data:`SUBSETS` (``"richu-order2"``, ...) are ``"richu"``
+without some of the template families of :data:`FAMILIES`: a d = 2 kernel
+pairs every two features, so a family's cost grows with the square of the
+feature count, and these sets measure what each family buys.
 """
 
 from __future__ import annotations
@@ -58,6 +62,19 @@ MOVES = ("LA", "RA")
 #: Feature set name -> its template groups.
 FEATURE_SETS = {"malt": ("malt",), "rich": ("malt", "rich"), "zn": ("malt", "rich", "zn", "zn_lookahead"),
                 "richu": ("malt", "rich", "upos", "upos_lookahead")}
+#: Families of templates (by name) within the groups, for sets that leave some
+#: out: the non-local features of Zhang & Nivre (2011) fall in four families.
+FAMILIES = {
+    "deps": tuple(f"{r}{x}" for r in ("lds0", "rds0", "ldb0") for x in (".w", ".p", "=ROOT", "=NONE")),
+    "order2": tuple(f"{r}{x}" for r in ("hhs0", "ld2s0", "rd2s0", "ld2b0") for x in (".p", "=ROOT", "=NONE"))
+    + ("ld2s0.l", "rd2s0.l", "ld2b0.l", "hs0.l"),
+    "valency": ("s0.vl", "s0.vr", "b0.vl"),
+    "labelsets": ("s0.sl", "s0.sr", "b0.sl"),
+}
+#: Sets that leave template families out of another set: name -> (set, families left out).
+SUBSETS = {"-".join(("richu",) + out): ("richu", out) for out in
+           [(f,) for f in FAMILIES] + [("deps", "order2"), ("order2", "valency"), ("order2", "valency", "labelsets")]}
+FEATURE_SETS.update({name: FEATURE_SETS[base] for name, (base, _) in SUBSETS.items()})
 #: Groups of a set that one component only reads (the lookahead: the transition's).
 COMPONENT_ONLY = {"zn_lookahead": "transition", "upos_lookahead": "transition"}
 #: Groups per component: the transition component reads the lookahead (s1,
@@ -144,7 +161,8 @@ def spec_for(features: str = "malt", component: Optional[str] = "transition") ->
             groups |= set(more)
     if component is not None:
         groups -= {g for g, c in COMPONENT_ONLY.items() if c != component}
-    return SPEC.select(lambda t: t.group in groups)
+    out = {n for f in SUBSETS.get(features, ("", ()))[1] for n in FAMILIES[f]}
+    return SPEC.select(lambda t: t.group in groups and t.name not in out)
 
 
 _ROLE = re.compile(r"((?:ld2|rd2|ld|rd|h)*)([sb])(\d)")

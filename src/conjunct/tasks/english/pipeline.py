@@ -33,7 +33,7 @@ class EnglishDependencyParser(TaskPipeline):
     ----------
     degree : int
         Polynomial kernel degree.
-    features : {"malt", "rich", "zn", "richu"}
+    features : {"malt", "rich", "zn", "richu", "richu-order2", ...}
         Configuration features: MaltParser's default model ("malt", the
         default) or that plus Zhang & Nivre's (2011) non-local features
         ("rich": on EWT dev with predicted tags 1.56 LAS higher, for twice the
@@ -43,7 +43,9 @@ class EnglishDependencyParser(TaskPipeline):
         conjunctions of three; "richu": "rich" plus the UPOS of seven more
         tokens (:mod:`.features`; on all of EWT train with predicted tags
         80.21 dev LAS against "rich"'s 80.13 and "malt"'s 78.59, for ~3.5x
-        "malt"'s parse time and ~4x its training).
+        "malt"'s parse time and ~4x its training); "richu-<families>": "richu"
+        without those template families (:data:`.features.SUBSETS`, for
+        finding which of them buy the LAS).
     explore : bool
         Train with exploration (Goldberg & Nivre 2012's dynamic oracle on the
         configurations a first-round model reaches): on EWT dev with
