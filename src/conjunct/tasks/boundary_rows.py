@@ -182,7 +182,7 @@ def boundary_rows(texts: Sequence[str], spec: FeatureSpec, gaps: str, dictionari
     from ..progress import bar
     from ..training.inputs import IndexedRows
     from .rows import release_free_memory
-    from .segment.runner import text_buffers
+    from .runner import text_buffers
 
     texts = list(texts)
     full = value_tables(spec, texts)

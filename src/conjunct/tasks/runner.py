@@ -18,7 +18,7 @@ from .._lazy import sparse as sp
 from .._errors import ModelFormatError
 from ..features.spec import FeatureKeys, FeatureSpec
 
-__all__ = ["Runner", "events_matrix", "check_classifier", "per_sentence", "engine_keys"]
+__all__ = ["Runner", "events_matrix", "check_classifier", "per_sentence", "engine_keys", "text_buffers"]
 
 
 def events_matrix(indptr: np.ndarray, ids: np.ndarray, width: int) -> sp.csr_matrix:
@@ -113,3 +113,11 @@ class Runner:
 
     def run(self, inputs, *, collect: bool = False, timing: bool = False):
         raise NotImplementedError
+
+
+def text_buffers(texts: Sequence[str]) -> Tuple[bytes, np.ndarray]:
+    """The texts as one UTF-8 buffer and the byte offset of each (plus the end)."""
+    encoded = [t.encode("utf-8", "surrogatepass") for t in texts]
+    offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
+    np.cumsum(np.fromiter(map(len, encoded), dtype=np.int64, count=len(encoded)), out=offsets[1:])
+    return b"".join(encoded), offsets

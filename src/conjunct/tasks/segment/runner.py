@@ -6,7 +6,7 @@ tested against)."""
 
 from __future__ import annotations
 
-from typing import List, Optional, Sequence, Tuple
+from typing import List, Optional, Sequence
 
 import numpy as np
 
@@ -14,20 +14,12 @@ from ... import _core
 from ..._errors import ModelFormatError
 from ..._jobs import resolve_n_jobs
 from ...features.spec import FeatureSpec
-from ..runner import Runner, check_classifier, engine_keys, events_matrix
+from ..runner import Runner, check_classifier, engine_keys, events_matrix, text_buffers
 from .dictionary import WordDictionary
 from .features import boundary_features, spec
 from .oracle import words_from_boundaries
 
 __all__ = ["BoundaryClassifier", "segment_reference", "text_buffers", "boundary_engine"]
-
-
-def text_buffers(texts: Sequence[str]) -> Tuple[bytes, np.ndarray]:
-    """The texts as one UTF-8 buffer and the byte offset of each (plus the end)."""
-    encoded = [t.encode("utf-8", "surrogatepass") for t in texts]
-    offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
-    np.cumsum(np.fromiter(map(len, encoded), dtype=np.int64, count=len(encoded)), out=offsets[1:])
-    return b"".join(encoded), offsets
 
 
 def boundary_engine(index, expected: FeatureSpec, what: str, dictionary: Optional[WordDictionary] = None):
