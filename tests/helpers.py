@@ -113,3 +113,26 @@ def run_cli(argv, capsys):
     out, err = capsys.readouterr()
     assert "Traceback" not in err
     return code, out, err
+
+
+def rewrite_container(src, dst, edit):
+    """Write ``dst`` as the model file ``src`` with ``edit(meta, arrays)`` applied
+    to writable copies of its sections (a crafted file for a validation test)."""
+    from conjunct.io.model_io import read_container, write_container
+
+    kind, meta, arrays = read_container(src)
+    arrays = {k: np.array(v) for k, v in arrays.items()}
+    edit(meta, arrays)
+    write_container(dst, kind, meta, arrays)
+    return dst
+
+
+def reference_gap_rows(texts, reference, index):
+    """(gaps, rows) of the Python reference path: ``reference(text)`` gives a
+    text's gap positions and feature names; each row keeps the names ``index`` holds."""
+    gaps, rows = [], []
+    for t in texts:
+        positions, feats = reference(t)
+        gaps += positions
+        rows += [[i for i in (index.get(f) for f in fl) if i >= 0] for fl in feats]
+    return gaps, rows

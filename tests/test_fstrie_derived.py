@@ -9,10 +9,10 @@ import pytest
 
 import conjunct
 from conjunct import ModelFormatError, _core
-from conjunct.io.model_io import read_container, read_header, write_container
+from conjunct.io.model_io import read_header
 from conjunct.models import _derived
 from conjunct.models._derived import derivable
-from helpers import random_binary_csr
+from helpers import random_binary_csr, rewrite_container
 
 
 def _model(K, seed=0):
@@ -81,11 +81,7 @@ def test_by_default_only_the_bases_sections_are_left_out(tmp_path):
 def _crafted(tmp_path, edit):
     clf, _ = _fstrie(1, "split")
     clf.save(tmp_path / "c.cjt")
-    kind, meta, arrays = read_container(tmp_path / "c.cjt")
-    arrays = {k: np.array(v) for k, v in arrays.items()}
-    edit(meta, arrays)
-    write_container(tmp_path / "x.cjt", kind, meta, arrays)
-    return tmp_path / "x.cjt"
+    return rewrite_container(tmp_path / "c.cjt", tmp_path / "x.cjt", edit)
 
 
 def _bad_label(meta, arrays):

@@ -22,6 +22,7 @@ from conjunct.tasks.segment.features import feature_lists
 from conjunct.tasks.segment.runner import text_buffers
 from conjunct.tasks.tokenize import read_tokenized_conllu
 from conjunct.tasks.tokenize.features import gap_piece_features, gap_spec
+from helpers import reference_gap_rows
 from conjunct.tasks.tokenize.oracle import decided_gaps, known_words
 
 TOOLS = Path(__file__).resolve().parent.parent / "tools"
@@ -149,11 +150,7 @@ def test_tokenizer_engine_ids_equal_reference_on_ewt(shared_data, extras):
     index = FeatureIndex.from_data(f for t in train + read_tokenized_conllu(base / "en_ewt-ud-dev.conllu")[30:40]
                                    for f in reference(t.text)[1])
     positions, ptr, rows = _rows(_engine(index.names, gap_spec(3, extras, extras), dictionary), texts, "inner")
-    expected_gaps, expected = [], []
-    for t in texts:
-        gaps, feats = reference(t)
-        expected_gaps += gaps
-        expected += [[i for i in (index.get(f) for f in fl) if i >= 0] for fl in feats]
+    expected_gaps, expected = reference_gap_rows(texts, reference, index)
     assert positions.tolist() == expected_gaps
     assert rows == expected
     piece = {index.get(f) for f in index.names if f[:2] in ("L=", "R=", "P=", "N=")}
@@ -180,11 +177,7 @@ def test_direct_path_at_inner_gaps_equals_reference_on_ewt(shared_data):
 
     index = FeatureIndex.from_data(f for t in train for f in reference(t)[1])
     positions, ptr, rows = _rows(_engine(index.names, the_spec, dictionary), texts, "inner")
-    expected_gaps, expected = [], []
-    for t in texts:
-        gaps, feats = reference(t)
-        expected_gaps += gaps
-        expected += [[i for i in (index.get(f) for f in fl) if i >= 0] for fl in feats]
+    expected_gaps, expected = reference_gap_rows(texts, reference, index)
     assert positions.tolist() == expected_gaps and rows == expected
     assert len(rows) > 1000 and sum(map(len, rows)) > 0.5 * len(rows) * len(the_spec)
 

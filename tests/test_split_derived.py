@@ -9,10 +9,10 @@ import pytest
 
 import conjunct
 from conjunct import _core
-from conjunct.io.model_io import read_container, read_header, write_container
+from conjunct.io.model_io import read_header
 from conjunct.models._derived import DERIVABLE, TRIE, derivable
 from conjunct.models.classifiers import Classifier
-from helpers import random_binary_csr
+from helpers import random_binary_csr, rewrite_container
 
 
 def _model(K, seed=0, sparse_alpha=False):
@@ -95,11 +95,7 @@ def test_other_classifiers_keep_every_section():
 def _crafted(tmp_path, mutate):
     model, _ = _model(4)
     model.compile("split", common_features=40, dense_features=8).save(tmp_path / "ok.cjt")
-    kind, meta, arrays = read_container(tmp_path / "ok.cjt")
-    arrays = {k: np.array(v) for k, v in arrays.items()}
-    mutate(meta, arrays)
-    write_container(tmp_path / "bad.cjt", kind, meta, arrays)
-    return tmp_path / "bad.cjt"
+    return rewrite_container(tmp_path / "ok.cjt", tmp_path / "bad.cjt", mutate)
 
 
 def _held_trie(meta, arrays):

@@ -16,6 +16,7 @@ from conjunct.tagging import PerceptronTagger
 from conjunct.tasks.english import EnglishDependencyParser, read_ud_english
 from conjunct.tasks.tokenize import (EnglishTokenizer, TokenizedText, gap_labels, read_tokenized_conllu, shape,
                                      tokenization_scores, tokenize_reference)
+from helpers import reference_gap_rows
 
 SMALL = {"dense_features": 64}
 
@@ -146,11 +147,7 @@ def test_engine_link_spans_and_type_ngrams_equal_reference(ewt_raw, type_ngram):
     keys = FeatureKeys.from_names(gap_spec(3, False, True, True, type_ngram), index.names)
     positions, _, indptr, ids = _core.BoundaryFeatures(tables=keys.tables()).features(*text_buffers(texts), "inner")
     rows = [ids[a:b].tolist() for a, b in zip(indptr[:-1].tolist(), indptr[1:].tolist())]
-    expected_gaps, expected = [], []
-    for t in texts:
-        gaps, feats = reference(t)
-        expected_gaps += gaps
-        expected += [[i for i in (index.get(f) for f in fl) if i >= 0] for fl in feats]
+    expected_gaps, expected = reference_gap_rows(texts, reference, index)
     assert positions.tolist() == expected_gaps and rows == expected
     link = {index.get("U=in"), index.get("U=edge")}
     assert -1 not in link and sum(len(link & set(r)) for r in rows) > 40

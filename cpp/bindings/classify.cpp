@@ -229,26 +229,16 @@ nb::tuple compile_classifier_py(const std::string& method, const nb::dict& array
   return nb::make_tuple(meta_dict(compiled.meta), arrays_dict(compiled.arrays, arrays));
 }
 
-nb::dict split_derived_py(const nb::dict& meta, const nb::dict& arrays, size_t n_threads) {
+// Sections a model file may leave out, recomputed from the others (split or fstrie).
+template <Sections (*Derive)(const Meta&, const Sections&, size_t)>
+nb::dict derived_py(const nb::dict& meta, const nb::dict& arrays, size_t n_threads) {
   KeepAlive keep;
   const Sections views = sections_from(arrays, keep);
   const Meta m = meta_from(meta);
   Sections out;
   {
     nb::gil_scoped_release release;
-    out = split_derived_sections(m, views, n_threads);
-  }
-  return arrays_dict(out, arrays);
-}
-
-nb::dict fstrie_derived_py(const nb::dict& meta, const nb::dict& arrays, size_t n_threads) {
-  KeepAlive keep;
-  const Sections views = sections_from(arrays, keep);
-  const Meta m = meta_from(meta);
-  Sections out;
-  {
-    nb::gil_scoped_release release;
-    out = fstrie_derived_sections(m, views, n_threads);
+    out = Derive(m, views, n_threads);
   }
   return arrays_dict(out, arrays);
 }
@@ -316,13 +306,13 @@ void bind_classify(nb::module_& m) {
   m.def("open_classifier", &open_classifier_py, nb::kw_only(), nb::arg("method"), nb::arg("meta"), nb::arg("arrays"),
         nb::arg("rule"), nb::arg("n_classes"),
         "Check a classifier's arrays and open them (no copy) with a decision rule (sign, argmax, ovo).");
-  m.def("split_derived", &split_derived_py, nb::kw_only(), nb::arg("meta"), nb::arg("arrays"),
+  m.def("split_derived", &derived_py<split_derived_sections>, nb::kw_only(), nb::arg("meta"), nb::arg("arrays"),
         nb::arg("n_threads") = 0,
         "The sections a degree-2 split classifier's file may leave out (store weights, rare postings, and, when "
         "the arrays lack it, the store's trie), recomputed from its support vectors, alpha and trie exactly as "
         "compile_classifier computes them, "
         "on up to n_threads threads (0: as many as the work is worth; the result does not depend on it).");
-  m.def("fstrie_derived", &fstrie_derived_py, nb::kw_only(), nb::arg("meta"), nb::arg("arrays"),
+  m.def("fstrie_derived", &derived_py<fstrie_derived_sections>, nb::kw_only(), nb::arg("meta"), nb::arg("arrays"),
         nb::arg("n_threads") = 0,
         "An fstrie classifier's trie.weight, recomputed from its base and trie exactly as compile_classifier "
         "computes it, on up to n_threads threads (0: as many as the work is worth; the result does not depend on it).");
