@@ -136,3 +136,14 @@ def reference_gap_rows(texts, reference, index):
         gaps += positions
         rows += [[i for i in (index.get(f) for f in fl) if i >= 0] for fl in feats]
     return gaps, rows
+
+
+def assert_loads_the_same(clf, path, X):
+    """``path`` (where ``clf`` was saved) loads, mapped or read, to the same
+    arrays byte for byte and the same margins on ``X``; returns the last load."""
+    for mmap in (False, True):
+        again = conjunct.load(path, mmap=mmap)
+        for name, a in clf.arrays.items():
+            assert np.asarray(again.arrays[name]).tobytes() == np.asarray(a).tobytes(), name
+        assert np.array_equal(again.decision_function(X), clf.decision_function(X))
+    return again
