@@ -83,3 +83,27 @@ def test_forms_are_copies_of_the_input(english):
 def test_bad_tokens_are_named(english, sentences, message):
     with pytest.raises(DataFormatError, match=message):
         english.analyze(sentences)
+
+
+def test_collector_paused_while_results_are_built_and_restored(english, ewt):
+    import gc
+
+    from conjunct.analysis.result import collector_paused
+
+    _, dev = ewt
+    assert gc.isenabled()
+    with collector_paused():
+        assert not gc.isenabled()
+    assert gc.isenabled()
+    with pytest.raises(RuntimeError), collector_paused():
+        raise RuntimeError("boom")
+    assert gc.isenabled()  # restored after an error too
+    gc.disable()
+    try:
+        with collector_paused():
+            pass
+        assert not gc.isenabled()  # a caller's choice to keep it off is kept
+    finally:
+        gc.enable()
+    english.analyze([s.forms for s in dev[:5]])
+    assert gc.isenabled()

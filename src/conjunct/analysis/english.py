@@ -30,7 +30,7 @@ from ..tasks.chunk import Chunker
 from ..tasks.english import DepSentence, EnglishDependencyParser
 from ..tasks.tokenize import EnglishTokenizer
 from .jackknife import collect, fold_jobs, fold_of
-from .result import JOINT, Analysis, split_joint_tag
+from .result import JOINT, Analysis, collector_paused, split_joint_tag
 from .schedule import Job, StageMeter, run_jobs, stage_report
 from .stages import TextPipeline, check_stage, clone_stage
 
@@ -218,14 +218,15 @@ class EnglishTextPipeline(TextPipeline):
             heads, labels = runner.parse_tagged_arrays(text.tobytes(), offsets, ptr, upos_of[tags], upos_names,
                                                        xpos_of[tags], xpos_names)
         upos_str, xpos_str = self._tag_split[5:]
-        cuts = ptr.tolist()
-        heads = heads.tolist()
-        labels = runner._label_objects[labels].tolist()
-        upos = upos_str[tags].tolist()
-        xpos = xpos_str[tags].tolist()
-        # The checked sentences are lists of our own: each becomes its analysis' forms as it is.
-        out = [Analysis(forms, upos[a:b], xpos[a:b], heads[a:b], labels[a:b])
-               for forms, a, b in zip(sentences, cuts, cuts[1:])]
+        with collector_paused():
+            cuts = ptr.tolist()
+            heads = heads.tolist()
+            labels = runner._label_objects[labels].tolist()
+            upos = upos_str[tags].tolist()
+            xpos = xpos_str[tags].tolist()
+            # The checked sentences are lists of our own: each becomes its analysis' forms as it is.
+            out = [Analysis(forms, upos[a:b], xpos[a:b], heads[a:b], labels[a:b])
+                   for forms, a, b in zip(sentences, cuts, cuts[1:])]
         if self.chunker is not None:
             for a, chunks in zip(out, self.chunker.chunk([list(zip(a.forms, a.xpos)) for a in out])):
                 a.chunks = list(chunks)

@@ -22,7 +22,7 @@ from ..tagging.features import token_buffers
 from ..tasks.bunsetsu.runner import BunsetsuParser
 from ..tasks.chunk.runner import YamchaChunker
 from ..tasks.segment.runner import BoundaryClassifier, text_buffers
-from .result import Analysis, split_joint_tag
+from .result import Analysis, collector_paused, split_joint_tag
 
 __all__ = ["JapaneseEngine", "engine_for", "stage_arguments"]
 
@@ -79,11 +79,12 @@ class JapaneseEngine:
 
     def _results(self, arrays) -> List[Analysis]:
         words, sent_ptr, tags, bunsetsu, heads, bunsetsu_ptr = arrays
-        upos, xpos = self.upos[tags].tolist(), self.xpos[tags].tolist()
-        groups, heads = bunsetsu.tolist(), heads.tolist()
-        sp, bp = sent_ptr.tolist(), bunsetsu_ptr.tolist()
-        return [Analysis(words[a:b], upos[a:b], xpos[a:b], None, None, None, groups[a:b], heads[c:d])
-                for a, b, c, d in zip(sp, sp[1:], bp, bp[1:])]
+        with collector_paused():
+            upos, xpos = self.upos[tags].tolist(), self.xpos[tags].tolist()
+            groups, heads = bunsetsu.tolist(), heads.tolist()
+            sp, bp = sent_ptr.tolist(), bunsetsu_ptr.tolist()
+            return [Analysis(words[a:b], upos[a:b], xpos[a:b], None, None, None, groups[a:b], heads[c:d])
+                    for a, b, c, d in zip(sp, sp[1:], bp, bp[1:])]
 
 
 def engine_for(nlp) -> Optional[JapaneseEngine]:

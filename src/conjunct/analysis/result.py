@@ -3,15 +3,34 @@ stage said about them."""
 
 from __future__ import annotations
 
+import gc
+from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import List, Optional, Tuple
+from typing import Iterator, List, Optional, Tuple
 
 from .._errors import DataFormatError
 
-__all__ = ["Analysis", "split_joint_tag", "JOINT", "escape_spaces", "unescape_spaces"]
+__all__ = ["Analysis", "split_joint_tag", "JOINT", "escape_spaces", "unescape_spaces", "collector_paused"]
 
 #: The separator of a joint ``UPOS|XPOS`` tag (UPOS never holds it).
 JOINT = "|"
+
+
+@contextmanager
+def collector_paused() -> Iterator[None]:
+    """Python's cyclic garbage collector paused while a batch's analyses are
+    built: they are thousands of small lists and objects, none in a cycle, and
+    every collection their allocations set off walks every live object of the
+    process, so it costs more the more results the caller keeps (EWT dev after
+    test, test's analyses kept: 0.90 of the speed with the collector running).
+    Collection resumes afterwards if it was on."""
+    was_on = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_on:
+            gc.enable()
 
 
 def split_joint_tag(tag: str):
