@@ -21,9 +21,10 @@ def collector_paused() -> Iterator[None]:
     """Python's cyclic garbage collector paused while a batch's analyses are
     built: they are thousands of small lists and objects, none in a cycle, and
     every collection their allocations set off walks every live object of the
-    process, so it costs more the more results the caller keeps (EWT dev after
-    test, test's analyses kept: 0.90 of the speed with the collector running).
-    Collection resumes afterwards if it was on."""
+    process, so it costs more the more results the caller keeps
+    (``benchmarks/bench_text_peers.py``: its pass over EWT dev, after test's
+    results were kept, ran at 0.85-0.87 of the speed of test with the collector
+    running). Collection resumes afterwards if it was on."""
     was_on = gc.isenabled()
     gc.disable()
     try:
