@@ -20,3 +20,13 @@ def shared_data() -> Path:
     if not SHARED_DATA.is_dir():
         pytest.skip(f"real corpora not found at {SHARED_DATA} (set CONJUNCT_SHARED_DATA)")
     return SHARED_DATA
+
+
+@pytest.fixture(scope="session")
+def ewt_sentences(shared_data):
+    """EWT train and dev as DepSentences, read once for every test module
+    (tests slice them; nothing in the library mutates a DepSentence)."""
+    from conjunct.tasks.english import read_ud_english
+
+    base = shared_data / "ud_english_ewt"
+    return read_ud_english(base / "en_ewt-ud-train.conllu"), read_ud_english(base / "en_ewt-ud-dev.conllu")

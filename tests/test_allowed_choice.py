@@ -11,14 +11,13 @@ from hypothesis import given, settings, strategies as st
 
 from conjunct import _core
 from conjunct.tasks.english.pipeline import EnglishDependencyParser
-from conjunct.tasks.english.reader import read_ud_english
 from conjunct.tasks.english.runner import ArcEagerParser
 
 
 @pytest.fixture(scope="module")
-def ewt(shared_data):
-    base = shared_data / "ud_english_ewt"
-    return read_ud_english(base / "en_ewt-ud-train.conllu")[:200], read_ud_english(base / "en_ewt-ud-dev.conllu")[:150]
+def ewt(ewt_sentences):
+    train, dev = ewt_sentences
+    return train[:200], dev[:150]
 
 
 @pytest.fixture(scope="module")

@@ -19,16 +19,16 @@ from conjunct.io.corpora import iter_conllu, read_conll2000
 from conjunct.tagging import PerceptronTagger
 from conjunct.tasks.bunsetsu import BunsetsuDependencyParser, load_gsd_bunsetsu
 from conjunct.tasks.chunk import Chunker
-from conjunct.tasks.english import EnglishDependencyParser, read_ud_english
+from conjunct.tasks.english import EnglishDependencyParser
 from conjunct.tasks.segment import WordSegmenter
 
 SMALL = {"dense_features": 64}
 
 
 @pytest.fixture(scope="module")
-def ewt(shared_data):
-    base = shared_data / "ud_english_ewt"
-    return read_ud_english(base / "en_ewt-ud-train.conllu")[:160], read_ud_english(base / "en_ewt-ud-dev.conllu")[:40]
+def ewt(ewt_sentences):
+    train, dev = ewt_sentences
+    return train[:160], dev[:40]
 
 
 @pytest.fixture(scope="module")

@@ -10,15 +10,15 @@ from conjunct import DataFormatError
 from conjunct.analysis import EnglishTextPipeline
 from conjunct.analysis.result import split_joint_tag
 from conjunct.tagging import HMMTagger, PerceptronTagger
-from conjunct.tasks.english import DepSentence, EnglishDependencyParser, read_ud_english
+from conjunct.tasks.english import DepSentence, EnglishDependencyParser
 
 SMALL = {"dense_features": 64}
 
 
 @pytest.fixture(scope="module")
-def ewt(shared_data):
-    base = shared_data / "ud_english_ewt"
-    return read_ud_english(base / "en_ewt-ud-train.conllu")[:160], read_ud_english(base / "en_ewt-ud-dev.conllu")[:120]
+def ewt(ewt_sentences):
+    train, dev = ewt_sentences
+    return train[:160], dev[:120]
 
 
 @pytest.fixture(scope="module")

@@ -17,9 +17,9 @@ from conjunct.tasks.english.transitions import LA, RA, ROOT_LABEL, State
 
 
 @pytest.fixture(scope="module")
-def ewt(shared_data):
-    base = shared_data / "ud_english_ewt"
-    return read_ud_english(base / "en_ewt-ud-train.conllu"), read_ud_english(base / "en_ewt-ud-dev.conllu")
+def ewt(ewt_sentences):
+    train, dev = ewt_sentences
+    return list(train), list(dev)
 
 
 def _oracle_rows(sentences, t_spec, l_spec):

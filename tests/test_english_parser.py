@@ -58,9 +58,9 @@ def test_oracle_rejects_non_projective_trees():
 
 
 @pytest.fixture(scope="module")
-def ewt(shared_data):
-    base = shared_data / "ud_english_ewt"
-    return read_ud_english(base / "en_ewt-ud-train.conllu"), read_ud_english(base / "en_ewt-ud-dev.conllu")
+def ewt(ewt_sentences):
+    train, dev = ewt_sentences
+    return list(train), list(dev)
 
 
 @pytest.fixture(scope="module")
